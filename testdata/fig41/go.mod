@@ -1,0 +1,3 @@
+module example.com/fig41
+
+go 1.21
