@@ -1,0 +1,290 @@
+package static
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// posKey identifies a source position independently of the FileSet, so
+// that the test and non-test variants of a package agree on it.
+type posKey struct {
+	file   string
+	offset int
+}
+
+// span is a source range, with the file relative to the module root.
+type span struct {
+	file                       string
+	line, col, endLine, endCol int
+}
+
+// function is a row of the functions table: a definition in the loaded
+// packages, or a function outside them that their code calls.
+type function struct {
+	id       int
+	name     string // as runtime.FuncForPC names it
+	pkg      string // import path
+	recv     string // receiver base type, "*T" or "T"; empty for functions
+	base     string // the last element of the name: "F", "M", "func1", "1"
+	kind     string // func, method, closure, init
+	generic  bool
+	exported bool
+	inModule bool // the package is in the user's module
+	defined  bool // the body was loaded, so the span is known
+	where    span // from "func" to the closing brace
+	parent   *function
+	closures int // direct function literals numbered so far
+	used     bool
+}
+
+// call is a row of the calls table.
+type call struct {
+	id        int
+	key       posKey // the position of "(", which SSA reports for the call
+	caller    *function
+	where     span
+	kind      string // static, interface, funcvalue, implicit
+	via       string // call, go, defer
+	callee    *function
+	method    string      // the abstract method of an interface call
+	calleeFn  *types.Func // static callee, resolved once every package is walked
+	calleeLit posKey      // static callee when the called expression is a function literal
+	targets   map[*function]bool
+}
+
+// collector gathers the sites of the loaded packages.
+type collector struct {
+	fset       *token.FileSet
+	root       string // module root directory
+	modulePath string
+	defs       map[posKey]*function // definitions by the position of their name or "func"
+	external   map[string]*function // functions without a loaded body, by name
+	inits      map[string]*function // package initializers by import path
+	ranges     map[posKey]*function // range statements by the definition they are in
+	calls      map[posKey]*call
+	functions  []*function
+	callList   []*call
+}
+
+func newCollector(fset *token.FileSet, root, modulePath string) *collector {
+	return &collector{
+		fset:       fset,
+		root:       root,
+		modulePath: modulePath,
+		defs:       map[posKey]*function{},
+		external:   map[string]*function{},
+		inits:      map[string]*function{},
+		ranges:     map[posKey]*function{},
+		calls:      map[posKey]*call{},
+	}
+}
+
+func (c *collector) key(pos token.Pos) posKey {
+	p := c.fset.Position(pos)
+	return posKey{p.Filename, p.Offset}
+}
+
+func (c *collector) relative(file string) string {
+	if rel, err := filepath.Rel(c.root, file); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(file)
+}
+
+func (c *collector) span(from, to token.Pos) span {
+	p, q := c.fset.Position(from), c.fset.Position(to)
+	return span{c.relative(p.Filename), p.Line, p.Column, q.Line, q.Column}
+}
+
+func (c *collector) inModule(path string) bool {
+	return path == c.modulePath || strings.HasPrefix(path, c.modulePath+"/")
+}
+
+// addPackage records the definitions and call sites of one package.
+func (c *collector) addPackage(pkg *packages.Package) {
+	info := pkg.TypesInfo
+	// The package initializer owns calls and function literals of
+	// package-level variables, named pkg.init.funcN in initialization order.
+	init := &function{
+		name: symbolPrefix(pkg.Types) + ".init", pkg: pkg.PkgPath, base: "init",
+		kind: "init", inModule: c.inModule(pkg.PkgPath), defined: true,
+	}
+	c.inits[pkg.PkgPath] = init
+	initFuncs := 0
+	for _, file := range pkg.Syntax {
+		for _, decl := range file.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			obj, _ := info.Defs[fd.Name].(*types.Func)
+			if obj == nil {
+				continue
+			}
+			def := c.describe(obj)
+			def.defined = true
+			def.where = c.span(fd.Pos(), fd.End())
+			if fd.Recv == nil && fd.Name.Name == "init" {
+				// Each init function is pkg.init.N, numbered across files.
+				def.name = init.name + "." + strconv.Itoa(initFuncs)
+				def.base = strconv.Itoa(initFuncs)
+				initFuncs++
+			}
+			c.addDefinition(c.key(fd.Name.Pos()), def)
+			c.walk(info, fd.Body, def, "")
+		}
+	}
+	for _, in := range info.InitOrder {
+		c.walk(info, in.Rhs, init, "")
+	}
+	if init.used {
+		c.functions = append(c.functions, init)
+	}
+}
+
+func (c *collector) addDefinition(k posKey, def *function) {
+	c.defs[k] = def
+	c.functions = append(c.functions, def)
+}
+
+// describe makes a function row for obj, without position.
+func (c *collector) describe(obj *types.Func) *function {
+	obj = obj.Origin()
+	f := &function{
+		name:     runtimeName(obj),
+		base:     obj.Name(),
+		kind:     "func",
+		exported: obj.Exported(),
+		generic:  obj.Signature().TypeParams().Len() > 0,
+	}
+	if obj.Pkg() != nil {
+		f.pkg = obj.Pkg().Path()
+		f.inModule = c.inModule(f.pkg)
+	}
+	if recv := obj.Signature().Recv(); recv != nil {
+		name, pointer := receiverName(recv.Type())
+		f.kind, f.recv = "method", name
+		if pointer {
+			f.recv = "*" + name
+		}
+		f.generic = strings.HasSuffix(name, "[...]")
+	}
+	return f
+}
+
+// function returns the row of obj: its definition if its body was
+// loaded, otherwise an entry for the external function.
+func (c *collector) function(obj *types.Func) *function {
+	obj = obj.Origin()
+	if def := c.defs[c.key(obj.Pos())]; def != nil && obj.Pos().IsValid() {
+		return def
+	}
+	name := runtimeName(obj)
+	f := c.external[name]
+	if f == nil {
+		f = c.describe(obj)
+		c.external[name] = f
+		c.functions = append(c.functions, f)
+	}
+	return f
+}
+
+// walk records the function literals and calls in n, which is inside
+// owner. via is "go" or "defer" when n is the call of such a statement.
+func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via string) {
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			c.walk(info, n.Body, c.closure(n, owner), "")
+			return false
+		case *ast.GoStmt:
+			c.addCall(info, n.Call, owner, "go")
+			c.walkCallChildren(info, n.Call, owner)
+			return false
+		case *ast.DeferStmt:
+			c.addCall(info, n.Call, owner, "defer")
+			c.walkCallChildren(info, n.Call, owner)
+			return false
+		case *ast.RangeStmt:
+			c.ranges[c.key(n.Pos())] = owner
+		case *ast.CallExpr:
+			c.addCall(info, n, owner, "call")
+		}
+		return true
+	})
+}
+
+func (c *collector) walkCallChildren(info *types.Info, call *ast.CallExpr, owner *function) {
+	c.walk(info, call.Fun, owner, "")
+	for _, arg := range call.Args {
+		c.walk(info, arg, owner, "")
+	}
+}
+
+// closure records a function literal in owner. The runtime names the
+// literals of a declared function F.func1, F.func2, ... in source order
+// and the literals nested in F.func1 as F.func1.1, F.func1.2, ...
+func (c *collector) closure(lit *ast.FuncLit, owner *function) *function {
+	owner.closures++
+	owner.used = true
+	base := strconv.Itoa(owner.closures)
+	if owner.kind != "closure" {
+		base = "func" + base
+	}
+	def := &function{
+		name: owner.name + "." + base, pkg: owner.pkg, base: base, kind: "closure",
+		generic: owner.generic, inModule: owner.inModule, defined: true,
+		where: c.span(lit.Pos(), lit.End()), parent: owner,
+	}
+	c.addDefinition(c.key(lit.Type.Func), def)
+	return def
+}
+
+// addCall records a call site, unless it is a conversion or a call of a
+// built-in function.
+func (c *collector) addCall(info *types.Info, e *ast.CallExpr, owner *function, via string) {
+	fun := ast.Unparen(e.Fun)
+	if tv, ok := info.Types[fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
+		return
+	}
+	owner.used = true
+	k := c.key(e.Lparen)
+	if c.calls[k] != nil {
+		return
+	}
+	site := &call{key: k, caller: owner, where: c.span(e.Pos(), e.End()), via: via, targets: map[*function]bool{}}
+	if lit, ok := fun.(*ast.FuncLit); ok {
+		site.kind, site.calleeLit = "static", c.key(lit.Type.Func)
+	} else if fn := typeutil.StaticCallee(info, e); fn != nil {
+		site.kind, site.calleeFn = "static", fn
+	} else if fn, ok := typeutil.Callee(info, e).(*types.Func); ok {
+		site.kind, site.method = "interface", runtimeName(fn)
+	} else {
+		site.kind = "funcvalue"
+	}
+	c.calls[k] = site
+	c.callList = append(c.callList, site)
+}
+
+// resolveStatic sets the callee of static calls, now that every
+// definition is known.
+func (c *collector) resolveStatic() {
+	for _, site := range c.callList {
+		switch {
+		case site.calleeFn != nil:
+			site.callee = c.function(site.calleeFn)
+		case site.kind == "static":
+			site.callee = c.defs[site.calleeLit]
+		}
+		if site.callee != nil {
+			site.targets[site.callee] = true
+		}
+	}
+}

@@ -1,0 +1,249 @@
+// Package static builds pmm's static-analysis database, static.db: the
+// sites of a Go module (function definitions and call sites) and their
+// relations (lexical containment, call-graph edges, reachability, go
+// statements), as SQLite tables and views that static approximation
+// queries with SQL. docs/STATIC.md describes the schema.
+//
+// Build loads the packages with go/packages, builds SSA and a call graph
+// (VTA by default) with golang.org/x/tools, and writes the database
+// atomically. When no input changed since the last build, the existing
+// database is reused without loading anything.
+package static
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Config says what to analyse and where to write the database.
+type Config struct {
+	Dir       string   // a directory inside the module; the module root is found from it
+	Patterns  []string // package patterns; default "./..."
+	Tests     bool     // include test files and test packages
+	Tags      []string // build tags, passed to the go command as -tags
+	CallGraph string   // VTA (default), CHA or Static
+	Output    string   // the database file; default ROOT/.pmm/static.db
+	Version   string   // the pmm version, recorded in meta
+}
+
+// Result describes the database Build produced or reused.
+type Result struct {
+	Path       string // the database file
+	Root       string // the module root directory
+	Reused     bool   // the database was up to date and nothing was loaded
+	Functions  int    // rows of the functions table
+	Calls      int    // rows of the calls table
+	ModulePath string
+}
+
+// Build writes the static database for cfg, or reuses the existing one
+// when its fingerprint (sources, go.mod, go.sum, configuration) matches.
+// If a package fails to load or type-check, Build returns an error
+// listing every package error and writes nothing.
+func Build(ctx context.Context, cfg Config) (*Result, error) {
+	if len(cfg.Patterns) == 0 {
+		cfg.Patterns = []string{"./..."}
+	}
+	if cfg.CallGraph == "" {
+		cfg.CallGraph = VTA
+	}
+	switch cfg.CallGraph {
+	case VTA, CHA, Static:
+	default:
+		return nil, fmt.Errorf("unknown call-graph algorithm %q (want vta, cha or static)", cfg.CallGraph)
+	}
+	root, err := ModuleRoot(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := readGoMod(root)
+	if err != nil {
+		return nil, err
+	}
+	out := cfg.Output
+	if out == "" {
+		out = filepath.Join(root, ".pmm", "static.db")
+	}
+	res := &Result{Path: out, Root: root, ModulePath: mod.path}
+	print, err := fingerprint(root, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if counts, ok := reusable(ctx, out, print); ok {
+		res.Reused, res.Functions, res.Calls = true, counts[0], counts[1]
+		return res, nil
+	}
+	pkgs, err := load(ctx, root, cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := newCollector(pkgs[0].Fset, root, mod.path)
+	for _, pkg := range pkgs {
+		c.addPackage(pkg)
+	}
+	graph, err := buildCallGraph(pkgs, cfg.CallGraph)
+	if err != nil {
+		return nil, err
+	}
+	c.resolveStatic()
+	c.addCallGraph(graph)
+	meta := map[string]string{
+		"module":      mod.path,
+		"go_version":  mod.goVersion,
+		"build_tags":  strings.Join(cfg.Tags, ","),
+		"goflags":     os.Getenv("GOFLAGS"),
+		"patterns":    strings.Join(cfg.Patterns, " "),
+		"tests":       fmt.Sprint(cfg.Tests),
+		"pmm_version": cfg.Version,
+		"callgraph":   cfg.CallGraph,
+		"fingerprint": print,
+	}
+	if err := write(ctx, out, root, c, pkgs, meta); err != nil {
+		return nil, err
+	}
+	res.Functions, res.Calls = len(c.functions), len(c.callList)
+	return res, nil
+}
+
+// ModuleRoot returns the directory of the go.mod governing dir.
+func ModuleRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod in %s or any parent directory", dir)
+		}
+	}
+}
+
+// load loads the packages matching cfg's patterns with syntax and types;
+// dependencies come from export data, as go vet does.
+func load(ctx context.Context, root string, cfg Config) ([]*packages.Package, error) {
+	lcfg := &packages.Config{
+		Context: ctx,
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
+			packages.NeedImports | packages.NeedTypes | packages.NeedTypesSizes |
+			packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
+		Dir:   root,
+		Tests: cfg.Tests,
+	}
+	if len(cfg.Tags) > 0 {
+		lcfg.BuildFlags = []string{"-tags=" + strings.Join(cfg.Tags, ",")}
+	}
+	pkgs, err := packages.Load(lcfg, cfg.Patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("loading packages: %v", err)
+	}
+	if err := packageErrors(root, pkgs); err != nil {
+		return nil, err
+	}
+	pkgs = withoutDuplicateVariants(pkgs)
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("no Go packages match %s", strings.Join(cfg.Patterns, " "))
+	}
+	return pkgs, nil
+}
+
+// PackageErrors is the error of packages that fail to load or type-check.
+type PackageErrors struct {
+	Errors []string // "file:line:col: message", relative to the module root
+}
+
+func (e *PackageErrors) Error() string {
+	return "packages contain errors:\n\t" + strings.Join(e.Errors, "\n\t")
+}
+
+func packageErrors(root string, pkgs []*packages.Package) error {
+	var list []string
+	seen := map[string]bool{}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			msg := e.Msg
+			if e.Pos != "" {
+				pos := e.Pos
+				if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
+					pos = rel
+				}
+				msg = pos + ": " + msg
+			} else {
+				msg = p.PkgPath + ": " + msg
+			}
+			if !seen[msg] {
+				seen[msg] = true
+				list = append(list, msg)
+			}
+		}
+	})
+	if len(list) == 0 {
+		return nil
+	}
+	sort.Strings(list)
+	return &PackageErrors{Errors: list}
+}
+
+// withoutDuplicateVariants drops, when tests are loaded, the plain
+// variant of a package that also has a test variant (the same files plus
+// the _test.go files) and the generated test main packages.
+func withoutDuplicateVariants(pkgs []*packages.Package) []*packages.Package {
+	tested := map[string]bool{}
+	for _, p := range pkgs {
+		if p.ForTest != "" && p.PkgPath == p.ForTest {
+			tested[p.PkgPath] = true
+		}
+	}
+	var out []*packages.Package
+	for _, p := range pkgs {
+		if p.ID == p.PkgPath && tested[p.PkgPath] {
+			continue
+		}
+		if p.Name == "main" && strings.HasSuffix(p.PkgPath, ".test") {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// goMod is what Build needs from go.mod.
+type goMod struct {
+	path      string
+	goVersion string
+}
+
+func readGoMod(root string) (goMod, error) {
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return goMod{}, err
+	}
+	var m goMod
+	for _, line := range strings.Split(string(data), "\n") {
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = line[:i]
+		}
+		fields := strings.Fields(line)
+		if len(fields) == 2 {
+			switch fields[0] {
+			case "module":
+				m.path = strings.Trim(fields[1], `"`+"`")
+			case "go":
+				m.goVersion = fields[1]
+			}
+		}
+	}
+	if m.path == "" {
+		return m, errors.New(filepath.Join(root, "go.mod") + ": no module directive")
+	}
+	return m, nil
+}

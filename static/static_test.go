@@ -1,0 +1,315 @@
+package static
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// build builds the database of a testdata module into a temporary file.
+func build(t *testing.T, dir string, cfg Config) (*Result, *sql.DB) {
+	t.Helper()
+	cfg.Dir = dir
+	if cfg.Output == "" {
+		cfg.Output = filepath.Join(t.TempDir(), "static.db")
+	}
+	res, err := Build(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Build(%s): %v", dir, err)
+	}
+	db, err := sql.Open("sqlite", res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return res, db
+}
+
+// rows runs query and returns each row as its columns joined by " ".
+func rows(t *testing.T, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	rs, err := db.Query(query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rs.Close()
+	cols, _ := rs.Columns()
+	var out []string
+	for rs.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rs.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		for _, v := range vals {
+			parts = append(parts, fmt.Sprint(v))
+		}
+		out = append(out, strings.Join(parts, " "))
+	}
+	if err := rs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestFigure41(t *testing.T) {
+	_, db := build(t, "../testdata/fig41", Config{})
+	got := rows(t, db, `
+		SELECT d.name, c.callee FROM calls_static s
+		JOIN functions d ON d.id = s.def_id JOIN calls c ON c.id = s.call_id
+		WHERE d.name IN ('main.BOTH', 'main.IR')`)
+	want := []string{"main.BOTH main.BAR", "main.BOTH main.FOO", "main.IR main.BAR"}
+	if !slices.Equal(got, want) {
+		t.Errorf("calls_static = %q, want %q", got, want)
+	}
+	defs := rows(t, db, `SELECT name FROM functions WHERE in_module AND defined`)
+	if want := []string{"main.BAR", "main.BOTH", "main.FOO", "main.IR", "main.main"}; !slices.Equal(defs, want) {
+		t.Errorf("definitions = %q, want %q", defs, want)
+	}
+}
+
+// targetsQuery lists the resolved callees of the calls in a definition
+// with the given method or call kind.
+const targetsQuery = `
+	SELECT t.callee_name FROM calls c
+	JOIN functions d ON d.id = c.caller_id JOIN call_targets t ON t.call_id = c.id
+	WHERE d.name = ? AND c.kind = ?`
+
+func TestProgram(t *testing.T) {
+	_, vta := build(t, "../testdata/static/prog", Config{})
+	_, cha := build(t, "../testdata/static/prog", Config{CallGraph: CHA})
+	tests := []struct {
+		name  string
+		db    *sql.DB
+		query string
+		args  []any
+		want  []string
+	}{
+		{"interface call, VTA: only the types that flow in", vta, targetsQuery,
+			[]any{"example.com/prog/shapes.Total", "interface"},
+			[]string{"example.com/prog/shapes.(*Rect).Area", "example.com/prog/shapes.Square.Area"}},
+		{"interface call, CHA: every implementation", cha, targetsQuery,
+			[]any{"example.com/prog/shapes.Total", "interface"},
+			[]string{"example.com/prog/shapes.(*Rect).Area", "example.com/prog/shapes.Hexagon.Area", "example.com/prog/shapes.Square.Area"}},
+		{"interface call records the abstract method", vta,
+			`SELECT method, external FROM calls WHERE kind = 'interface'`, nil,
+			[]string{"example.com/prog/shapes.Shape.Area 0"}},
+		{"function value call", vta, targetsQuery, []any{"main.Apply", "funcvalue"}, []string{"main.Double"}},
+		{"function value call in a generic function", vta, targetsQuery, []any{"main.Map[...]", "funcvalue"}, []string{"main.main.func1"}},
+		{"calls* through a chain and a method", vta,
+			`SELECT e.name FROM calls_star_static r
+			 JOIN functions a ON a.id = r.caller_def_id JOIN functions e ON e.id = r.callee_def_id
+			 WHERE a.name = 'main.Chain1'`, nil,
+			[]string{"example.com/prog/trace.Here", "fmt.Printf", "main.(*Counter).Add", "main.Chain2", "main.Chain3", "main.Leaf",
+				"runtime.(*Func).Name", "runtime.Caller", "runtime.FuncForPC",
+				"strings.Repeat", "sync.(*Mutex).Lock", "sync.(*Mutex).Unlock"}},
+		{"external calls", vta,
+			`SELECT c.callee, c.external, f.in_module, f.defined, f.kind FROM calls c JOIN functions f ON f.id = c.callee_id
+			 WHERE c.callee IN ('strings.Repeat', 'sync.(*Mutex).Lock')`, nil,
+			[]string{"strings.Repeat 1 0 0 func", "strings.Repeat 1 0 0 func", "sync.(*Mutex).Lock 1 0 0 method"}},
+		{"defer", vta, `SELECT callee, kind FROM calls WHERE via = 'defer'`, nil,
+			[]string{"sync.(*Mutex).Unlock static"}},
+		{"go statement", vta,
+			`SELECT d.name, s.callee_name FROM spawns_static s JOIN functions d ON d.id = s.def_id`, nil,
+			[]string{"main.Spawn main.worker"}},
+		{"closure containment", vta,
+			`SELECT o.name, i.name, k.depth FROM contains_static k
+			 JOIN functions o ON o.id = k.outer_id JOIN functions i ON i.id = k.inner_id
+			 WHERE o.name = 'main.Closures'`, nil,
+			[]string{"main.Closures main.Closures.func1 1", "main.Closures main.Closures.func1.1 2",
+				"main.Closures main.Closures.func2 1", "main.Closures main.Closures.func3 1"}},
+		{"calls inside closures belong to the closure and, through calls_within, to the function", vta,
+			`SELECT count(*) FROM calls_within w JOIN functions d ON d.id = w.def_id JOIN calls c ON c.id = w.call_id
+			 WHERE d.name = 'main.Closures' AND c.callee = 'example.com/prog/trace.Here'`, nil,
+			[]string{"5"}},
+		{"generic functions and methods", vta,
+			`SELECT name, match_name, kind, generic FROM functions WHERE generic AND kind != 'closure'`, nil,
+			[]string{"main.(*Box[...]).Get main.(*Box).Get method 1", "main.Map[...] main.Map func 1"}},
+		{"range-over-func: the iterator call is implicit, the body belongs to the function", vta,
+			`SELECT c.kind, t.callee_name FROM calls c JOIN functions d ON d.id = c.caller_id
+			 JOIN call_targets t ON t.call_id = c.id
+			 WHERE d.name = 'main.Closures' AND c.kind = 'implicit'`, nil,
+			[]string{"implicit main.Seq.func1"}},
+		{"the yield call reaches the loop body's function", vta, targetsQuery,
+			[]any{"main.Seq.func1", "funcvalue"}, []string{"main.Closures"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := rows(t, tt.db, tt.query, tt.args...); !slices.Equal(got, tt.want) {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRuntimeNames runs the test program, whose functions print their
+// runtime.FuncForPC names, and checks that the innermost definition in
+// static.db around each printing line has that name.
+func TestRuntimeNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	dir, err := filepath.Abs("../testdata/static/prog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, db := build(t, dir, Config{})
+	// Inlining renames the closures of inlined functions; the names
+	// static.db records are those of the functions as compiled on their own.
+	cmd := exec.Command("go", "run", "-gcflags=all=-l", ".")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	seen := 0
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 3 {
+			t.Fatalf("bad line %q", sc.Text())
+		}
+		rel, _ := filepath.Rel(dir, f[1])
+		line, _ := strconv.Atoi(f[2])
+		var name string
+		err := db.QueryRow(`SELECT name FROM functions WHERE file = ? AND line <= ? AND end_line >= ?
+			ORDER BY line DESC, col DESC LIMIT 1`, filepath.ToSlash(rel), line, line).Scan(&name)
+		if err != nil {
+			t.Errorf("%s:%d: no definition around the line (runtime name %s): %v", rel, line, f[0], err)
+			continue
+		}
+		if name != f[0] {
+			t.Errorf("%s:%d: static.db names the function %s, the runtime %s", rel, line, name, f[0])
+		}
+		seen++
+	}
+	if seen < 25 {
+		t.Errorf("only %d functions printed their names:\n%s", seen, out)
+	}
+}
+
+func TestTypeErrorWritesNothing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "static.db")
+	_, err := Build(context.Background(), Config{Dir: "../testdata/static/broken", Output: out})
+	var pe *PackageErrors
+	if !errors.As(err, &pe) {
+		t.Fatalf("Build = %v, want *PackageErrors", err)
+	}
+	for _, want := range []string{"main.go:4:17: ", "main.go:5:2: undefined: undefined"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("database written despite errors: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+		t.Errorf("files left behind: %v", entries)
+	}
+}
+
+func TestReuse(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../testdata/fig41")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Dir: dir, Version: "test"}
+	steps := []struct {
+		name   string
+		change func() error
+		reused bool
+	}{
+		{"first build", nil, false},
+		{"nothing changed", nil, true},
+		{"a Go file changed", func() error { return appendTo(filepath.Join(dir, "main.go"), "\nfunc Extra() {}\n") }, false},
+		{"nothing changed again", nil, true},
+		{"a Go file added", func() error {
+			return os.WriteFile(filepath.Join(dir, "more.go"), []byte("package main\n\nfunc More() { IR(1) }\n"), 0o644)
+		}, false},
+		{"build tags changed", func() error { cfg.Tags = []string{"extra"}; return nil }, false},
+		{"go.mod changed", func() error { return appendTo(filepath.Join(dir, "go.mod"), "\n// comment\n") }, false},
+	}
+	for _, step := range steps {
+		if step.change != nil {
+			if err := step.change(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := Build(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if res.Reused != step.reused {
+			t.Errorf("%s: Reused = %v, want %v", step.name, res.Reused, step.reused)
+		}
+		if res.Functions == 0 || res.Calls == 0 {
+			t.Errorf("%s: counts %d functions, %d calls", step.name, res.Functions, res.Calls)
+		}
+	}
+	ignore, err := os.ReadFile(filepath.Join(dir, ".pmm", ".gitignore"))
+	if err != nil || string(ignore) != "*\n" {
+		t.Errorf(".pmm/.gitignore = %q, %v", ignore, err)
+	}
+	// The added function is in the rebuilt database.
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "static.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := rows(t, db, `SELECT name FROM functions WHERE name IN ('main.More', 'main.Extra')`); len(got) != 2 {
+		t.Errorf("rebuilt database has %q, want main.Extra and main.More", got)
+	}
+}
+
+func appendTo(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func TestStableIDs(t *testing.T) {
+	_, a := build(t, "../testdata/static/prog", Config{})
+	_, b := build(t, "../testdata/static/prog", Config{})
+	for _, q := range []string{
+		`SELECT id, name, file, line, col FROM functions`,
+		`SELECT id, caller_id, file, line, col, kind FROM calls`,
+		`SELECT call_id, callee_id FROM call_targets`,
+	} {
+		if x, y := rows(t, a, q), rows(t, b, q); !slices.Equal(x, y) {
+			t.Errorf("%s differs between two builds", q)
+		}
+	}
+}
+
+func TestRuntimeNameEscaping(t *testing.T) {
+	for path, want := range map[string]string{
+		"gopkg.in/yaml.v3":      "gopkg.in/yaml%2ev3",
+		"example.com/m/pkg":     "example.com/m/pkg",
+		"example.com/a.b/c.d/e": "example.com/a.b/c.d/e",
+		"strings":               "strings",
+	} {
+		if got := pathToPrefix(path); got != want {
+			t.Errorf("pathToPrefix(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package static
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// write writes the database to a temporary file next to out and renames
+// it, so that readers see the old database or the new one, never a part.
+func write(ctx context.Context, out, root string, c *collector, pkgs []*packages.Package, meta map[string]string) error {
+	dir := filepath.Dir(out)
+	if err := ensureDir(dir, root); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".static-*.db")
+	if err != nil {
+		return err
+	}
+	tmpName := tmp.Name()
+	tmp.Close()
+	defer os.Remove(tmpName) // a no-op after the rename
+	if err := fill(ctx, tmpName, root, c, pkgs, meta); err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	return os.Rename(tmpName, out)
+}
+
+// ensureDir creates dir; when it is ROOT/.pmm it gets a .gitignore, so
+// that nothing pmm writes is committed by accident.
+func ensureDir(dir, root string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if dir != filepath.Join(root, ".pmm") {
+		return nil
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(ignore); os.IsNotExist(err) {
+		return os.WriteFile(ignore, []byte("*\n"), 0o644)
+	}
+	return nil
+}
+
+func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages.Package, meta map[string]string) error {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// The file is private until renamed: no journal is needed.
+	for _, pragma := range []string{"PRAGMA journal_mode = OFF", "PRAGMA synchronous = OFF"} {
+		if _, err := db.ExecContext(ctx, pragma); err != nil {
+			return err
+		}
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	c.number()
+	ins := inserter{ctx: ctx, tx: tx}
+	for _, k := range sortedKeys(meta) {
+		ins.row("INSERT INTO meta VALUES (?, ?)", k, meta[k])
+	}
+	files, err := fileHashes(root, pkgs)
+	if err != nil {
+		return err
+	}
+	for i, f := range files {
+		ins.row("INSERT INTO files VALUES (?, ?, ?)", i+1, f[0], f[1])
+	}
+	for _, f := range c.functions {
+		var file, line, col, endLine, endCol any
+		if w := f.where; w.file != "" { // package initializers have no position
+			file, line, col, endLine, endCol = w.file, w.line, w.col, w.endLine, w.endCol
+		}
+		ins.row("INSERT INTO functions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			f.id, f.name, matchName(f.name), f.pkg, nullable(f.recv), f.base, f.kind,
+			f.generic, f.exported, f.inModule, f.defined, file, line, col, endLine, endCol, idOf(f.parent))
+		depth := 1
+		for outer := f.parent; outer != nil; outer = outer.parent {
+			ins.row("INSERT INTO contains_static VALUES (?, ?, ?)", outer.id, f.id, depth)
+			depth++
+		}
+	}
+	for _, site := range c.callList {
+		var callee any
+		if site.callee != nil {
+			callee = site.callee.name
+		}
+		w := site.where
+		ins.row("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			site.id, idOf(site.caller), w.file, w.line, w.col, w.endLine, w.endCol,
+			site.kind, site.via, callee, idOf(site.callee), nullable(site.method), site.external())
+		for _, t := range sortedTargets(site.targets) {
+			ins.row("INSERT INTO call_targets VALUES (?, ?, ?)", site.id, t.name, t.id)
+		}
+	}
+	if ins.err != nil {
+		return ins.err
+	}
+	return tx.Commit()
+}
+
+// inserter runs inserts, keeping the first error so that the caller can
+// write a sequence of rows and check once.
+type inserter struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+	err   error
+}
+
+func (in *inserter) row(query string, args ...any) {
+	if in.err != nil {
+		return
+	}
+	stmt := in.stmts[query]
+	if stmt == nil {
+		if stmt, in.err = in.tx.PrepareContext(in.ctx, query); in.err != nil {
+			return
+		}
+		if in.stmts == nil {
+			in.stmts = map[string]*sql.Stmt{}
+		}
+		in.stmts[query] = stmt
+	}
+	_, in.err = stmt.ExecContext(in.ctx, args...)
+}
+
+// number gives functions and calls their ids: definitions by position,
+// then the functions outside the loaded packages by name; calls by
+// position. The same source gives the same ids run after run.
+func (c *collector) number() {
+	sort.SliceStable(c.functions, func(i, j int) bool {
+		a, b := c.functions[i], c.functions[j]
+		if a.defined != b.defined {
+			return a.defined
+		}
+		if a.where != b.where {
+			return lessSpan(a.where, b.where)
+		}
+		return a.name < b.name
+	})
+	for i, f := range c.functions {
+		f.id = i + 1
+	}
+	sort.SliceStable(c.callList, func(i, j int) bool {
+		a, b := c.callList[i], c.callList[j]
+		if a.where != b.where {
+			return lessSpan(a.where, b.where)
+		}
+		return a.key.offset < b.key.offset
+	})
+	for i, site := range c.callList {
+		site.id = i + 1
+	}
+}
+
+func lessSpan(a, b span) bool {
+	if a.file != b.file {
+		return a.file < b.file
+	}
+	if a.line != b.line {
+		return a.line < b.line
+	}
+	if a.col != b.col {
+		return a.col < b.col
+	}
+	if a.endLine != b.endLine {
+		return a.endLine > b.endLine // outer before inner
+	}
+	return a.endCol > b.endCol
+}
+
+// external is 1 when every known callee of the call is outside the
+// module, 0 when one is inside, NULL when a dynamic call is unresolved.
+func (site *call) external() any {
+	if len(site.targets) == 0 {
+		return nil
+	}
+	for t := range site.targets {
+		if t.inModule {
+			return 0
+		}
+	}
+	return 1
+}
+
+func sortedTargets(set map[*function]bool) []*function {
+	var list []*function
+	for f := range set {
+		list = append(list, f)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].id < list[j].id })
+	return list
+}
+
+func sortedKeys(m map[string]string) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func idOf(f *function) any {
+	if f == nil {
+		return nil
+	}
+	return f.id
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// fileHashes returns the Go files of the loaded packages inside the
+// module, relative to root, with the SHA-256 of their content.
+func fileHashes(root string, pkgs []*packages.Package) ([][2]string, error) {
+	seen := map[string]bool{}
+	var out [][2]string
+	for _, p := range pkgs {
+		for _, name := range p.CompiledGoFiles {
+			rel, err := filepath.Rel(root, name)
+			if err != nil || strings.HasPrefix(rel, "..") || seen[rel] {
+				continue
+			}
+			seen[rel] = true
+			data, err := os.ReadFile(name)
+			if err != nil {
+				return nil, err
+			}
+			sum := sha256.Sum256(data)
+			out = append(out, [2]string{filepath.ToSlash(rel), hex.EncodeToString(sum[:])})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out, nil
+}

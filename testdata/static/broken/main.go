@@ -1,0 +1,7 @@
+package main
+
+func main() {
+	var s string = 1
+	undefined()
+	_ = s
+}
