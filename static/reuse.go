@@ -21,8 +21,9 @@ import (
 // instead of hashing the files of the last load also notices new files.
 func fingerprint(root string, cfg Config) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "patterns=%q\ntests=%v\ntags=%q\ncallgraph=%s\npmm=%s\ngo=%s\n",
-		cfg.Patterns, cfg.Tests, cfg.Tags, cfg.CallGraph, cfg.Version, runtime.Version())
+	dir, _ := filepath.Rel(root, cfg.Dir)
+	fmt.Fprintf(h, "dir=%s\npatterns=%q\ntests=%v\ntags=%q\ncallgraph=%s\npmm=%s\ngo=%s\n",
+		dir, cfg.Patterns, cfg.Tests, cfg.Tags, cfg.CallGraph, cfg.Version, runtime.Version())
 	for _, v := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOWORK"} {
 		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
 	}

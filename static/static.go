@@ -24,7 +24,7 @@ import (
 
 // Config says what to analyse and where to write the database.
 type Config struct {
-	Dir       string   // a directory inside the module; the module root is found from it
+	Dir       string   // the directory patterns are relative to, inside the module
 	Patterns  []string // package patterns; default "./..."
 	Tests     bool     // include test files and test packages
 	Tags      []string // build tags, passed to the go command as -tags
@@ -59,7 +59,12 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("unknown call-graph algorithm %q (want vta, cha or static)", cfg.CallGraph)
 	}
-	root, err := ModuleRoot(cfg.Dir)
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Dir = dir
+	root, err := ModuleRoot(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +141,7 @@ func load(ctx context.Context, root string, cfg Config) ([]*packages.Package, er
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
 			packages.NeedImports | packages.NeedTypes | packages.NeedTypesSizes |
 			packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
-		Dir:   root,
+		Dir:   cfg.Dir,
 		Tests: cfg.Tests,
 	}
 	if len(cfg.Tags) > 0 {

@@ -52,6 +52,7 @@ type env struct {
 func commands() []*command {
 	return []*command{
 		versionCommand(),
+		sitesCommand(),
 	}
 }
 
