@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"pmm.dev/pmm/spec"
@@ -51,6 +53,7 @@ type env struct {
 
 func commands() []*command {
 	return []*command{
+		checkCommand(),
 		versionCommand(),
 		sitesCommand(),
 	}
@@ -178,4 +181,23 @@ func versionCommand() *command {
 			}
 		},
 	}
+}
+
+// resolve makes paths relative to the command's working directory absolute.
+func resolve(e *env, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if filepath.IsAbs(p) {
+			out[i] = p
+		} else {
+			out[i] = filepath.Join(e.dir, p)
+		}
+	}
+	return out
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
 }

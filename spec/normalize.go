@@ -1,0 +1,257 @@
+package spec
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// normalizer turns checked definitions into disjunctive normal form over
+// primitives (seed 5.4.1, first alternative): derived events are expanded
+// into their definitions, quantified variables are renamed apart, and each
+// disjunct is a conjunction with its existential variables.
+//
+// Within one disjunct every bound variable has a name of its own, also in
+// its negated sub-conjunctions, so later stages can treat variable names
+// as unique. Names are changed only where they would clash, so normalizing
+// a normalized program changes nothing.
+type normalizer struct {
+	defs map[string]*Def
+	used map[string]bool // every variable name of the relation being normalized
+}
+
+// relation normalizes the set-former of d.
+func (n *normalizer) relation(d *Def) *Relation {
+	n.used = map[string]bool{}
+	for _, h := range d.Head {
+		n.used[h.Var] = true
+	}
+	walk(d.Body, func(f Formula) {
+		switch f := f.(type) {
+		case *AtomF:
+			for _, t := range f.Args {
+				if t.Lit == nil {
+					n.used[t.Var] = true
+				}
+			}
+		case *Exists:
+			for _, v := range f.Vars {
+				n.used[v.Var] = true
+			}
+		}
+	})
+	r := &Relation{Name: d.Name, Pos: d.Pos}
+	head := map[string]bool{}
+	for _, h := range d.Head {
+		r.Head = append(r.Head, h.Var)
+		head[h.Var] = true
+	}
+	for _, c := range n.dnf(d.Body, nil) {
+		// A quantifier that reuses a head variable's name shadows it.
+		for _, b := range c.binders() {
+			if head[b] {
+				c.rename(b, n.fresh(b))
+			}
+		}
+		r.Disjuncts = append(r.Disjuncts, c)
+	}
+	return r
+}
+
+// fresh returns a variable name based on v that the relation does not use
+// yet, and marks it used.
+func (n *normalizer) fresh(v string) string {
+	base := v
+	if i := strings.LastIndex(v, "_"); i > 0 {
+		if _, err := strconv.Atoi(v[i+1:]); err == nil {
+			base = v[:i]
+		}
+	}
+	for k := 2; ; k++ {
+		name := base + "_" + strconv.Itoa(k)
+		if !n.used[name] {
+			n.used[name] = true
+			return name
+		}
+	}
+}
+
+// dnf returns the disjuncts of f with the variables of sub replaced by
+// their terms (sub is nil outside derived events).
+func (n *normalizer) dnf(f Formula, sub map[string]Term) []*Conj {
+	switch f := f.(type) {
+	case *AtomF:
+		args := make([]Term, len(f.Args))
+		for i, t := range f.Args {
+			args[i] = t
+			if r, ok := sub[t.Var]; ok && t.Lit == nil {
+				args[i] = Term{Pos: t.Pos, Var: r.Var, Lit: r.Lit}
+			}
+		}
+		if p := Lookup(f.Pred); p != nil {
+			return []*Conj{{Atoms: []*Atom{{Pos: f.Pos, Prim: p, Args: args}}}}
+		}
+		d := n.defs[f.Pred]
+		inner := map[string]Term{}
+		for i, h := range d.Head {
+			inner[h.Var] = args[i]
+		}
+		return n.dnf(d.Body, inner)
+	case *And:
+		out := []*Conj{{}}
+		for _, g := range f.Args {
+			var next []*Conj
+			for _, right := range n.dnf(g, sub) {
+				for _, left := range out {
+					next = append(next, n.merge(left.clone(), right.clone()))
+				}
+			}
+			out = next
+		}
+		return out
+	case *Or:
+		var out []*Conj
+		for _, g := range f.Args {
+			out = append(out, n.dnf(g, sub)...)
+		}
+		return out
+	case *Not:
+		c := &Conj{}
+		for _, neg := range n.dnf(f.Arg, sub) {
+			n.merge(c, &Conj{Not: []*Conj{neg}})
+		}
+		return []*Conj{c}
+	case *Exists:
+		inner := sub
+		vars := make([]string, len(f.Vars))
+		for i, v := range f.Vars {
+			vars[i] = v.Var
+		}
+		if sub != nil {
+			// Inside a derived event: avoid capturing the caller's variables.
+			inner = map[string]Term{}
+			taken := map[string]bool{}
+			for k, t := range sub {
+				inner[k] = t
+				if t.Lit == nil {
+					taken[t.Var] = true
+				}
+			}
+			for i, v := range vars {
+				if taken[v] {
+					vars[i] = n.fresh(v)
+				}
+				inner[v] = Term{Var: vars[i]}
+			}
+		}
+		out := n.dnf(f.Body, inner)
+		for _, c := range out {
+			for _, v := range vars {
+				if toSet(c.binders())[v] { // an inner quantifier shadows v
+					c.rename(v, n.fresh(v))
+				}
+				if c.vars()[v] { // a variable c does not use is dropped
+					c.Exists = append(c.Exists, v)
+				}
+			}
+		}
+		return out
+	}
+	panic("spec: unexpected formula in normalization") // check rejects forall first
+}
+
+// merge conjoins right into left, renaming bound variables of either side
+// that clash with the variables of the other, and returns left.
+func (n *normalizer) merge(left, right *Conj) *Conj {
+	leftVars := left.vars()
+	for _, b := range right.binders() {
+		if leftVars[b] {
+			right.rename(b, n.fresh(b))
+		}
+	}
+	rightVars := right.vars()
+	for _, b := range left.binders() {
+		if rightVars[b] {
+			left.rename(b, n.fresh(b))
+		}
+	}
+	left.Exists = append(left.Exists, right.Exists...)
+	left.Atoms = append(left.Atoms, right.Atoms...)
+	left.Not = append(left.Not, right.Not...)
+	return left
+}
+
+// binders returns the variables bound in c and its negated parts.
+func (c *Conj) binders() []string {
+	out := append([]string(nil), c.Exists...)
+	for _, neg := range c.Not {
+		out = append(out, neg.binders()...)
+	}
+	return out
+}
+
+// vars returns every variable name in c, bound or free.
+func (c *Conj) vars() map[string]bool {
+	set := toSet(c.binders())
+	c.eachAtom(func(a *Atom) {
+		for _, t := range a.Args {
+			if t.Lit == nil {
+				set[t.Var] = true
+			}
+		}
+	})
+	return set
+}
+
+// FreeVars returns the variables of c that c does not bind, sorted.
+func (c *Conj) FreeVars() []string {
+	bound := toSet(c.binders())
+	var out []string
+	for v := range c.vars() {
+		if !bound[v] {
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// rename renames variable from to to everywhere in c.
+func (c *Conj) rename(from, to string) {
+	for i, v := range c.Exists {
+		if v == from {
+			c.Exists[i] = to
+		}
+	}
+	for _, a := range c.Atoms {
+		for i, t := range a.Args {
+			if t.Lit == nil && t.Var == from {
+				a.Args[i].Var = to
+			}
+		}
+	}
+	for _, neg := range c.Not {
+		neg.rename(from, to)
+	}
+}
+
+// clone returns a deep copy of c, so that a disjunct shared by several
+// products can be renamed in one of them alone.
+func (c *Conj) clone() *Conj {
+	out := &Conj{Exists: append([]string(nil), c.Exists...)}
+	for _, a := range c.Atoms {
+		out.Atoms = append(out.Atoms, &Atom{Pos: a.Pos, Prim: a.Prim, Args: append([]Term(nil), a.Args...)})
+	}
+	for _, neg := range c.Not {
+		out.Not = append(out.Not, neg.clone())
+	}
+	return out
+}
+
+func toSet(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, v := range names {
+		set[v] = true
+	}
+	return set
+}

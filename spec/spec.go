@@ -1,0 +1,169 @@
+package spec
+
+import (
+	"os"
+	"strings"
+)
+
+// Source is the text of one PMM file.
+type Source struct {
+	Name string
+	Text []byte
+}
+
+// ReadFiles reads PMM files, in order, for Compile.
+func ReadFiles(names ...string) ([]Source, error) {
+	var srcs []Source
+	for _, n := range names {
+		text, err := os.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, Source{Name: n, Text: text})
+	}
+	return srcs, nil
+}
+
+// Compile parses, checks and normalizes PMM files. The files form one
+// program: a name defined in a file can be used in the files after it.
+// The error, if any, is an ErrorList with every problem found.
+func Compile(srcs ...Source) (*Program, error) {
+	diags := newDiagnostics()
+	var defs []*Def
+	var starts []Pos // where each definition starts, to attribute errors
+	for _, src := range srcs {
+		for _, d := range parseFile(src.Name, src.Text, diags) {
+			defs = append(defs, d)
+			starts = append(starts, d.Pos)
+		}
+	}
+	c := newChecker(diags)
+	c.check(defs)
+
+	// Definitions with errors of their own, or that use one, are not
+	// normalized: their errors are already reported.
+	bad := map[*Def]bool{}
+	for _, e := range diags.errs {
+		if d := owner(defs, e.Pos); d != nil {
+			bad[d] = true
+		}
+	}
+	var usesBad func(d *Def) bool
+	usesBad = func(d *Def) bool {
+		if bad[d] {
+			return true
+		}
+		for _, a := range d.references {
+			if t := c.defs[a.Pred]; t != nil && t != d && usesBad(t) {
+				bad[d] = true
+				return true
+			}
+		}
+		if d.Aggregate != nil {
+			if t := c.defs[d.Aggregate.Of]; t == nil || usesBad(t) {
+				bad[d] = true
+				return true
+			}
+		}
+		return false
+	}
+
+	prog := &Program{Defs: defs}
+	n := &normalizer{defs: c.defs}
+	relations := map[string]*Relation{}
+	for _, d := range defs {
+		if c.defs[d.Name] != d || usesBad(d) {
+			continue
+		}
+		if d.Aggregate != nil {
+			prog.Questions = append(prog.Questions, aggregateQuestion(d, relations[d.Aggregate.Of], diags))
+			if of := c.defs[d.Aggregate.Of]; !of.Question && !containsRelation(prog.Events, of.Name) {
+				prog.Events = append(prog.Events, relations[of.Name])
+			}
+			continue
+		}
+		r := n.relation(d)
+		relations[d.Name] = r
+		var params map[string]bool
+		if !d.Question {
+			params = toSet(r.Head)
+		}
+		for _, conj := range r.Disjuncts {
+			typeCheck(conj, nil, params, diags)
+			if types, ok := conj.Types(nil); ok {
+				checkTemporal(conj, types, diags)
+			}
+		}
+		if d.Question {
+			prog.Questions = append(prog.Questions, &Question{Relation: *r})
+		}
+	}
+	if err := diags.result(); err != nil {
+		return nil, err
+	}
+	return prog, nil
+}
+
+// owner returns the definition whose text contains pos.
+func owner(defs []*Def, pos Pos) *Def {
+	var found *Def
+	for _, d := range defs {
+		if d.Pos.File != pos.File {
+			continue
+		}
+		if d.Pos.Line < pos.Line || d.Pos.Line == pos.Line && d.Pos.Col <= pos.Col {
+			found = d
+		}
+	}
+	return found
+}
+
+func containsRelation(rs []*Relation, name string) bool {
+	for _, r := range rs {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// aggregateQuestion makes the question of an aggregate definition over the
+// normalized relation of its activity. Sum, average, min and max aggregate
+// the one output position that holds a value; output positions that hold
+// events only tell tuples apart (two calls with equal durations are two
+// tuples).
+func aggregateQuestion(d *Def, of *Relation, diags *diagnostics) *Question {
+	agg := &Aggregate{Op: d.Aggregate.Op, Of: d.Aggregate.Of, Inputs: d.Aggregate.Inputs, Value: -1}
+	if agg.Op != "count" {
+		var values []string
+		for i, in := range agg.Inputs {
+			if !in && headType(of, of.Head[i]) == TypeValue {
+				values = append(values, of.Head[i])
+				agg.Value = i
+			}
+		}
+		switch len(values) {
+		case 0:
+			diags.errorf(d.Aggregate.Pos, "mark the value to aggregate (such as a duration) output; to count events use count",
+				"%s needs one output position that holds a value, but the outputs of %s hold only events", agg.Op, of.Name)
+		case 1:
+		default:
+			diags.errorf(d.Aggregate.Pos, "mark the value to aggregate output and the group keys input",
+				"%s aggregates exactly one output value, found %d: %s", agg.Op, len(values), strings.Join(values, ", "))
+		}
+	}
+	q := &Question{Relation: *of, Aggregate: agg}
+	q.Name, q.Pos = d.Name, d.Pos
+	return q
+}
+
+// headType is the type of head variable v of r: an event type, TypeValue,
+// or "" when nothing says (a variable compared only with constants).
+func headType(r *Relation, v string) string {
+	for _, conj := range r.Disjuncts {
+		if types, ok := conj.Types(nil); ok && types[v] != "" {
+			return types[v]
+		}
+	}
+	return TypeValue
+}

@@ -1,0 +1,362 @@
+package spec
+
+import (
+	"sort"
+	"strings"
+)
+
+// Kind classifies a primitive of the vocabulary (seed 001, appendix A).
+type Kind int
+
+// The kinds of primitives.
+const (
+	IntervalEvent   Kind = iota + 1 // an event with a begin and an end point
+	PointEvent                      // an event at one point of execution
+	Attribute                       // relates an event to a value observed at it
+	ControlRelation                 // a temporal relation between events
+	ValueRelation                   // a comparison between values
+)
+
+func (k Kind) String() string {
+	switch k {
+	case IntervalEvent:
+		return "interval event"
+	case PointEvent:
+		return "point event"
+	case Attribute:
+		return "attribute"
+	case ControlRelation:
+		return "control relation"
+	case ValueRelation:
+		return "value relation"
+	}
+	return "unknown kind"
+}
+
+// ArgKind says what an argument position of a primitive holds.
+type ArgKind int
+
+// The kinds of arguments.
+const (
+	ArgEvent    ArgKind = iota + 1 // an event variable of one of Arg.Events
+	ArgValue                       // a value: a variable or a literal
+	ArgPosition                    // a literal integer ≥ 1 (parameter or result position)
+	ArgFuncName                    // a function name: a string or quoted symbol, or a variable
+	ArgGoExpr                      // a side-effect-free Go expression, as a string literal
+)
+
+// The event types of the Go vocabulary.
+const (
+	TypeFunctionExecution = "function-execution"
+	TypePoint             = "point"
+)
+
+// ValueType is the type of the value an attribute yields; later stages
+// use it to type the generated recording code.
+type ValueType string
+
+// The value types.
+const (
+	ValInt      ValueType = "int"      // int64
+	ValBool     ValueType = "bool"     // bool
+	ValDuration ValueType = "duration" // nanoseconds, int64
+	ValTime     ValueType = "time"     // nanoseconds since the run began, int64
+	ValList     ValueType = "list"     // a tuple of Go values (parameters, results)
+	ValAny      ValueType = "any"      // a Go value whose type the site decides
+	ValName     ValueType = "name"     // a function name, string
+)
+
+// Arg describes one argument position of a primitive.
+type Arg struct {
+	Name   string
+	Kind   ArgKind
+	Events []string  // ArgEvent: the event types accepted
+	Value  ValueType // ArgValue: the type of the value
+}
+
+// End names the begin or end point of an interval event; a point event's
+// begin and end are the same point.
+type End int
+
+// The two ends of an event.
+const (
+	Begin End = iota
+	Finish
+)
+
+func (e End) String() string {
+	if e == Begin {
+		return "begin"
+	}
+	return "end"
+}
+
+// PointRef is the begin or end point of the event at argument Arg.
+type PointRef struct {
+	Arg int
+	End End
+}
+
+// Edge says that point From precedes point To (seed Table 5.1).
+type Edge struct{ From, To PointRef }
+
+// SiteKind is a kind of place in Go source where an event can be recorded.
+type SiteKind string
+
+// The site kinds.
+const (
+	SiteDefinition SiteKind = "definition" // the body of a function
+	SiteCall       SiteKind = "call"       // a call expression
+)
+
+// Primitive is one row of the vocabulary: an event type, attribute,
+// control relation or value relation, with everything the stages of pmm
+// need to know about it.
+type Primitive struct {
+	Name    string
+	Kind    Kind
+	Args    []Arg
+	Doc     string // one sentence: what it means
+	Example string // an example of its use, in PMM syntax
+
+	// Temporal is the temporal meaning of a control relation: the order it
+	// implies between the points of its arguments (seed Table 5.1); the
+	// event dependency graph is built from it.
+	Temporal []Edge
+	// Static is the relation of the static-analysis database that
+	// approximates this primitive (seed 4.2.2, SMAP); empty when none
+	// does, as for attributes and comparisons, which are tested at run time.
+	Static string
+	// Sites are the kinds of sites where an event of this type is
+	// recorded; empty for primitives that are not events.
+	Sites []SiteKind
+	// Denotes, for the point events begin and end, which point of the
+	// interval (the second argument) the point (the first argument) is.
+	Denotes End
+}
+
+// IsEvent reports whether p is an event type.
+func (p *Primitive) IsEvent() bool { return p.Kind == IntervalEvent || p.Kind == PointEvent }
+
+// Arity is the number of arguments of p.
+func (p *Primitive) Arity() int { return len(p.Args) }
+
+var (
+	anyEvent = []string{TypeFunctionExecution, TypePoint}
+	fnExec   = []string{TypeFunctionExecution}
+	point    = []string{TypePoint}
+)
+
+// begins and ends are shorthands for the rows of Temporal.
+func begins(arg int) PointRef { return PointRef{Arg: arg, End: Begin} }
+func ends(arg int) PointRef   { return PointRef{Arg: arg, End: Finish} }
+
+// nests is the temporal meaning of calls, calls* and contains: the second
+// event lies within the first.
+var nests = []Edge{{begins(0), begins(1)}, {ends(1), ends(0)}}
+
+// vocabulary is the table of Go primitives. Adding a primitive is adding a
+// row here (and its templates in the later stages), not a code path.
+var vocabulary = []*Primitive{
+	{
+		Name: TypeFunctionExecution, Kind: IntervalEvent,
+		Args: []Arg{
+			{Name: "x", Kind: ArgEvent, Events: fnExec},
+			{Name: "name", Kind: ArgFuncName},
+		},
+		Doc:     "x is an execution of the function called name, from its entry to its return or panic.",
+		Example: `(function-execution x "main.F")`,
+		Static:  "function_execution_static",
+		Sites:   []SiteKind{SiteDefinition, SiteCall},
+	},
+	{
+		Name: "begin", Kind: PointEvent, Denotes: Begin,
+		Args: []Arg{
+			{Name: "p", Kind: ArgEvent, Events: point},
+			{Name: "x", Kind: ArgEvent, Events: fnExec},
+		},
+		Doc:     "p is the point at which the interval x begins.",
+		Example: `(begin p x)`,
+	},
+	{
+		Name: "end", Kind: PointEvent, Denotes: Finish,
+		Args: []Arg{
+			{Name: "p", Kind: ArgEvent, Events: point},
+			{Name: "x", Kind: ArgEvent, Events: fnExec},
+		},
+		Doc:     "p is the point at which the interval x ends.",
+		Example: `(end p x)`,
+	},
+	attribute("parameters", fnExec, ValList,
+		"v is the list of the parameters (arguments) of x, receiver excluded.",
+		`(parameters x v)`),
+	{
+		Name: "parameter", Kind: Attribute,
+		Args: []Arg{
+			{Name: "x", Kind: ArgEvent, Events: fnExec},
+			{Name: "n", Kind: ArgPosition},
+			{Name: "v", Kind: ArgValue, Value: ValAny},
+		},
+		Doc:     "v is the n-th parameter of x, counting from 1, receiver excluded.",
+		Example: `(parameter x 1 v)`,
+	},
+	attribute("return-values", fnExec, ValList,
+		"v is the list of the results of x (empty if x panicked).",
+		`(return-values x v)`),
+	{
+		Name: "return-value", Kind: Attribute,
+		Args: []Arg{
+			{Name: "x", Kind: ArgEvent, Events: fnExec},
+			{Name: "n", Kind: ArgPosition},
+			{Name: "v", Kind: ArgValue, Value: ValAny},
+		},
+		Doc:     "v is the n-th result of x, counting from 1.",
+		Example: `(return-value x 1 v)`,
+	},
+	attribute("duration", fnExec, ValDuration,
+		"d is the wall-clock duration of x in nanoseconds.",
+		`(duration x d)`),
+	attribute("goroutine", fnExec, ValInt,
+		"g is the id of the goroutine x runs on.",
+		`(goroutine x g)`),
+	attribute("receiver", fnExec, ValAny,
+		"r is the receiver of the method execution x.",
+		`(receiver x r)`),
+	attribute("panicked", fnExec, ValBool,
+		"b is true when x ended by panicking.",
+		`(panicked x b)`),
+	attribute("time", point, ValTime,
+		"t is the time of point p, in nanoseconds since the run began.",
+		`(time p t)`),
+	{
+		Name: "data-condition", Kind: Attribute,
+		Args: []Arg{
+			{Name: "p", Kind: ArgEvent, Events: anyEvent},
+			{Name: "expr", Kind: ArgGoExpr},
+			{Name: "v", Kind: ArgValue, Value: ValAny},
+		},
+		Doc: "v is the value of the Go expression expr, evaluated in the scope of point p " +
+			"(of the begin point when p is an interval); expr must have no side effects.",
+		Example: `(data-condition x "len(items)" n)`,
+	},
+	{
+		Name: "before", Kind: ControlRelation,
+		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: anyEvent}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
+		Doc:      "a ends before b begins.",
+		Example:  `(before g1 g2)`,
+		Temporal: []Edge{{ends(0), begins(1)}},
+	},
+	{
+		Name: "contains", Kind: ControlRelation,
+		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: fnExec}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
+		Doc:      "b happens while a runs: a begins before b begins and b ends before a ends.",
+		Example:  `(contains f p)`,
+		Temporal: nests,
+		Static:   "contains_static",
+	},
+	{
+		Name: "calls", Kind: ControlRelation,
+		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: fnExec}, {Name: "b", Kind: ArgEvent, Events: fnExec}},
+		Doc:      "a calls b directly.",
+		Example:  `(calls f g)`,
+		Temporal: nests,
+		Static:   "calls_static",
+	},
+	{
+		Name: "calls*", Kind: ControlRelation,
+		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: fnExec}, {Name: "b", Kind: ArgEvent, Events: fnExec}},
+		Doc:      "a calls b directly or through other calls on the same goroutine.",
+		Example:  `(calls* f g)`,
+		Temporal: nests,
+		Static:   "calls_star_static",
+	},
+	{
+		Name: "spawns", Kind: ControlRelation,
+		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: fnExec}, {Name: "b", Kind: ArgEvent, Events: fnExec}},
+		Doc:      "a executes the go statement that starts b on a new goroutine.",
+		Example:  `(spawns f w)`,
+		Temporal: []Edge{{begins(0), begins(1)}},
+		Static:   "spawns_static",
+	},
+	{
+		Name: "same-goroutine", Kind: ControlRelation,
+		Args:    []Arg{{Name: "a", Kind: ArgEvent, Events: anyEvent}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
+		Doc:     "a and b run on the same goroutine.",
+		Example: `(same-goroutine f g)`,
+	},
+	comparison("=", "a equals b (values, or the same event)."),
+	comparison("/=", "a differs from b."),
+	comparison("<", "a is less than b."),
+	comparison("<=", "a is less than or equal to b."),
+	comparison(">", "a is greater than b."),
+	comparison(">=", "a is greater than or equal to b."),
+}
+
+func attribute(name string, of []string, vt ValueType, doc, example string) *Primitive {
+	return &Primitive{
+		Name: name, Kind: Attribute,
+		Args:    []Arg{{Name: "x", Kind: ArgEvent, Events: of}, {Name: "v", Kind: ArgValue, Value: vt}},
+		Doc:     doc,
+		Example: example,
+	}
+}
+
+func comparison(op, doc string) *Primitive {
+	return &Primitive{
+		Name: op, Kind: ValueRelation,
+		Args:    []Arg{{Name: "a", Kind: ArgValue, Value: ValAny}, {Name: "b", Kind: ArgValue, Value: ValAny}},
+		Doc:     doc,
+		Example: "(" + op + " a b)",
+	}
+}
+
+// Lookup returns the primitive named name (case-insensitive), or nil.
+func Lookup(name string) *Primitive {
+	name = strings.ToLower(name)
+	for _, p := range vocabulary {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Vocabulary returns the primitives, in the order of the table.
+func Vocabulary() []*Primitive {
+	return append([]*Primitive(nil), vocabulary...)
+}
+
+// IsOrdering reports whether the comparison op orders its arguments, as
+// opposed to = and /=, which also apply to events.
+func IsOrdering(op string) bool {
+	switch op {
+	case "<", "<=", ">", ">=":
+		return true
+	}
+	return false
+}
+
+// Aggregate operators (seed appendix A.3).
+var aggregateOps = []string{"count", "sum", "average", "min", "max"}
+
+// IsAggregateOp reports whether name (case-insensitive) is an aggregate
+// operator.
+func IsAggregateOp(name string) bool {
+	name = strings.ToLower(name)
+	for _, op := range aggregateOps {
+		if op == name {
+			return true
+		}
+	}
+	return false
+}
+
+// primitiveNames lists the names of the vocabulary, sorted, for hints.
+func primitiveNames() []string {
+	var names []string
+	for _, p := range vocabulary {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	return names
+}
