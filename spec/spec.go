@@ -89,8 +89,8 @@ func Compile(srcs ...Source) (*Program, error) {
 			params = toSet(r.Head)
 		}
 		for _, conj := range r.Disjuncts {
-			typeCheck(conj, nil, params, diags)
-			if types, ok := conj.Types(nil); ok {
+			if typeCheck(conj, nil, params, diags) {
+				types, _ := conj.Types(nil)
 				checkTemporal(conj, types, diags)
 			}
 		}

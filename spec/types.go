@@ -75,13 +75,17 @@ type typeClash struct {
 // every event variable has a known type, but for params: the head
 // variables of a derived event, whose types its uses declare. It reports
 // errors at the atoms.
-func typeCheck(c *Conj, outer VarTypes, params map[string]bool, diags *diagnostics) {
+//
+// It returns false when it reported an error.
+func typeCheck(c *Conj, outer VarTypes, params map[string]bool, diags *diagnostics) bool {
 	types, clash := c.inferTypes(outer)
 	if clash != nil {
 		diags.errorf(clash.atom.Pos, "use a separate variable for each event and each value",
 			"%s is used as %s in %s but as %s elsewhere (IC4)", clash.v, article(clash.want), clash.atom, article(clash.have))
-		return
+		return false
 	}
+	before := len(diags.errs)
+	untyped := map[string]bool{} // reported once each
 	for _, a := range c.Atoms {
 		if a.Prim.Kind == ValueRelation {
 			comparisonTypes(a, types, diags)
@@ -94,8 +98,9 @@ func typeCheck(c *Conj, outer VarTypes, params map[string]bool, diags *diagnosti
 			}
 			typ, ok := types[t.Var]
 			switch {
-			case !ok && params[t.Var]:
+			case !ok && (params[t.Var] || untyped[t.Var]):
 			case !ok:
+				untyped[t.Var] = true
 				diags.errorf(t.Pos, "declare it: "+declaration(arg.Events, t.Var),
 					"the type of event %s is not known in %s (IC4)", t.Var, a)
 			case typ == TypeValue:
@@ -110,6 +115,7 @@ func typeCheck(c *Conj, outer VarTypes, params map[string]bool, diags *diagnosti
 	for _, neg := range c.Not {
 		typeCheck(neg, types, params, diags)
 	}
+	return len(diags.errs) == before
 }
 
 func comparisonTypes(a *Atom, types VarTypes, diags *diagnostics) {

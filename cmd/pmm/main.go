@@ -70,6 +70,26 @@ func main() {
 
 // run dispatches args to a command and returns the exit code.
 func run(e *env, args []string) int {
+	// -C DIR, as in the go command: work in DIR.
+	for len(args) >= 1 && (args[0] == "-C" || strings.HasPrefix(args[0], "-C=")) {
+		dir := strings.TrimPrefix(args[0], "-C=")
+		args = args[1:]
+		if dir == "-C" {
+			if len(args) == 0 {
+				fmt.Fprintln(e.stderr, "pmm: -C needs a directory")
+				return exitUsage
+			}
+			dir, args = args[0], args[1:]
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(e.dir, dir)
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			fmt.Fprintf(e.stderr, "pmm: -C %s: not a directory\n", dir)
+			return exitUsage
+		}
+		e = &env{stdout: e.stdout, stderr: e.stderr, dir: dir}
+	}
 	if len(args) == 0 {
 		printUsage(e.stderr)
 		return exitUsage
@@ -139,7 +159,9 @@ func printUsage(w io.Writer) {
 
 Usage:
 
-	pmm COMMAND [ARGUMENTS]
+	pmm [-C DIR] COMMAND [ARGUMENTS]
+
+-C DIR runs the command in DIR, as the go command does.
 
 Commands:
 

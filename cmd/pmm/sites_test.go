@@ -110,6 +110,11 @@ func TestSitesWritesOnlyPMM(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS("../../testdata/fig41")); err != nil {
 		t.Fatal(err)
 	}
+	// A .pmm/ left in testdata by running the README's command is not part
+	// of the program.
+	if err := os.RemoveAll(filepath.Join(dir, ".pmm")); err != nil {
+		t.Fatal(err)
+	}
 	before := listFiles(t, dir)
 	var out, errOut bytes.Buffer
 	if code := run(&env{stdout: &out, stderr: &errOut, dir: dir}, []string{"sites"}); code != exitOK {

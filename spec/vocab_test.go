@@ -1,0 +1,53 @@
+package spec
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestLanguageDocCoversVocabulary keeps docs/LANGUAGE.md in step with the
+// vocabulary table: every primitive has a row with its example.
+func TestLanguageDocCoversVocabulary(t *testing.T) {
+	doc, err := os.ReadFile("../docs/LANGUAGE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range Vocabulary() {
+		row := "| `" + p.Name + "` |"
+		if !strings.Contains(string(doc), row) {
+			t.Errorf("docs/LANGUAGE.md has no row %s", row)
+		}
+		if !strings.Contains(string(doc), "`"+p.Example+"`") {
+			t.Errorf("docs/LANGUAGE.md lacks the example of %s: %s", p.Name, p.Example)
+		}
+	}
+}
+
+// TestVocabularyIsWellFormed checks the table itself: every example is a
+// well-formed use of its primitive, temporal edges name real arguments,
+// and events have sites.
+func TestVocabularyIsWellFormed(t *testing.T) {
+	for _, p := range Vocabulary() {
+		if Lookup(strings.ToUpper(p.Name)) != p {
+			t.Errorf("Lookup(%q) is not case-insensitive", p.Name)
+		}
+		parts := strings.Fields(strings.Trim(p.Example, "()"))
+		if parts[0] != p.Name || len(parts)-1 != p.Arity() {
+			t.Errorf("%s: example %s does not apply it to %d arguments", p.Name, p.Example, p.Arity())
+		}
+		for _, e := range p.Temporal {
+			for _, ref := range []PointRef{e.From, e.To} {
+				if ref.Arg >= p.Arity() || p.Args[ref.Arg].Kind != ArgEvent {
+					t.Errorf("%s: temporal edge names argument %d, which is not an event", p.Name, ref.Arg)
+				}
+			}
+		}
+		if p.Kind == IntervalEvent && len(p.Sites) == 0 {
+			t.Errorf("%s: an interval event with no sites", p.Name)
+		}
+		if p.Kind == Attribute && p.Static != "" {
+			t.Errorf("%s: attributes have no static approximation (seed 4.2.3)", p.Name)
+		}
+	}
+}
