@@ -14,6 +14,11 @@ import (
 	"strings"
 )
 
+// schemaVersion changes whenever the content Build writes for the same
+// input changes (schema, names, resolution), so that old databases are
+// not reused by a newer pmm whose version string did not change.
+const schemaVersion = 1
+
 // fingerprint hashes everything the database depends on: the
 // configuration, the environment the go command reads (GOFLAGS, GOOS,
 // GOARCH, CGO_ENABLED, GOEXPERIMENT), go.mod, go.sum, go.work, and the
@@ -22,8 +27,8 @@ import (
 func fingerprint(root string, cfg Config) (string, error) {
 	h := sha256.New()
 	dir, _ := filepath.Rel(root, cfg.Dir)
-	fmt.Fprintf(h, "dir=%s\npatterns=%q\ntests=%v\ntags=%q\ncallgraph=%s\npmm=%s\ngo=%s\n",
-		dir, cfg.Patterns, cfg.Tests, cfg.Tags, cfg.CallGraph, cfg.Version, runtime.Version())
+	fmt.Fprintf(h, "schema=%d\ndir=%s\npatterns=%q\ntests=%v\ntags=%q\ncallgraph=%s\npmm=%s\ngo=%s\n",
+		schemaVersion, dir, cfg.Patterns, cfg.Tests, cfg.Tags, cfg.CallGraph, cfg.Version, runtime.Version())
 	for _, v := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOWORK"} {
 		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
 	}

@@ -140,7 +140,7 @@ func load(ctx context.Context, root string, cfg Config) ([]*packages.Package, er
 		Context: ctx,
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
 			packages.NeedImports | packages.NeedTypes | packages.NeedTypesSizes |
-			packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
+			packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedForTest,
 		Dir:   cfg.Dir,
 		Tests: cfg.Tests,
 	}
@@ -198,25 +198,35 @@ func packageErrors(root string, pkgs []*packages.Package) error {
 	return &PackageErrors{Errors: list}
 }
 
-// withoutDuplicateVariants drops, when tests are loaded, the plain
-// variant of a package that also has a test variant (the same files plus
-// the _test.go files) and the generated test main packages.
+// withoutDuplicateVariants keeps one variant of each package when tests
+// are loaded: the package's own test variant (its files plus the _test.go
+// files) if there is one, else the plain package. The copies of
+// packages recompiled for another package's test and the generated test
+// main packages are dropped.
 func withoutDuplicateVariants(pkgs []*packages.Package) []*packages.Package {
-	tested := map[string]bool{}
+	rank := func(p *packages.Package) int {
+		switch {
+		case p.ForTest == p.PkgPath && p.ForTest != "":
+			return 2
+		case p.ID == p.PkgPath:
+			return 1
+		}
+		return 0
+	}
+	best := map[string]*packages.Package{}
 	for _, p := range pkgs {
-		if p.ForTest != "" && p.PkgPath == p.ForTest {
-			tested[p.PkgPath] = true
+		if p.Name == "main" && strings.HasSuffix(p.PkgPath, ".test") {
+			continue
+		}
+		if b := best[p.PkgPath]; b == nil || rank(p) > rank(b) {
+			best[p.PkgPath] = p
 		}
 	}
 	var out []*packages.Package
 	for _, p := range pkgs {
-		if p.ID == p.PkgPath && tested[p.PkgPath] {
-			continue
+		if best[p.PkgPath] == p {
+			out = append(out, p)
 		}
-		if p.Name == "main" && strings.HasSuffix(p.PkgPath, ".test") {
-			continue
-		}
-		out = append(out, p)
 	}
 	return out
 }

@@ -313,3 +313,18 @@ func TestRuntimeNameEscaping(t *testing.T) {
 		}
 	}
 }
+
+func TestTests(t *testing.T) {
+	_, db := build(t, "../testdata/static/prog", Config{Tests: true})
+	if dups := rows(t, db, `SELECT name FROM functions WHERE defined GROUP BY name HAVING count(*) > 1`); len(dups) > 0 {
+		t.Errorf("definitions recorded twice: %q", dups)
+	}
+	want := []string{"example.com/prog/shapes.TestTotal shapes/shapes_test.go"}
+	if got := rows(t, db, `SELECT name, file FROM functions WHERE name LIKE '%.TestTotal'`); !slices.Equal(got, want) {
+		t.Errorf("test function: got %q, want %q", got, want)
+	}
+	_, plain := build(t, "../testdata/static/prog", Config{})
+	if got := rows(t, plain, `SELECT name FROM functions WHERE name LIKE '%.TestTotal'`); len(got) != 0 {
+		t.Errorf("without Tests, test functions are recorded: %q", got)
+	}
+}
