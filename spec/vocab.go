@@ -123,10 +123,19 @@ type Primitive struct {
 	// implies between the points of its arguments (seed Table 5.1); the
 	// event dependency graph is built from it.
 	Temporal []Edge
-	// Static is the relation of the static-analysis database that
-	// approximates this primitive (seed 4.2.2, SMAP); empty when none
-	// does, as for attributes and comparisons, which are tested at run time.
+	// Static is the static approximation of this primitive (seed 4.2.2,
+	// SMAP): an SQL condition over static.db (docs/STATIC.md) that holds
+	// for the sites of every tuple of the primitive. {1}, {2} stand for
+	// the arguments: an event argument is a row of the functions table, a
+	// function name its match_name. Empty when nothing approximates it:
+	// attributes and comparisons are tested at run time (seed 4.2.3), and
+	// so are relations that span goroutines.
 	Static string
+	// Lexical says that the second event's call site lies in the body of
+	// the first, so data passes between their sites through the first's
+	// local variables (seed Table 4.1), and the second event is recorded
+	// at those call sites.
+	Lexical bool
 	// Sites are the kinds of sites where an event of this type is
 	// recorded; empty for primitives that are not events.
 	Sites []SiteKind
@@ -166,7 +175,7 @@ var vocabulary = []*Primitive{
 		},
 		Doc:     "x is an execution of the function called name, from its entry to its return or panic.",
 		Example: `(function-execution x "main.F")`,
-		Static:  "function_execution_static",
+		Static:  "{1}.match_name = {2}",
 		Sites:   []SiteKind{SiteDefinition, SiteCall},
 	},
 	{
@@ -251,8 +260,7 @@ var vocabulary = []*Primitive{
 		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: fnExec}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
 		Doc:      "b happens while a runs: a begins before b begins and b ends before a ends.",
 		Example:  `(contains f p)`,
-		Temporal: nests,
-		Static:   "contains_static",
+		Temporal: nests, // it spans goroutines: no static approximation
 	},
 	{
 		Name: "calls", Kind: ControlRelation,
@@ -260,7 +268,9 @@ var vocabulary = []*Primitive{
 		Doc:      "a calls b directly.",
 		Example:  `(calls f g)`,
 		Temporal: nests,
-		Static:   "calls_static",
+		Static: "EXISTS (SELECT 1 FROM calls c JOIN call_targets t ON t.call_id = c.id " +
+			"WHERE c.caller_id = {1}.id AND t.callee_id = {2}.id AND c.via <> 'go')",
+		Lexical: true,
 	},
 	{
 		Name: "calls*", Kind: ControlRelation,
@@ -268,7 +278,13 @@ var vocabulary = []*Primitive{
 		Doc:      "a calls b directly or through other calls on the same goroutine.",
 		Example:  `(calls* f g)`,
 		Temporal: nests,
-		Static:   "calls_star_static",
+		// Reachability from the candidates of a only, rather than the
+		// calls_star_static view, which closes the whole call graph; go
+		// statements start other goroutines and do not count.
+		Static: "{2}.id IN (WITH RECURSIVE reach(id) AS (" +
+			"SELECT t.callee_id FROM calls c JOIN call_targets t ON t.call_id = c.id WHERE c.caller_id = {1}.id AND c.via <> 'go' " +
+			"UNION SELECT t.callee_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN call_targets t ON t.call_id = c.id WHERE c.via <> 'go') " +
+			"SELECT id FROM reach)",
 	},
 	{
 		Name: "spawns", Kind: ControlRelation,
@@ -276,7 +292,8 @@ var vocabulary = []*Primitive{
 		Doc:      "a executes the go statement that starts b on a new goroutine.",
 		Example:  `(spawns f w)`,
 		Temporal: []Edge{{begins(0), begins(1)}},
-		Static:   "spawns_static",
+		Static:   "EXISTS (SELECT 1 FROM spawns_static s WHERE s.def_id = {1}.id AND s.callee_def_id = {2}.id)",
+		Lexical:  true,
 	},
 	{
 		Name: "same-goroutine", Kind: ControlRelation,

@@ -54,6 +54,7 @@ type env struct {
 func commands() []*command {
 	return []*command{
 		checkCommand(),
+		explainCommand(),
 		versionCommand(),
 		sitesCommand(),
 	}

@@ -1,0 +1,194 @@
+package sites
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"pmm.dev/pmm/spec"
+)
+
+// callSite is a row of the calls table that targets a function.
+type callSite struct {
+	id, callerID int64
+	caller       string
+	file         string
+	line, col    int
+	via          string
+}
+
+// chooseSites decides where the executions of each function of vs are
+// recorded (seed 4.2.4, last paragraph): at the definition when every call
+// site of the function is selected and its body is in the module; else at
+// the selected call sites. An event that is the callee of a lexical
+// relation such as calls is recorded at the call sites in its caller's
+// body, where the caller's data is in local variables (seed Table 4.1); an
+// event that is the caller of one is recorded at its definition, where
+// its data is captured for those call sites.
+func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes) error {
+	allowed, err := s.allowedCallers(vs, atoms, types)
+	if err != nil {
+		return err
+	}
+	caller := false
+	for _, a := range atoms {
+		if a.Prim.Lexical && a.Args[0].Lit == nil && a.Args[0].Var == vs.Name {
+			caller = true
+		}
+	}
+	dropped := 0
+	for _, f := range vs.Functions {
+		all, err := s.callSites(f.ID)
+		if err != nil {
+			return err
+		}
+		var selected []callSite
+		for _, c := range all {
+			if allowedCall(c, allowed) {
+				selected = append(selected, c)
+			}
+		}
+		dropped += len(all) - len(selected)
+		useDefinition := f.InModule && !vs.Lexical && len(selected) == len(all)
+		if useDefinition || caller && f.InModule {
+			site, err := s.definition(f)
+			if err != nil {
+				return err
+			}
+			site.Reason = "every call site is selected and the body is in the module"
+			if !useDefinition {
+				site.Reason = "its id is taken at entry, for the call sites in its body"
+			}
+			vs.Sites = append(vs.Sites, site)
+		}
+		if useDefinition {
+			continue
+		}
+		reason := "only these call sites are selected"
+		switch {
+		case vs.Lexical:
+			reason = "in the body of its caller " + describeCallers(vs) + ", where the caller's data is in local variables"
+		case !f.InModule:
+			reason = "its body is outside the module"
+		}
+		for _, c := range selected {
+			vs.Sites = append(vs.Sites, Site{Kind: spec.SiteCall, Function: f.Name, FuncID: f.ID, CallID: c.id, Caller: c.caller,
+				File: c.file, Line: c.line, Col: c.col, Reason: reason})
+		}
+	}
+	if dropped > 0 {
+		vs.Eliminated = append(vs.Eliminated, Elimination{Count: dropped, Reason: "call sites outside the callers allowed by " + describeCallers(vs)})
+	}
+	sort.SliceStable(vs.Sites, func(i, j int) bool {
+		a, b := vs.Sites[i], vs.Sites[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	return nil
+}
+
+func describeCallers(vs *Var) string {
+	var s []string
+	for _, c := range vs.callers {
+		s = append(s, c.atom.String())
+	}
+	return strings.Join(s, " ")
+}
+
+// callerRule is what one relation in which a variable is the callee
+// allows of its call sites.
+type callerRule struct {
+	callers map[int64]bool // functions a call site may lie in
+	via     func(string) bool
+}
+
+// allowedCallers computes, for each relation in which vs is the callee,
+// the functions its call sites may lie in and the kinds of call allowed.
+func (s *selector) allowedCallers(vs *Var, atoms []*spec.Atom, types spec.VarTypes) ([]callerRule, error) {
+	var rules []callerRule
+	for _, c := range vs.callers {
+		q := buildQuery(component(c.caller, atoms, types), atoms, types)
+		sqlText := "SELECT DISTINCT " + q.aliases[c.caller] + ".id FROM " + strings.Join(q.from, ", ")
+		if len(q.where) > 0 {
+			sqlText += " WHERE " + strings.Join(q.where, " AND ")
+		}
+		switch c.atom.Pred() {
+		case "calls*":
+			sqlText = "WITH RECURSIVE reach(id) AS (" + sqlText +
+				" UNION SELECT t.callee_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN call_targets t ON t.call_id = k.id WHERE k.via <> 'go')" +
+				" SELECT id FROM reach"
+		}
+		ids, err := s.ids(sqlText)
+		if err != nil {
+			return nil, err
+		}
+		rule := callerRule{callers: ids, via: func(v string) bool { return v != "go" }}
+		if c.atom.Pred() == "spawns" {
+			rule.via = func(v string) bool { return v == "go" }
+		}
+		rules = append(rules, rule)
+	}
+	return rules, nil
+}
+
+func allowedCall(c callSite, rules []callerRule) bool {
+	for _, r := range rules {
+		if !r.callers[c.callerID] || !r.via(c.via) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *selector) ids(query string) (map[int64]bool, error) {
+	rows, err := s.db.QueryContext(s.ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", query, err)
+	}
+	defer rows.Close()
+	ids := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
+// callSites returns the call sites in the module whose resolved callees
+// include function id: a dynamic call site is a candidate when its callee
+// set contains the function.
+func (s *selector) callSites(id int64) ([]callSite, error) {
+	rows, err := s.db.QueryContext(s.ctx, `
+		SELECT c.id, coalesce(c.caller_id, 0), coalesce(p.name, ''), c.file, c.line, c.col, c.via
+		FROM calls c JOIN call_targets t ON t.call_id = c.id
+		LEFT JOIN functions p ON p.id = c.caller_id
+		WHERE t.callee_id = ? ORDER BY c.id`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []callSite
+	for rows.Next() {
+		var c callSite
+		if err := rows.Scan(&c.id, &c.callerID, &c.caller, &c.file, &c.line, &c.col, &c.via); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func (s *selector) definition(f Function) (Site, error) {
+	site := Site{Kind: spec.SiteDefinition, Function: f.Name, FuncID: f.ID}
+	err := s.db.QueryRowContext(s.ctx, "SELECT coalesce(file, ''), coalesce(line, 0), coalesce(col, 0) FROM functions WHERE id = ?", f.ID).
+		Scan(&site.File, &site.Line, &site.Col)
+	return site, err
+}

@@ -1,0 +1,161 @@
+package sites
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"pmm.dev/pmm/spec"
+	"pmm.dev/pmm/static"
+)
+
+// selectIn builds the static database of the module in dir and selects
+// the sites of the questions in its questions.pmm.
+func selectIn(t *testing.T, dir string) *Selection {
+	t.Helper()
+	ctx := context.Background()
+	res, err := static.Build(ctx, static.Config{Dir: dir, Output: filepath.Join(t.TempDir(), "static.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+res.Path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	srcs, err := spec.ReadFiles(filepath.Join(dir, "questions.pmm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := spec.Compile(srcs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := Select(ctx, db, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sel
+}
+
+// describe lists the sites of variable v of question q as
+// "kind function [in caller] file:line", sorted.
+func describe(t *testing.T, sel *Selection, q, v string) []string {
+	t.Helper()
+	for _, qs := range sel.Questions {
+		if qs.Name != q {
+			continue
+		}
+		for _, vs := range qs.Disjuncts[0].Vars {
+			if vs.Name != v {
+				continue
+			}
+			var out []string
+			for _, s := range vs.Sites {
+				d := string(s.Kind) + " " + s.Function
+				if s.Kind == spec.SiteCall {
+					d += " in " + s.Caller
+				}
+				out = append(out, fmt.Sprintf("%s %s:%d", d, s.File, s.Line))
+			}
+			sort.Strings(out)
+			return out
+		}
+		t.Fatalf("question %s has no variable %s", q, v)
+	}
+	t.Fatalf("no question %s", q)
+	return nil
+}
+
+// TestFigure41 is the seed's example of 4.2.4: the sites of x, FOO and
+// BAR are {definition of BOTH}, {call of FOO in BOTH}, {call of BAR in
+// BOTH}; IR is eliminated.
+func TestFigure41(t *testing.T) {
+	sel := selectIn(t, "../testdata/fig41")
+	for _, c := range []struct{ v, want string }{
+		{"z", "definition main.BOTH main.go:9"},
+		{"foo", "call main.FOO in main.BOTH main.go:12"},
+		{"bar", "call main.BAR in main.BOTH main.go:14"},
+	} {
+		got := describe(t, sel, "monitor-fns-dura-params", c.v)
+		if strings.Join(got, "; ") != c.want {
+			t.Errorf("sites of %s: %v, want [%s]", c.v, got, c.want)
+		}
+	}
+	for _, v := range sel.Questions[0].Disjuncts[0].Vars {
+		for _, f := range v.Functions {
+			if f.Name == "main.IR" {
+				t.Errorf("main.IR was not eliminated for %s", v.Name)
+			}
+		}
+	}
+}
+
+func TestSelection(t *testing.T) {
+	sel := selectIn(t, "../testdata/sites")
+	for _, c := range []struct {
+		name, q, v string
+		want       []string
+	}{
+		{"interface method, resolved by the call graph", "areas", "x", []string{
+			"call main.(*Circle).Area in main.total main.go:36",
+			"call main.Square.Area in main.total main.go:36",
+		}},
+		{"function value, resolved by the call graph", "applied", "x", []string{
+			"call main.double in main.apply main.go:41",
+			"call main.square in main.apply main.go:41",
+		}},
+		{"calls* through a chain of three and a method", "leaves-under-top", "l", []string{
+			"call main.(*counter).leaf in main.bottom main.go:49",
+		}},
+		{"external function at its call sites only", "external", "r", []string{
+			"call strings.Repeat in main.repeat main.go:64",
+		}},
+		{"external method at its call sites only", "external", "k", []string{
+			"call sync.(*Mutex).Lock in main.locked main.go:59",
+		}},
+		{"function literal by its runtime name", "closure-and-generic", "c", []string{
+			"definition main.withClosure.func1 main.go:76",
+		}},
+		{"generic function without type arguments", "closure-and-generic", "g", []string{
+			"definition main.Map[...] main.go:67",
+		}},
+		{"spawns: at the go statement", "workers", "w", []string{
+			"call main.worker in main.spawner main.go:82",
+		}},
+		{"the spawner: at its definition", "workers", "s", []string{
+			"definition main.spawner main.go:80",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := describe(t, sel, c.q, c.v)
+			if strings.Join(got, "; ") != strings.Join(c.want, "; ") {
+				t.Errorf("sites of %s in %s:\n got %v\nwant %v", c.v, c.q, got, c.want)
+			}
+		})
+	}
+}
+
+// TestNothingMatches checks the warning for a question whose event
+// matches no function.
+func TestNothingMatches(t *testing.T) {
+	sel := selectIn(t, "../testdata/sites")
+	for _, q := range sel.Questions {
+		if q.Name == "nothing" {
+			want := `event x: no function named "main.totl" in the program, so nothing will be recorded for it (did you mean "main.total"?)`
+			if len(q.Warnings) != 1 || q.Warnings[0] != want {
+				t.Errorf("warnings %q, want [%q]", q.Warnings, want)
+			}
+			continue
+		}
+		if len(q.Warnings) > 0 {
+			t.Errorf("question %s: unexpected warnings %q", q.Name, q.Warnings)
+		}
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/sites
+
+go 1.21
