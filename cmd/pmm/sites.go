@@ -4,11 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -43,42 +41,18 @@ Example:
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			query := fs.String("sql", "", "run `QUERY` on the database and print its rows")
 			asJSON := fs.Bool("json", false, "print the rows of --sql as JSON")
-			tests := fs.Bool("tests", false, "include test files and test packages")
-			tags := fs.String("tags", "", "comma-separated build `tags`")
-			algorithm := fs.String("callgraph", static.VTA, "call-graph `algorithm`: vta, cha or static")
-			dbPath := fs.String("db", "", "database `file` (default .pmm/static.db at the module root)")
+			analysis := defineAnalysisFlags(fs)
 			return func(e *env, args []string) int {
-				switch *algorithm {
-				case static.VTA, static.CHA, static.Static:
-				default:
-					fmt.Fprintf(e.stderr, "pmm sites: unknown --callgraph %q (want vta, cha or static)\n", *algorithm)
-					return exitUsage
-				}
 				if *asJSON && *query == "" {
 					fmt.Fprintln(e.stderr, "pmm sites: --json needs --sql")
 					return exitUsage
 				}
-				cfg := static.Config{
-					Dir: e.dir, Patterns: args, Tests: *tests, CallGraph: *algorithm,
-					Output: *dbPath, Version: version,
-				}
-				if *tags != "" {
-					cfg.Tags = strings.Split(*tags, ",")
-				}
-				if cfg.Output != "" && !filepath.IsAbs(cfg.Output) {
-					cfg.Output = filepath.Join(e.dir, cfg.Output)
-				}
 				ctx := context.Background()
-				res, err := static.Build(ctx, cfg)
-				if err != nil {
-					fmt.Fprintf(e.stderr, "pmm sites: %v\n", err)
-					var pe *static.PackageErrors
-					if errors.As(err, &pe) {
-						return exitUsage
-					}
-					return exitFailure
+				res, code := analysis.build(ctx, e, "sites", args)
+				if res == nil {
+					return code
 				}
-				db, err := sql.Open("sqlite", "file:"+res.Path+"?mode=ro")
+				db, err := openStatic(res.Path)
 				if err != nil {
 					fmt.Fprintf(e.stderr, "pmm sites: %v\n", err)
 					return exitFailure
