@@ -10,8 +10,8 @@ import (
 type Program struct {
 	// Questions in the order they were defined.
 	Questions []*Question
-	// Events are the derived events that aggregates aggregate, normalized;
-	// the events used inside formulas are expanded into the questions.
+	// Events are the derived events, normalized, in the order they were
+	// defined; inside questions they are expanded into their definitions.
 	Events []*Relation
 	// Defs are the definitions as written, for summaries.
 	Defs []*Def
@@ -31,6 +31,9 @@ type Relation struct {
 type Question struct {
 	Relation
 	Aggregate *Aggregate
+	// Uses names the derived events expanded into the question, directly
+	// or through other events, in the order they were defined.
+	Uses []string
 }
 
 // Aggregate is (OP OF PATTERN) on the question's Relation.

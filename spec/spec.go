@@ -76,14 +76,16 @@ func Compile(srcs ...Source) (*Program, error) {
 			continue
 		}
 		if d.Aggregate != nil {
-			prog.Questions = append(prog.Questions, aggregateQuestion(d, relations[d.Aggregate.Of], diags))
-			if of := c.defs[d.Aggregate.Of]; !of.Question && !containsRelation(prog.Events, of.Name) {
-				prog.Events = append(prog.Events, relations[of.Name])
-			}
+			q := aggregateQuestion(d, relations[d.Aggregate.Of], diags)
+			q.Uses = uses(c, d, defs)
+			prog.Questions = append(prog.Questions, q)
 			continue
 		}
 		r := n.relation(d)
 		relations[d.Name] = r
+		if !d.Question {
+			prog.Events = append(prog.Events, r)
+		}
 		var params map[string]bool
 		if !d.Question {
 			params = toSet(r.Head)
@@ -95,7 +97,7 @@ func Compile(srcs ...Source) (*Program, error) {
 			}
 		}
 		if d.Question {
-			prog.Questions = append(prog.Questions, &Question{Relation: *r})
+			prog.Questions = append(prog.Questions, &Question{Relation: *r, Uses: uses(c, d, defs)})
 		}
 	}
 	if err := diags.result(); err != nil {
@@ -118,13 +120,34 @@ func owner(defs []*Def, pos Pos) *Def {
 	return found
 }
 
-func containsRelation(rs []*Relation, name string) bool {
-	for _, r := range rs {
-		if r.Name == name {
-			return true
+// uses returns the derived events that d uses, directly or through other
+// definitions (an aggregate's activity included), in definition order.
+func uses(c *checker, d *Def, defs []*Def) []string {
+	reached := map[string]bool{}
+	var visit func(d *Def)
+	visit = func(d *Def) {
+		names := []string{}
+		for _, a := range d.references {
+			names = append(names, a.Pred)
+		}
+		if d.Aggregate != nil {
+			names = append(names, d.Aggregate.Of)
+		}
+		for _, n := range names {
+			if t := c.defs[n]; t != nil && !reached[n] {
+				reached[n] = true
+				visit(t)
+			}
 		}
 	}
-	return false
+	visit(d)
+	var out []string
+	for _, e := range defs {
+		if reached[e.Name] && !e.Question && c.defs[e.Name] == e {
+			out = append(out, e.Name)
+		}
+	}
+	return out
 }
 
 // aggregateQuestion makes the question of an aggregate definition over the
