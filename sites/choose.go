@@ -10,11 +10,12 @@ import (
 
 // callSite is a row of the calls table that targets a function.
 type callSite struct {
-	id, callerID int64
-	caller       string
-	file         string
-	line, col    int
-	via          string
+	id, callerID    int64
+	caller          string
+	file            string
+	line, col       int
+	endLine, endCol int
+	via             string
 }
 
 // chooseSites decides where the executions of each function of vs are
@@ -73,7 +74,7 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 		}
 		for _, c := range selected {
 			vs.Sites = append(vs.Sites, Site{Kind: spec.SiteCall, Function: f.Name, FuncID: f.ID, CallID: c.id, Caller: c.caller,
-				File: c.file, Line: c.line, Col: c.col, Reason: reason})
+				File: c.file, Line: c.line, Col: c.col, EndLine: c.endLine, EndCol: c.endCol, Reason: reason})
 		}
 	}
 	if dropped > 0 {
@@ -167,7 +168,7 @@ func (s *selector) ids(query string) (map[int64]bool, error) {
 // set contains the function.
 func (s *selector) callSites(id int64) ([]callSite, error) {
 	rows, err := s.db.QueryContext(s.ctx, `
-		SELECT c.id, coalesce(c.caller_id, 0), coalesce(p.name, ''), c.file, c.line, c.col, c.via
+		SELECT c.id, coalesce(c.caller_id, 0), coalesce(p.name, ''), c.file, c.line, c.col, c.end_line, c.end_col, c.via
 		FROM calls c JOIN call_targets t ON t.call_id = c.id
 		LEFT JOIN functions p ON p.id = c.caller_id
 		WHERE t.callee_id = ? ORDER BY c.id`, id)
@@ -178,7 +179,7 @@ func (s *selector) callSites(id int64) ([]callSite, error) {
 	var out []callSite
 	for rows.Next() {
 		var c callSite
-		if err := rows.Scan(&c.id, &c.callerID, &c.caller, &c.file, &c.line, &c.col, &c.via); err != nil {
+		if err := rows.Scan(&c.id, &c.callerID, &c.caller, &c.file, &c.line, &c.col, &c.endLine, &c.endCol, &c.via); err != nil {
 			return nil, err
 		}
 		out = append(out, c)
@@ -188,7 +189,7 @@ func (s *selector) callSites(id int64) ([]callSite, error) {
 
 func (s *selector) definition(f Function) (Site, error) {
 	site := Site{Kind: spec.SiteDefinition, Function: f.Name, FuncID: f.ID}
-	err := s.db.QueryRowContext(s.ctx, "SELECT coalesce(file, ''), coalesce(line, 0), coalesce(col, 0) FROM functions WHERE id = ?", f.ID).
-		Scan(&site.File, &site.Line, &site.Col)
+	err := s.db.QueryRowContext(s.ctx, "SELECT coalesce(file, ''), coalesce(line, 0), coalesce(col, 0), coalesce(end_line, 0), coalesce(end_col, 0) FROM functions WHERE id = ?", f.ID).
+		Scan(&site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol)
 	return site, err
 }

@@ -73,6 +73,8 @@ type Site struct {
 	File     string        `json:"file"`
 	Line     int           `json:"line"`
 	Col      int           `json:"col"`
+	EndLine  int           `json:"end_line"`
+	EndCol   int           `json:"end_col"`
 	Reason   string        `json:"reason"`
 }
 
