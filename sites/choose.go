@@ -73,7 +73,7 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 			reason = "its body is outside the module"
 		}
 		for _, c := range selected {
-			vs.Sites = append(vs.Sites, Site{Kind: spec.SiteCall, Function: f.Name, FuncID: f.ID, CallID: c.id, Caller: c.caller,
+			vs.Sites = append(vs.Sites, Site{Kind: spec.SiteCall, Function: f.Name, FuncID: f.ID, CallID: c.id, Caller: c.caller, CallerID: c.callerID, Via: c.via,
 				File: c.file, Line: c.line, Col: c.col, EndLine: c.endLine, EndCol: c.endCol, Reason: reason})
 		}
 	}

@@ -70,6 +70,8 @@ type Site struct {
 	FuncID   int64         `json:"function_id"`
 	CallID   int64         `json:"call_id,omitempty"`
 	Caller   string        `json:"caller,omitempty"` // for a call site, the function it lies in
+	CallerID int64         `json:"caller_id,omitempty"`
+	Via      string        `json:"via,omitempty"` // for a call site: call, go or defer
 	File     string        `json:"file"`
 	Line     int           `json:"line"`
 	Col      int           `json:"col"`
