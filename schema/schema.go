@@ -1,0 +1,225 @@
+// Package schema generates the event schema of a PMM program (seed 001,
+// 4.1.1): the stored relations the instrumented program records for each
+// question, and the SQL views over them that are the answers.
+//
+// Each question records into tables of its own, named after it
+// (cacheable_calls__exec, cacheable_calls__duration, ...): one per
+// primitive event, attribute and control relation it uses. The control
+// relations before, contains, calls* and same-goroutine are not stored;
+// the views derive them from event ids (taken from one counter when an
+// execution begins), end sequence numbers and goroutines. Questions and
+// the derived events they use become views named after them. docs/SCHEMA.md
+// describes the tables and the translation.
+package schema
+
+import (
+	"fmt"
+	"strings"
+
+	"pmm.dev/pmm/spec"
+)
+
+// Column is a column of a stored relation.
+type Column struct {
+	Name string
+	Type string // "INTEGER", "REAL", "TEXT", or "" (any SQLite value)
+	// Event says that the column holds an event id or sequence number,
+	// which the loader makes unique per run.
+	Event bool
+}
+
+// Table is a stored relation that the instrumented program records.
+type Table struct {
+	ID       uint16 // 1, 2, ... in a deterministic order
+	Name     string // e.g. "cacheable_calls__exec"
+	Question string // the question's name as written in the IR
+	// Prim is the stored relation's kind: "exec", "end", "goroutine", or
+	// an attribute or relation name of the vocabulary such as "duration",
+	// "return-values", "calls".
+	Prim string
+	// Columns do not include the "run" column, which the loader prepends
+	// to every table.
+	Columns []Column
+}
+
+// View is a derived relation: the statement is CREATE VIEW Name AS SQL.
+type View struct{ Name, SQL string }
+
+// Schema is the stored relations of a program and the views over them.
+type Schema struct {
+	Tables []Table
+	Views  []View
+}
+
+// SitesTable is pmm's table of instrumentation sites; the views read
+// function names from it.
+const SitesTable = "pmm_sites"
+
+const sitesColumns = "site INTEGER PRIMARY KEY, function TEXT, kind TEXT, file TEXT, line INTEGER, col INTEGER"
+
+// Generate returns the schema of prog: for each question a table per
+// stored relation it uses, a view per question and a view per derived
+// event that some question uses.
+func Generate(prog *spec.Program) (*Schema, error) {
+	s := &Schema{}
+	names := newNameSet()
+	if err := names.claim(SitesTable, "pmm's table of sites"); err != nil {
+		return nil, err
+	}
+	for _, q := range prog.Questions {
+		kinds, err := questionKinds(q)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", q.Name, err)
+		}
+		for _, k := range kinds {
+			t := Table{
+				ID:       uint16(len(s.Tables) + 1),
+				Name:     tableName(q.Name, k),
+				Question: q.Name,
+				Prim:     k,
+				Columns:  columns(k),
+			}
+			if err := names.claim(t.Name, fmt.Sprintf("the %s table of question %s", k, q.Name)); err != nil {
+				return nil, err
+			}
+			s.Tables = append(s.Tables, t)
+		}
+	}
+
+	for _, e := range prog.Events {
+		var users []*spec.Question
+		for _, q := range prog.Questions {
+			if containsString(q.Uses, e.Name) {
+				users = append(users, q)
+			}
+		}
+		if len(users) == 0 {
+			continue
+		}
+		sql, err := eventSQL(e, users)
+		if err != nil {
+			return nil, err
+		}
+		if err := names.claim(SQLName(e.Name), "derived event "+e.Name); err != nil {
+			return nil, err
+		}
+		s.Views = append(s.Views, View{Name: SQLName(e.Name), SQL: sql})
+	}
+	for _, q := range prog.Questions {
+		sql, err := questionSQL(q)
+		if err != nil {
+			return nil, err
+		}
+		if err := names.claim(SQLName(q.Name), "question "+q.Name); err != nil {
+			return nil, err
+		}
+		s.Views = append(s.Views, View{Name: SQLName(q.Name), SQL: sql})
+	}
+	return s, nil
+}
+
+// Table returns the table of kind prim of the question named question, or
+// nil if the question has no such table.
+func (s *Schema) Table(question, prim string) *Table {
+	for i := range s.Tables {
+		if t := &s.Tables[i]; t.Question == question && t.Prim == prim {
+			return t
+		}
+	}
+	return nil
+}
+
+// Statements returns the SQL that creates the schema: the tables (each
+// with the run column first), if they do not exist yet, then the views,
+// each dropped first so that a database can take the views of changed
+// questions. The views read only tables, so their order is free.
+func (s *Schema) Statements() []string {
+	stmts := []string{"CREATE TABLE IF NOT EXISTS " + SitesTable + " (" + sitesColumns + ")"}
+	for _, t := range s.Tables {
+		cols := []string{"run INTEGER"}
+		for _, c := range t.Columns {
+			cols = append(cols, strings.TrimSpace(c.Name+" "+c.Type))
+		}
+		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+t.Name+" ("+strings.Join(cols, ", ")+")")
+	}
+	for _, v := range s.Views {
+		stmts = append(stmts, "DROP VIEW IF EXISTS "+v.Name, "CREATE VIEW "+v.Name+" AS\n"+v.SQL)
+	}
+	return stmts
+}
+
+// questionKinds returns the stored relations q uses, in kindOrder.
+func questionKinds(q *spec.Question) ([]string, error) {
+	used := map[string]bool{}
+	for _, name := range q.Primitives() {
+		kinds, err := storedKinds(spec.Lookup(name))
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range kinds {
+			used[k] = true
+		}
+	}
+	var out []string
+	for _, k := range kindOrder() {
+		if used[k] {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// tableName is the table of kind for question: the question's SQL name,
+// "__", then the kind's ("q__end": the whole name is not a keyword).
+func tableName(question, kind string) string {
+	return SQLName(question + "__" + kind)
+}
+
+// SQLName returns the name of a question, event, variable or primitive in
+// SQL: lower case, with "-" and other characters that an unquoted SQLite
+// identifier cannot hold replaced by "_" ("*" by "_star"), and a "_"
+// added where the result would be a keyword, start with a digit, or use
+// SQLite's reserved prefix.
+func SQLName(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			b.WriteRune(r)
+		case r == '*':
+			b.WriteString("_star")
+		default:
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if s == "" || s[0] >= '0' && s[0] <= '9' || strings.HasPrefix(s, "sqlite_") {
+		s = "_" + s
+	}
+	if isKeyword(s) {
+		s += "_"
+	}
+	return s
+}
+
+// nameSet finds SQL names that two definitions would share.
+type nameSet map[string]string // SQL name → what has it
+
+func newNameSet() nameSet { return nameSet{} }
+
+func (n nameSet) claim(name, owner string) error {
+	if other, ok := n[name]; ok {
+		return fmt.Errorf("schema: %s and %s have the same SQL name %s; rename one", other, owner, name)
+	}
+	n[name] = owner
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,515 @@
+package schema
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"pmm.dev/pmm/spec"
+)
+
+// questionSQL is the SELECT of q's view: its relation over its tables, or
+// the aggregate of that relation.
+func questionSQL(q *spec.Question) (string, error) {
+	cols := headColumns(q.Head)
+	body, err := relationSQL(q, &q.Relation, cols)
+	if err != nil || q.Aggregate == nil {
+		return body, err
+	}
+	agg := q.Aggregate
+	group := []string{"run"}
+	for i, in := range agg.Inputs {
+		if in {
+			group = append(group, cols[i])
+		}
+	}
+	arg := "*"
+	if agg.Value >= 0 {
+		arg = cols[agg.Value]
+	}
+	fn := agg.Op
+	if fn == "average" {
+		fn = "avg"
+	}
+	result := uniqueName(SQLName(agg.Op), inList(group))
+	return "SELECT " + strings.Join(group, ", ") + ", " + fn + "(" + arg + ") AS " + result + "\n" +
+		"FROM (\n" + indent(body, "    ") + "\n)\n" +
+		"GROUP BY " + strings.Join(group, ", "), nil
+}
+
+// eventSQL is the SELECT of a derived event's view: the union, over the
+// questions that use it, of its relation over each question's tables.
+func eventSQL(e *spec.Relation, users []*spec.Question) (string, error) {
+	var parts []string
+	for _, q := range users {
+		part, err := relationSQL(q, e, headColumns(e.Head))
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "\nUNION\n"), nil
+}
+
+// relationSQL is the union of one SELECT DISTINCT per disjunct of r over
+// the tables of question q, with the columns run and cols (one per head
+// variable).
+func relationSQL(q *spec.Question, r *spec.Relation, cols []string) (string, error) {
+	var selects []string
+	for _, c := range r.Disjuncts {
+		t := &translator{question: q.Name, aliases: map[string]bool{}}
+		types, _ := c.Types(nil)
+		s := t.newScope(nil, types)
+		s.fill(c)
+		if t.err == nil && s.run == "" {
+			t.fail("%s reads no stored relation, so it has no runs", r.Name)
+		}
+		list := []string{"DISTINCT " + s.run + " AS run"}
+		for i, v := range r.Head {
+			b, ok := s.lookup(v)
+			if !ok {
+				t.fail("%s: head variable %s is not bound", r.Name, v)
+			}
+			list = append(list, b.value()+" AS "+cols[i])
+		}
+		if t.err != nil {
+			return "", fmt.Errorf("schema: %s over the tables of %s: %w", r.Name, q.Name, t.err)
+		}
+		selects = append(selects, s.render(strings.Join(list, ", ")))
+	}
+	return strings.Join(selects, "\nUNION\n"), nil
+}
+
+// headColumns names the columns of a relation's head variables, after the
+// run column.
+func headColumns(head []string) []string {
+	taken := []string{"run"}
+	var cols []string
+	for _, v := range head {
+		c := uniqueName(SQLName(v), inList(taken))
+		taken = append(taken, c)
+		cols = append(cols, c)
+	}
+	return cols
+}
+
+// uniqueName returns name, or name with a numeric suffix, that taken
+// does not hold.
+func uniqueName(name string, taken func(string) bool) string {
+	unique := name
+	for k := 2; taken(unique); k++ {
+		unique = name + "_" + strconv.Itoa(k)
+	}
+	return unique
+}
+
+func inList(list []string) func(string) bool {
+	return func(s string) bool { return containsString(list, s) }
+}
+
+// translator builds one SELECT over the tables of one question.
+type translator struct {
+	question string
+	aliases  map[string]bool // the aliases of the statement, subqueries included
+	err      error           // the first thing that could not be translated
+}
+
+func (t *translator) fail(format string, args ...any) {
+	if t.err == nil {
+		t.err = fmt.Errorf(format, args...)
+	}
+}
+
+// alias returns a fresh alias based on name.
+func (t *translator) alias(name string) string {
+	a := uniqueName(SQLName(name), func(a string) bool { return t.aliases[a] })
+	t.aliases[a] = true
+	return a
+}
+
+// bindingKind says what a variable holds.
+type bindingKind int
+
+const (
+	valueVar bindingKind = iota
+	execVar              // a function execution
+	pointVar             // the begin or end point of an execution
+)
+
+// binding is how a variable of a conjunction reads in SQL.
+type binding struct {
+	kind bindingKind
+	name string // the variable, to name aliases after
+	// expr is a value's expression, an execution's id, or the id of the
+	// execution a point belongs to.
+	expr  string
+	site  string // an execution's site column
+	point string // a point: "0" for the begin, "1" for the end
+}
+
+// value is the variable's column value: an execution is its id; a point
+// is 2·id for its execution's begin and 2·id+1 for its end, so points
+// compare by equality and the value says which point it is.
+func (b binding) value() string {
+	if b.kind == pointVar {
+		return "(" + b.expr + " * 2 + " + b.point + ")"
+	}
+	return b.expr
+}
+
+// scope is one SELECT: the conjunction's own FROM items and conditions,
+// inside the SELECTs of the conjunctions that enclose it (a negated
+// conjunction is a correlated NOT EXISTS subquery).
+type scope struct {
+	t      *translator
+	parent *scope
+	types  spec.VarTypes
+	vars   map[string]binding
+	from   []source
+	where  []string
+	run    string            // the run every FROM item joins on
+	attrs  map[string]string // the alias of each attribute row read, by table and key
+}
+
+// source is a FROM item joined on its key conditions.
+type source struct {
+	table, alias string
+	on           []string
+}
+
+func (t *translator) newScope(parent *scope, types spec.VarTypes) *scope {
+	s := &scope{t: t, parent: parent, types: types, vars: map[string]binding{}, attrs: map[string]string{}}
+	if parent != nil {
+		s.run = parent.run
+	}
+	return s
+}
+
+func (s *scope) lookup(v string) (binding, bool) {
+	for sc := s; sc != nil; sc = sc.parent {
+		if b, ok := sc.vars[v]; ok {
+			return b, true
+		}
+	}
+	return binding{}, false
+}
+
+// join adds the table of kind to the FROM items, joined on the run and on
+// keys (column, expression); it returns the alias.
+func (s *scope) join(kind, name string, keys [][2]string) string {
+	alias := s.t.alias(name)
+	var on []string
+	if s.run == "" {
+		s.run = alias + ".run"
+	} else {
+		on = append(on, alias+".run = "+s.run)
+	}
+	for _, k := range keys {
+		on = append(on, alias+"."+k[0]+" = "+k[1])
+	}
+	s.from = append(s.from, source{table: tableName(s.t.question, kind), alias: alias, on: on})
+	return alias
+}
+
+// attr returns the alias of the row of a functional stored relation (an
+// attribute, end or goroutine) with the given key, joining it in unless
+// this scope or an enclosing one already reads it.
+func (s *scope) attr(kind, name string, keys [][2]string) string {
+	key := kind
+	for _, k := range keys {
+		key += "|" + k[0] + "=" + k[1]
+	}
+	for sc := s; sc != nil; sc = sc.parent {
+		if a, ok := sc.attrs[key]; ok {
+			return a
+		}
+	}
+	a := s.join(kind, name+"_"+kind, keys)
+	s.attrs[key] = a
+	return a
+}
+
+// fill translates conjunction c into s: event declarations first, so
+// that every event variable is bound before it is used, then attributes
+// and control relations, then comparisons, then negations.
+func (s *scope) fill(c *spec.Conj) {
+	for _, a := range c.Atoms {
+		if a.Pred() == spec.TypeFunctionExecution {
+			s.declareExecution(a)
+		}
+	}
+	for _, a := range c.Atoms {
+		if a.Prim.IsEvent() && a.Pred() != spec.TypeFunctionExecution {
+			s.declarePoint(a)
+		}
+	}
+	var comparisons []*spec.Atom
+	for _, a := range c.Atoms {
+		switch a.Prim.Kind {
+		case spec.Attribute:
+			s.attribute(a)
+		case spec.ControlRelation:
+			s.control(a)
+		case spec.ValueRelation:
+			comparisons = append(comparisons, a)
+		}
+	}
+	s.compare(comparisons)
+	for _, n := range c.Not {
+		types, _ := n.Types(s.types)
+		inner := s.t.newScope(s, types)
+		inner.fill(n)
+		s.where = append(s.where, "NOT EXISTS (\n"+indent(inner.render("1"), "    ")+"\n)")
+	}
+}
+
+// declareExecution translates (function-execution x name).
+func (s *scope) declareExecution(a *spec.Atom) {
+	x := a.Args[0].Var
+	b, ok := s.lookup(x)
+	if !ok {
+		b = s.newExecution(x)
+	}
+	name := a.Args[1]
+	nameOf := "(SELECT function FROM " + SitesTable + " WHERE site = " + b.site + ")"
+	switch {
+	case name.Lit != nil:
+		s.where = append(s.where, b.site+" IN (SELECT site FROM "+SitesTable+" WHERE function = "+literal(name.Lit)+")")
+	default:
+		s.bindOrEqual(name, nameOf)
+	}
+}
+
+// newExecution binds x to a fresh row of the question's executions.
+func (s *scope) newExecution(x string) binding {
+	alias := s.join(kindExec, x, nil)
+	b := binding{kind: execVar, name: x, expr: alias + ".id", site: alias + ".site"}
+	s.vars[x] = b
+	return b
+}
+
+// declarePoint translates (begin p x) and (end p x).
+func (s *scope) declarePoint(a *spec.Atom) {
+	x := s.event(a.Args[1], a.Prim.Args[1])
+	p := binding{kind: pointVar, name: a.Args[0].Var, expr: x.expr, site: x.site, point: "0"}
+	if a.Prim.Denotes == spec.Finish {
+		p.point = "1"
+	}
+	if old, ok := s.lookup(p.name); ok {
+		s.where = append(s.where, old.value()+" = "+p.value())
+		return
+	}
+	s.vars[p.name] = p
+}
+
+// event returns the binding of the event variable at an argument of type
+// arg. A variable nothing declares is a head variable of a derived event,
+// typed where the event is used; it ranges over the question's executions.
+func (s *scope) event(t spec.Term, arg spec.Arg) binding {
+	if b, ok := s.lookup(t.Var); ok {
+		return b
+	}
+	if !acceptsExecutions(arg) {
+		s.t.fail("the point %s is declared only where the event is used: its execution is not known here", t.Var)
+		return binding{kind: pointVar, name: t.Var, expr: "NULL", point: "0"}
+	}
+	return s.newExecution(t.Var)
+}
+
+func acceptsExecutions(a spec.Arg) bool {
+	for _, e := range a.Events {
+		if e == spec.TypeFunctionExecution {
+			return true
+		}
+	}
+	return false
+}
+
+// attribute translates an attribute atom: the row of the attribute's table
+// for the event (and point, position or expression), and its value.
+func (s *scope) attribute(a *spec.Atom) {
+	p := a.Prim
+	ev := s.event(a.Args[0], p.Args[0])
+	keys := [][2]string{{"id", ev.expr}}
+	if acceptsPoints(p.Args[0]) {
+		point := "0" // an execution's attributes are read at its begin point
+		if ev.kind == pointVar {
+			point = ev.point
+		}
+		keys = append(keys, [2]string{"point", point})
+	}
+	last := len(a.Args) - 1
+	for i := 1; i < last; i++ {
+		if a.Args[i].Lit == nil {
+			s.t.fail("%s: argument %d must be a literal", a, i+1)
+			continue
+		}
+		keys = append(keys, [2]string{keyColumn(p.Args[i]).Name, literal(a.Args[i].Lit)})
+	}
+	alias := s.attr(p.Name, ev.name, keys)
+	s.bindOrEqual(a.Args[last], alias+"."+valueColumn(p.Name))
+}
+
+// bindOrEqual binds the variable t to expr where t is not bound yet, and
+// otherwise requires t to equal expr.
+func (s *scope) bindOrEqual(t spec.Term, expr string) {
+	if t.Lit == nil {
+		if _, ok := s.lookup(t.Var); !ok {
+			s.vars[t.Var] = binding{kind: valueVar, name: t.Var, expr: expr}
+			return
+		}
+	}
+	rhs, _ := s.term(t)
+	s.where = append(s.where, comparison("=", expr, rhs))
+}
+
+// control translates a control relation: calls and spawns are stored
+// pairs; the others compare sequence numbers and goroutines.
+func (s *scope) control(a *spec.Atom) {
+	x := s.event(a.Args[0], a.Prim.Args[0])
+	y := s.event(a.Args[1], a.Prim.Args[1])
+	if pair, ok := storedPairs[a.Pred()]; ok {
+		s.join(a.Pred(), x.name+"_"+a.Pred()+"_"+y.name, [][2]string{{pair[0], x.expr}, {pair[1], y.expr}})
+		return
+	}
+	switch a.Pred() {
+	case "before":
+		s.where = append(s.where, s.seq(x, true)+" < "+s.seq(y, false))
+	case "contains":
+		s.contains(x, y)
+	case "calls*":
+		// On one goroutine executions nest like a stack, so nesting in time
+		// there is exactly calling, directly or not.
+		s.contains(x, y)
+		s.where = append(s.where, s.goroutine(x)+" = "+s.goroutine(y))
+	case "same-goroutine":
+		s.where = append(s.where, s.goroutine(x)+" = "+s.goroutine(y))
+	default:
+		s.t.fail("no translation for the control relation %s", a.Pred())
+	}
+}
+
+func (s *scope) contains(outer, inner binding) {
+	s.where = append(s.where,
+		s.seq(outer, false)+" < "+s.seq(inner, false),
+		s.seq(inner, true)+" < "+s.seq(outer, true))
+}
+
+// seq is the sequence number of the begin (or end) of event b: an
+// execution begins at its id and ends at its end row's seq; a point is
+// its own begin and end.
+func (s *scope) seq(b binding, end bool) string {
+	if b.kind == pointVar {
+		end = b.point == "1"
+	}
+	if !end {
+		return b.expr
+	}
+	return s.attr(kindEnd, b.name, [][2]string{{"id", b.expr}}) + ".seq"
+}
+
+// goroutine is the goroutine of event b (of its execution, for a point).
+func (s *scope) goroutine(b binding) string {
+	return s.attr(kindGoroutine, b.name, [][2]string{{"id", b.expr}}) + "." + valueColumn(kindGoroutine)
+}
+
+// compare translates comparisons. (= v e) binds v when v is not bound
+// otherwise, so they are taken in rounds until none binds a variable.
+func (s *scope) compare(pending []*spec.Atom) {
+	for progress := true; progress && len(pending) > 0; {
+		progress = false
+		var rest []*spec.Atom
+		for _, a := range pending {
+			l, lok := s.term(a.Args[0])
+			r, rok := s.term(a.Args[1])
+			switch {
+			case lok && rok:
+				s.where = append(s.where, comparison(a.Pred(), l, r))
+			case a.Pred() == "=" && lok:
+				s.bindOrEqual(a.Args[1], l)
+			case a.Pred() == "=" && rok:
+				s.bindOrEqual(a.Args[0], r)
+			default:
+				rest = append(rest, a)
+				continue
+			}
+			progress = true
+		}
+		pending = rest
+	}
+	for _, a := range pending {
+		s.t.fail("%s: no atom binds its variables", a)
+	}
+}
+
+// term is the SQL of a literal or a bound variable; ok is false for a
+// variable not bound yet.
+func (s *scope) term(t spec.Term) (sql string, ok bool) {
+	if t.Lit != nil {
+		return literal(t.Lit), true
+	}
+	b, ok := s.lookup(t.Var)
+	return b.value(), ok
+}
+
+var sqlOperators = map[string]string{"=": "=", "/=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+// comparison is l op r in SQL; nil compares with IS.
+func comparison(op, l, r string) string {
+	if l == "NULL" || r == "NULL" {
+		switch op {
+		case "=":
+			return l + " IS " + r
+		case "/=":
+			return l + " IS NOT " + r
+		}
+	}
+	return l + " " + sqlOperators[op] + " " + r
+}
+
+// literal is the SQL of a PMM literal.
+func literal(l *spec.Literal) string {
+	switch l.Kind {
+	case spec.LitString:
+		return "'" + strings.ReplaceAll(l.Str, "'", "''") + "'"
+	case spec.LitInt:
+		return strconv.FormatInt(l.Int, 10)
+	case spec.LitFloat:
+		return l.String()
+	case spec.LitBool:
+		if l.Bool {
+			return "1"
+		}
+		return "0"
+	}
+	return "NULL"
+}
+
+// render is the SELECT of s with the select list list: the first FROM
+// item's key conditions join the WHERE clause.
+func (s *scope) render(list string) string {
+	lines := []string{"SELECT " + list}
+	var where []string
+	for i, f := range s.from {
+		if i == 0 {
+			lines = append(lines, "FROM "+f.table+" AS "+f.alias)
+			where = append(where, f.on...)
+			continue
+		}
+		lines = append(lines, "JOIN "+f.table+" AS "+f.alias+" ON "+strings.Join(f.on, " AND "))
+	}
+	where = append(where, s.where...)
+	for i, w := range where {
+		kw := "  AND "
+		if i == 0 {
+			kw = "WHERE "
+		}
+		lines = append(lines, kw+strings.ReplaceAll(w, "\n", "\n  "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// indent prefixes every line of text with prefix.
+func indent(text, prefix string) string {
+	return prefix + strings.ReplaceAll(text, "\n", "\n"+prefix)
+}
