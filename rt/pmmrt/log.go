@@ -1,0 +1,439 @@
+package pmmrt
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// Segment sizes: the first segment of a process is small (a process that
+// records little writes little), each next one doubles, up to the largest,
+// which bounds the memory a process maps for its log.
+const (
+	firstSegmentSize = 1 << 20
+	lastSegmentSize  = 16 << 20
+	fallbackInterval = 50 * time.Millisecond // write period without mmap
+	retirePoll       = time.Millisecond      // how often to look for stragglers
+)
+
+// The process's identity, shared by all its segment files.
+var (
+	processStart = time.Now()
+	processTag   = randomTag()
+	debug        = os.Getenv("PMM_DEBUG") == "1"
+	defaultDir   string // set by the zz_config.go file that pmm generates
+)
+
+// std is the log of the process.
+var std = logger{mapped: useMmap, firstSize: firstSegmentSize, lastSize: lastSegmentSize}
+
+func init() { std.ready.L = &std.mu }
+
+// segment is one log file and the memory that holds its records.
+type segment struct {
+	_        [64]byte // keep the contended reservation word on its own cache line
+	reserved uint64   // atomic: the end of the reserved bytes
+	_        [56]byte
+	size     uint64 // len(data)
+	// end is 0 until the reservation that did not fit is made; it is then
+	// the end of the last record that fit, plus 1 (so that 0 is "unknown").
+	end     uint64
+	data    []byte
+	file    *os.File
+	mapped  bool
+	written int // without mmap: bytes of data written to the file
+}
+
+// logger writes the records of a process into its segments.
+type logger struct {
+	cur unsafe.Pointer // atomic *segment: where records are reserved; nil before the first
+
+	mu        sync.Mutex // guards the fields below and segment rotation
+	ready     sync.Cond  // signalled when a spare segment is prepared
+	spare     *segment   // prepared in advance for the next rotation
+	preparing bool
+	seq       uint32 // the number of the next segment file
+	nextSize  int    // the size of the next segment
+	retiring  sync.WaitGroup
+	flushMu   sync.Mutex // serializes writes without mmap
+	flushing  bool       // the periodic writer runs (without mmap)
+
+	// Configuration; tests change it (under mu, with no segment open).
+	mapped              bool
+	firstSize, lastSize int
+	dir                 string // overrides PMM_DIR when set
+}
+
+// reserve returns the segment and offset of size bytes for one record; the
+// common case is one atomic add. It returns nil when the log is broken.
+func (l *logger) reserve(size int) (*segment, int) {
+	s := (*segment)(atomic.LoadPointer(&l.cur))
+	if s != nil {
+		end := atomic.AddUint64(&s.reserved, uint64(size))
+		if end <= s.size {
+			return s, int(end) - size
+		}
+		return l.reserveSlow(s, end-uint64(size), size)
+	}
+	return l.reserveSlow(nil, 0, size)
+}
+
+// reserveSlow rotates to a new segment when s is full (or opens the first)
+// and reserves there. start is where the reservation that failed in s
+// began.
+func (l *logger) reserveSlow(s *segment, start uint64, size int) (*segment, int) {
+	for {
+		if s != nil {
+			s.markEnd(start)
+		}
+		l.mu.Lock()
+		if atomic.LoadInt32(&state) == stateBroken {
+			l.mu.Unlock()
+			return nil, 0
+		}
+		cur := (*segment)(atomic.LoadPointer(&l.cur))
+		for (cur == s || cur == nil) && l.preparing { // the spare is nearly ready
+			l.ready.Wait()
+			cur = (*segment)(atomic.LoadPointer(&l.cur))
+		}
+		if cur == s || cur == nil { // nobody rotated yet, or closed
+			next, err := l.nextSegment(size)
+			if err != nil {
+				l.fail(err)
+				l.mu.Unlock()
+				return nil, 0
+			}
+			atomic.StorePointer(&l.cur, unsafe.Pointer(next))
+			if cur != nil { // else close retired it
+				l.retire(cur)
+			}
+			cur = next
+		}
+		l.mu.Unlock()
+		end := atomic.AddUint64(&cur.reserved, uint64(size))
+		if end <= cur.size {
+			return cur, int(end) - size
+		}
+		s, start = cur, end-uint64(size)
+	}
+}
+
+// markEnd records where the records of s end, if the reservation that
+// began at start is the first that did not fit (exactly one does).
+func (s *segment) markEnd(start uint64) {
+	if start <= s.size {
+		atomic.StoreUint64(&s.end, start+1)
+	}
+}
+
+// begin stores the size of a record whose space was just reserved, so
+// that a reader can skip it if its writer dies before commit.
+func (s *segment) begin(rec []byte, size int) {
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&rec[0])), uint32(size))
+}
+
+// commit publishes a record, with one atomic store of its first word.
+func (s *segment) commit(rec []byte, size int) {
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&rec[0])), uint32(size)|commitBit)
+}
+
+// nextSegment returns the segment to use after the current one, with room
+// for a record of size bytes, and starts preparing the one after. l.mu is
+// held and no spare is being prepared.
+func (l *logger) nextSegment(size int) (*segment, error) {
+	need := segHeaderSize + size
+	if l.spare != nil && int(l.spare.size) >= need {
+		s := l.spare
+		l.spare = nil
+		l.prepareNext()
+		return s, nil
+	}
+	if l.spare != nil { // too small for this record
+		l.spare.discard()
+		l.spare = nil
+	}
+	want := l.takeSize()
+	if want < need {
+		want = (need + 4095) &^ 4095
+	}
+	s, err := l.create(want)
+	if err != nil {
+		return nil, err
+	}
+	l.prepareNext()
+	return s, nil
+}
+
+// prepareNext creates the next segment in the background and touches its
+// pages, so that the records written into it later take no page fault.
+// l.mu is held.
+func (l *logger) prepareNext() {
+	if !l.mapped {
+		return
+	}
+	l.preparing = true
+	size := l.takeSize()
+	l.retiring.Add(1)
+	go func() {
+		defer l.retiring.Done()
+		s, err := l.createLocked(size)
+		if err == nil { // the first page holds the header
+			for i := 4096; i < len(s.data); i += 4096 {
+				s.data[i] = 0
+			}
+		}
+		l.mu.Lock()
+		l.spare = s
+		l.preparing = false
+		l.ready.Broadcast()
+		l.mu.Unlock()
+	}()
+}
+
+// takeSize returns the size of the next segment and doubles the one after,
+// up to lastSize. l.mu is held.
+func (l *logger) takeSize() int {
+	if l.nextSize == 0 {
+		l.nextSize = l.firstSize
+	}
+	size := l.nextSize
+	if l.nextSize < l.lastSize {
+		l.nextSize *= 2
+		if l.nextSize > l.lastSize {
+			l.nextSize = l.lastSize
+		}
+	}
+	return size
+}
+
+// createLocked creates a segment, taking l.mu for the numbering.
+func (l *logger) createLocked(size int) (*segment, error) {
+	l.mu.Lock()
+	seq := l.seq
+	l.seq++
+	dir, mapped := l.dir, l.mapped
+	l.mu.Unlock()
+	return createSegment(dir, seq, size, mapped)
+}
+
+// create creates a segment of size bytes. l.mu is held.
+func (l *logger) create(size int) (*segment, error) {
+	seq := l.seq
+	l.seq++
+	s, err := createSegment(l.dir, seq, size, l.mapped)
+	if err == nil && !l.mapped && !l.flushing {
+		l.flushing = true
+		go l.flushLoop()
+	}
+	return s, err
+}
+
+// logDir returns the directory of the log files.
+func logDir(override string) (string, error) {
+	dir := override
+	if dir == "" {
+		dir = os.Getenv("PMM_DIR")
+	}
+	if dir == "" {
+		dir = defaultDir
+	}
+	if dir == "" {
+		return "", errors.New("neither PMM_DIR nor a default directory is set")
+	}
+	return filepath.Join(dir, "logs"), nil
+}
+
+// createSegment creates the file of segment number seq, maps it (or
+// allocates its buffer) and writes its header.
+func createSegment(override string, seq uint32, size int, mapped bool) (*segment, error) {
+	dir, err := logDir(override)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0755); err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("%d-%d-%016x-%04d.pmmlog", os.Getpid(), processStart.UnixNano(), processTag, seq)
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0644)
+	if err != nil {
+		return nil, err
+	}
+	s := &segment{size: uint64(size), file: f, mapped: mapped, reserved: segHeaderSize}
+	if mapped {
+		if err = f.Truncate(int64(size)); err == nil {
+			s.data, err = mapFile(f, size)
+		}
+	} else {
+		s.data = make([]byte, size)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	writeHeader(s.data, seq, size)
+	return s, nil
+}
+
+func writeHeader(h []byte, seq uint32, size int) {
+	le := binary.LittleEndian
+	copy(h[hdrMagic:], segMagic)
+	le.PutUint32(h[hdrHeaderSize:], segHeaderSize)
+	le.PutUint64(h[hdrSize:], uint64(size))
+	le.PutUint64(h[hdrPID:], uint64(os.Getpid()))
+	le.PutUint64(h[hdrStart:], uint64(processStart.UnixNano()))
+	le.PutUint64(h[hdrProcess:], processTag)
+	le.PutUint32(h[hdrSeq:], seq)
+	program := ""
+	if len(os.Args) > 0 {
+		program = os.Args[0]
+	}
+	n := copy(h[hdrProgram:segHeaderSize], program)
+	le.PutUint32(h[hdrProgramLen:], uint32(n))
+}
+
+// retire finishes a segment that no new record will be reserved in, in
+// the background: once every record reserved in it is committed, nothing
+// writes to it any more, so it can be unmapped. l.mu is held.
+func (l *logger) retire(s *segment) {
+	l.retiring.Add(1)
+	go func() {
+		defer l.retiring.Done()
+		s.finish(l)
+	}()
+}
+
+// finish waits for the writers of s to commit, then records the end in the
+// header, writes (without mmap), truncates, unmaps and closes the file.
+func (s *segment) finish(l *logger) {
+	var end uint64
+	for end = atomic.LoadUint64(&s.end); end == 0; end = atomic.LoadUint64(&s.end) {
+		time.Sleep(retirePoll)
+	}
+	end--
+	s.committedPrefix(int(end), true)
+	if s.mapped {
+		binary.LittleEndian.PutUint64(s.data[hdrEnd:], end)
+		unmapFile(s.data) // (s.data is left as is: the race detector does not see the commits in mapped memory)
+		s.file.Truncate(int64(end))
+	} else {
+		l.flushMu.Lock()
+		binary.LittleEndian.PutUint64(s.data[hdrEnd:], end)
+		s.write(int(end))
+		s.file.WriteAt(s.data[:segHeaderSize], 0)
+		s.data = nil
+		l.flushMu.Unlock()
+	}
+	s.file.Close()
+}
+
+// committedPrefix returns the end of the committed records of s that
+// begin before limit. With wait, it waits for the records being written
+// and returns limit.
+func (s *segment) committedPrefix(limit int, wait bool) int {
+	pos := segHeaderSize
+	for pos < limit {
+		word := atomic.LoadUint32((*uint32)(unsafe.Pointer(&s.data[pos])))
+		if word&commitBit == 0 {
+			if !wait {
+				break
+			}
+			time.Sleep(retirePoll)
+			continue
+		}
+		pos += int(word &^ commitBit)
+	}
+	return pos
+}
+
+// discard removes a prepared segment that is not used.
+func (s *segment) discard() {
+	if s.mapped {
+		unmapFile(s.data)
+	}
+	s.file.Close()
+	os.Remove(s.file.Name())
+}
+
+// write writes the bytes of s up to end that were not written yet
+// (without mmap). l.flushMu is held.
+func (s *segment) write(end int) {
+	if end > s.written {
+		s.file.WriteAt(s.data[s.written:end], int64(s.written))
+		s.written = end
+	}
+}
+
+// flushLoop writes the committed records periodically (without mmap).
+func (l *logger) flushLoop() {
+	for {
+		time.Sleep(fallbackInterval)
+		l.flush()
+	}
+}
+
+// flush writes the committed records of the current segment (without
+// mmap). Retired segments are written by finish.
+func (l *logger) flush() {
+	s := (*segment)(atomic.LoadPointer(&l.cur))
+	if s == nil || s.mapped {
+		return
+	}
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	if s.data == nil { // retired meanwhile
+		return
+	}
+	limit := int(atomic.LoadUint64(&s.reserved))
+	if limit > len(s.data) {
+		limit = len(s.data)
+	}
+	s.write(s.committedPrefix(limit, false))
+}
+
+// close retires the current segment and the spare, and waits until they
+// are closed; the next record opens a new segment.
+func (l *logger) close() {
+	l.mu.Lock()
+	for l.preparing {
+		l.ready.Wait()
+	}
+	s := (*segment)(atomic.LoadPointer(&l.cur))
+	if s != nil {
+		atomic.StorePointer(&l.cur, nil)
+		// Take all the remaining space, so that this is (or follows) the
+		// reservation that did not fit.
+		s.markEnd(atomic.AddUint64(&s.reserved, s.size+1) - s.size - 1)
+		l.retire(s)
+	}
+	if l.spare != nil {
+		l.spare.discard()
+		l.spare = nil
+	}
+	l.nextSize = 0
+	l.mu.Unlock()
+	l.retiring.Wait()
+}
+
+// fail disables recording after an error opening the log. l.mu is held.
+func (l *logger) fail(err error) {
+	atomic.StoreInt32(&state, stateBroken)
+	if debug {
+		fmt.Fprintf(os.Stderr, "pmm: recording disabled: %v\n", err)
+	}
+}
+
+func randomTag() uint64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return uint64(time.Now().UnixNano())
+	}
+	return binary.LittleEndian.Uint64(b[:])
+}

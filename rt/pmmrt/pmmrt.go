@@ -1,0 +1,151 @@
+// Package pmmrt is the runtime that pmm injects into an instrumented
+// program: the generated code calls it to record tuples.
+//
+// The process writes its own tuples into memory-mapped log files under
+// $PMM_DIR/logs (or the directory pmm compiled in), one set of files per
+// process. A record is committed by a single atomic store once written, so
+// it lives in the kernel's page cache from that moment: a panic, os.Exit,
+// log.Fatal, a signal or even SIGKILL loses nothing that was committed, and
+// no exit hook is needed. pmm loads the logs into SQLite after the run
+// (package pmm.dev/pmm/rt/load). See docs/RUNTIME.md.
+//
+// The recording path takes no lock, makes no system call and allocates
+// nothing: a record reserves its space with one atomic add. Opening and
+// rotating log segments is the rare slow path.
+//
+// The package compiles under a go.mod `go 1.12` directive (it is placed in
+// the user's module) and imports only the standard library; it never
+// prints, except debug messages on stderr when PMM_DEBUG=1.
+package pmmrt
+
+import (
+	"os"
+	"runtime"
+	"sync/atomic"
+	_ "unsafe" // for go:linkname
+)
+
+// Recording states, held in state.
+const (
+	stateOff    = 0 // Monitor-End, or PMM_RECORD=off at start
+	stateOn     = 1 // recording
+	stateBroken = 2 // the log could not be written: recording stays off
+)
+
+var (
+	state     int32  // one of the state constants; read with one atomic load
+	lastID    uint64 // the last event id handed out by NextID
+	startNano = nanotime()
+)
+
+func init() { state = initialState(os.Getenv("PMM_RECORD")) }
+
+// initialState is the recording state given $PMM_RECORD.
+func initialState(env string) int32 {
+	if env == "off" {
+		return stateOff
+	}
+	return stateOn
+}
+
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
+
+// Enabled reports whether tuples are being recorded (the Monitor-Begin/End
+// gate). Generated code tests it before recording anything.
+func Enabled() bool { return atomic.LoadInt32(&state) == stateOn }
+
+// Begin starts recording (Monitor-Begin). The program may call it, for
+// instance when it was started with PMM_RECORD=off.
+func Begin() { atomic.CompareAndSwapInt32(&state, stateOff, stateOn) }
+
+// End stops recording (Monitor-End). Tuples already recorded are kept.
+func End() { atomic.CompareAndSwapInt32(&state, stateOn, stateOff) }
+
+// NextID returns a new event id, unique within this process and never 0.
+// The loader makes ids from different processes of a run distinct.
+func NextID() uint64 { return atomic.AddUint64(&lastID, 1) }
+
+// Now returns the nanoseconds elapsed since the process started, from the
+// monotonic clock.
+func Now() int64 { return nanotime() - startNano }
+
+// GoID returns the id of the calling goroutine, parsed from the header of
+// runtime.Stack ("goroutine 18 [running]:"). It costs about a microsecond
+// (see docs/RUNTIME.md); generated code calls it once per site execution.
+func GoID() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	const prefix = "goroutine "
+	if len(b) < len(prefix) {
+		return 0
+	}
+	var id int64
+	for _, c := range b[len(prefix):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + int64(c-'0')
+	}
+	return id
+}
+
+// Emit appends the tuple built in r to the log as a row of the table with
+// the given id, and resets r so that it can be reused.
+func Emit(table uint16, r *Rec) {
+	r.close()
+	body := r.bytes()
+	size := roundRecord(headerSize + len(body))
+	seg, off := std.reserve(size)
+	if seg != nil {
+		rec := seg.data[off : off+size]
+		seg.begin(rec, size)
+		putHeader(rec, table, formatFields)
+		copy(rec[headerSize:], body)
+		seg.commit(rec, size)
+	}
+	r.Reset()
+}
+
+// Emit2 appends a tuple of two int64 fields: the commonest tuple (an event
+// id and a time, a pair of ids), in a fixed layout.
+func Emit2(table uint16, a, b int64) { emitInts(table, formatInt2, a, b, 0) }
+
+// Emit3 appends a tuple of three int64 fields in a fixed layout.
+func Emit3(table uint16, a, b, c int64) { emitInts(table, formatInt3, a, b, c) }
+
+// emitInts appends a record of format formatInt2 (a, b) or formatInt3
+// (a, b, c).
+func emitInts(table uint16, format byte, a, b, c int64) {
+	size := headerSize + 8*int(format)
+	seg, off := std.reserve(size)
+	if seg == nil {
+		return
+	}
+	rec := seg.data[off : off+size]
+	seg.begin(rec, size)
+	putHeader(rec, table, format)
+	putInt64(rec[headerSize:], a)
+	putInt64(rec[headerSize+8:], b)
+	if format == formatInt3 {
+		putInt64(rec[headerSize+16:], c)
+	}
+	seg.commit(rec, size)
+}
+
+// Flush writes out what is buffered. With memory-mapped logs every
+// committed record is already in the kernel's page cache, so there is
+// nothing to do; on systems without mmap support it writes the buffer.
+func Flush() { std.flush() }
+
+// Exit is what a rewritten os.Exit calls: it flushes, then exits.
+func Exit(code int) {
+	Flush()
+	os.Exit(code)
+}
+
+// Close finishes the current log files: it waits for the records being
+// written to be committed, unmaps and closes the files. Recording may go
+// on: a later record opens new files (reading PMM_DIR again). pmm's own
+// tests use it; an instrumented program need not call it.
+func Close() { std.close() }
