@@ -220,16 +220,19 @@ func scenarios(t *testing.T) []scenario {
   ((f g) s.t. (and (function-execution f "main.F") (function-execution g "main.G") (contains f g))))
 (defquestion after-f :definition
   ((f g) s.t. (and (function-execution f "main.F") (function-execution g "main.G") (before f g))))
+(defquestion f-ends :definition
+  ((p) s.t. (exists (f) (and (function-execution f "main.F") (end p f)))))
 (defquestion starts-inside :definition
   ((f t) s.t. (exists (g p) (and (function-execution f "main.F") (function-execution g "main.G")
                                  (begin p g) (contains f p) (time p t)))))`,
 			traces: map[string]trace{
-				"calls-star": nestingTrace, "in-time": nestingTrace, "after-f": nestingTrace, "starts-inside": nestingTrace,
+				"calls-star": nestingTrace, "in-time": nestingTrace, "after-f": nestingTrace, "f-ends": nestingTrace, "starts-inside": nestingTrace,
 			},
 			want: map[string][][]any{
 				"calls_star":    {{1, 1, 3}},
 				"in_time":       {{1, 1, 3}, {1, 1, 6}},
 				"after_f":       {{1, 1, 11}},
+				"f_ends":        {{1, 2*1 + 1}}, // the end point of execution 1
 				"starts_inside": {{1, 1, 30}, {1, 1, 60}},
 			},
 		},
@@ -465,6 +468,21 @@ func TestNameClashes(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Generate(%q) error = %v, want one naming %s", tt.pmm, err, tt.want)
 		}
+	}
+}
+
+// TestInexpressible: a derived event whose head point is declared only
+// where it is used has no view of its own.
+func TestInexpressible(t *testing.T) {
+	prog, err := spec.Compile(spec.Source{Name: "late.pmm", Text: []byte(`
+(defevent late :definition ((p t) s.t. (and (time p t) (> t 100))))
+(defquestion late-f :definition
+  ((t) s.t. (exists (x p) (and (function-execution x "main.F") (begin p x) (late p t)))))`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Generate(prog); err == nil || !strings.Contains(err.Error(), "late over the tables of late-f") {
+		t.Errorf("Generate error = %v, want one about late over the tables of late-f", err)
 	}
 }
 
