@@ -1,0 +1,353 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// call generates a call site: the call F(A...) becomes W(caller, F, A...)
+// where W, in the package's generated file, runs the before-form, calls
+// F(A...), and runs the after-form, post-condition and action in a
+// deferred call, on return and on panic. F and A are evaluated once, in
+// their original order, before W runs; go and defer statements keep
+// their meaning (W runs on the new goroutine, or when deferred). A
+// /*line*/ comment gives the call inside W the position of the original
+// call, so that runtime.Caller in F still sees the user's line.
+func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
+	info := fi.pkg.TypesInfo
+	sig, ok := info.TypeOf(call.Fun).(*types.Signature)
+	if !ok {
+		return fmt.Errorf("the call of %s has no function type", s.Function)
+	}
+	if len(call.Args) == 1 && sig.Params().Len() > 1 {
+		return fmt.Errorf("the call of %s passes a multi-valued call as arguments", s.Function)
+	}
+	if s.Via == "defer" {
+		if err := g.deferrable(fi, call); err != nil {
+			return err
+		}
+	}
+	sg := g.newSiteGen(s, fi)
+	sg.common()
+
+	// How W calls the function: through a function value, or, when one
+	// interface call site may run several methods, through the receiver,
+	// so that W can tell by its dynamic type which one runs.
+	var calleeParam, dispatch string
+	sel, isSel := call.Fun.(*ast.SelectorExpr)
+	switch {
+	case len(s.Targets) > 1 && isSel && types.IsInterface(info.TypeOf(sel.X)):
+		rt, err := g.typeName(sg.pc, sg.self, info.TypeOf(sel.X))
+		if err != nil {
+			return err
+		}
+		calleeParam = "recv " + rt
+		d, err := sg.dispatch(sel.Sel.Name)
+		if err != nil {
+			return err
+		}
+		dispatch = d
+	case len(s.Targets) > 1:
+		return fmt.Errorf("a function value called at %s:%d may be any of %d functions", s.File, s.Line, len(s.Targets))
+	default:
+		ft, err := g.typeName(sg.pc, sg.self, sig)
+		if err != nil {
+			return err
+		}
+		calleeParam = "f " + ft
+	}
+
+	// Parameters of W: the caller's id, the callee, the arguments.
+	var params, forward []string
+	args := []string{"0"} // the caller's id
+	if sg.caps[CapCaller] {
+		if c := sg.callerState(); c != "" {
+			args[0] = c + ".id"
+		} else {
+			return fmt.Errorf("the call of %s records its caller, whose definition is not instrumented", s.Function)
+		}
+	}
+	params = append(params, "caller uint64", calleeParam)
+	wanted := sg.wantedParams(sig.Params().Len())
+	for i := 0; i < sig.Params().Len(); i++ {
+		p := "p" + strconv.Itoa(i+1)
+		t := sig.Params().At(i).Type()
+		ts, err := g.typeName(sg.pc, sg.self, t)
+		if err != nil {
+			return err
+		}
+		if sig.Variadic() && i == sig.Params().Len()-1 {
+			params = append(params, p+" ..."+strings.TrimPrefix(ts, "[]"))
+			forward = append(forward, p+"...")
+		} else {
+			params = append(params, p+" "+ts)
+			forward = append(forward, p)
+		}
+		if wanted[i+1] {
+			if err := sg.field(p, t, p); err != nil {
+				return err
+			}
+			sg.tmpl.Before = append(sg.tmpl.Before, "s."+p+" = "+p)
+		}
+	}
+
+	var results, resultNames, exitParams, exitArgs, reads []string
+	needResults := sg.caps[CapResults] || sg.caps[CapResult]
+	for i := 0; i < sig.Results().Len(); i++ {
+		r := "r" + strconv.Itoa(i+1)
+		ts, err := g.typeName(sg.pc, sg.self, sig.Results().At(i).Type())
+		if err != nil {
+			return err
+		}
+		results = append(results, r+" "+ts)
+		resultNames = append(resultNames, r)
+		if needResults {
+			if err := sg.field(r, sig.Results().At(i).Type(), r); err != nil {
+				return err
+			}
+			exitParams = append(exitParams, r+" *"+ts)
+			exitArgs = append(exitArgs, "&"+r)
+			reads = append(reads, "s."+r+" = *"+r)
+		}
+	}
+	if dispatch != "" {
+		sg.fields = append(sg.fields, "target int")
+		sg.tmpl.Before = append([]string{dispatch}, sg.tmpl.Before...)
+	}
+	if sg.caps[CapCaller] {
+		sg.tmpl.Before = append(sg.tmpl.Before, "s.caller = caller")
+	}
+	if err := sg.action(); err != nil {
+		return err
+	}
+
+	// The call itself, at the user's position.
+	line := fmt.Sprintf("/*line %s:%d:%d*/", fi.tf.Name(), s.Line, s.Col)
+	invoke := "f(" + strings.Join(forward, ", ") + ")"
+	if dispatch != "" {
+		invoke = "recv." + sel.Sel.Name + "(" + strings.Join(forward, ", ") + ")"
+	}
+	resultList := ""
+	if len(results) > 0 {
+		resultList = " (" + strings.Join(results, ", ") + ")"
+	}
+	w, won := sg.name("call"), sg.name("record")
+	fast := "\t\t" + line + invoke + "\n\t\treturn\n"
+	if len(results) > 0 {
+		fast = "\t\t" + line + strings.Join(resultNames, ", ") + " = " + invoke + "\n\t\treturn\n"
+	}
+	wrapper := fmt.Sprintf("func %s(%s)%s {\n\tif !(%s) {\n%s\t}\n\t%s%s(%s)\n\treturn\n}",
+		w, strings.Join(params, ", "), resultList, sg.tmpl.Pre, fast, returnOrNot(results), won, strings.Join(paramNames(params), ", "))
+	if len(results) > 0 {
+		wrapper = fmt.Sprintf("func %s(%s)%s {\n\tif !(%s) {\n%s\t}\n\treturn %s(%s)\n}",
+			w, strings.Join(params, ", "), resultList, sg.tmpl.Pre, fast, won, strings.Join(paramNames(params), ", "))
+	}
+	var rec strings.Builder
+	fmt.Fprintf(&rec, "func %s(%s)%s {\n\tvar s %s\n\ts.on = true\n", won, strings.Join(params, ", "), resultList, sg.name("state"))
+	for _, l := range sg.tmpl.Before {
+		rec.WriteString("\t" + l + "\n")
+	}
+	fmt.Fprintf(&rec, "\tdefer %s(%s)\n", sg.name("exit"), strings.Join(append([]string{"&s"}, exitArgs...), ", "))
+	if len(results) > 0 {
+		fmt.Fprintf(&rec, "\t%s%s = %s\n", line, strings.Join(resultNames, ", "), invoke)
+	} else {
+		fmt.Fprintf(&rec, "\t%s%s\n", line, invoke)
+	}
+	rec.WriteString("\ts.ok = true\n\treturn\n}")
+
+	// W(caller, F, A...): the arguments stay where they are, so that the
+	// edits of call sites among them apply too.
+	start, end := fi.tf.Offset(call.Pos()), fi.tf.Offset(call.End())
+	lparen := fi.tf.Offset(call.Lparen)
+	order := orderCall*1_000_000 + (1_000_000 - (end - start)) // outer first
+	sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: w + "(" + args[0] + ", ", Order: order})
+	if dispatch != "" {
+		sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(sel.X.End()), End: lparen + 1, Text: ", "})
+	} else {
+		if inst := sg.instantiation(call.Fun); inst != "" {
+			funEnd := fi.tf.Offset(call.Fun.End())
+			sg.edits = append(sg.edits, Edit{Off: funEnd, End: funEnd, Text: inst})
+		}
+		sg.edits = append(sg.edits, Edit{Off: lparen, End: lparen + 1, Text: ", "})
+	}
+	sg.finish(sg.stateDecl(), wrapper, rec.String(), sg.exitDecl(exitParams, reads))
+	return nil
+}
+
+func returnOrNot(results []string) string {
+	if len(results) > 0 {
+		return "return "
+	}
+	return ""
+}
+
+// paramNames turns "name type" parameters into arguments that forward
+// them, variadic ones with "...".
+func paramNames(params []string) []string {
+	var out []string
+	for _, p := range params {
+		name, typ, _ := strings.Cut(p, " ")
+		if strings.HasPrefix(typ, "...") {
+			name += "..."
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// callerState returns the state variable of the definition site of the
+// function whose body holds this call site, if that site is instrumented.
+func (sg *siteGen) callerState() string {
+	for _, t := range sg.s.Targets {
+		for _, e := range t.Emits {
+			if e.CallerSite != nil && sg.g.done[e.CallerSite] {
+				return sg.p + "s" + strconv.Itoa(e.CallerSite.Index)
+			}
+		}
+	}
+	return ""
+}
+
+// instantiation returns the type arguments a generic callee needs to be
+// passed as a value, when the call leaves them to inference.
+func (sg *siteGen) instantiation(fun ast.Expr) string {
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return "" // explicit instantiation, or not generic
+	}
+	inst, ok := sg.fi.pkg.TypesInfo.Instances[id]
+	if !ok || inst.TypeArgs.Len() == 0 {
+		return ""
+	}
+	var args []string
+	for i := 0; i < inst.TypeArgs.Len(); i++ {
+		ts, err := sg.g.typeName(sg.pc, sg.self, inst.TypeArgs.At(i))
+		if err != nil {
+			return "" // the build will say why
+		}
+		args = append(args, ts)
+	}
+	return "[" + strings.Join(args, ", ") + "]"
+}
+
+// dispatch returns the type switch that tells which target a call
+// through an interface runs, by the receiver's dynamic type.
+func (sg *siteGen) dispatch(method string) (string, error) {
+	var b strings.Builder
+	b.WriteString("switch recv.(type) {")
+	for i, t := range sg.s.Targets {
+		recvType, pointer, err := sg.receiverType(t.Function)
+		if err != nil {
+			return "", err
+		}
+		cases := "*" + recvType
+		if !pointer {
+			cases = recvType + ", *" + recvType
+		}
+		fmt.Fprintf(&b, "\n\tcase %s:\n\t\ts.target = %d", cases, i+1)
+	}
+	b.WriteString("\n\t}")
+	return b.String(), nil
+}
+
+// receiverType finds the named receiver type of a method by its runtime
+// name (pkg.T.M or pkg.(*T).M) and writes it for the site's package.
+func (sg *siteGen) receiverType(name string) (string, bool, error) {
+	i := strings.LastIndex(name, ".")
+	if i < 0 {
+		return "", false, fmt.Errorf("%s is not a method", name)
+	}
+	rest := name[:i]
+	pointer := strings.HasSuffix(rest, ")")
+	var pkgPath, typeName string
+	if pointer {
+		j := strings.LastIndex(rest, ".(*")
+		if j < 0 {
+			return "", false, fmt.Errorf("%s is not a method", name)
+		}
+		pkgPath, typeName = rest[:j], strings.TrimSuffix(rest[j+3:], ")")
+	} else {
+		j := strings.LastIndex(rest, ".")
+		if j < 0 {
+			return "", false, fmt.Errorf("%s is not a method", name)
+		}
+		pkgPath, typeName = rest[:j], rest[j+1:]
+	}
+	typeName = strings.TrimSuffix(typeName, "[...]")
+	pkg := sg.g.findPackage(pkgPath, sg.self)
+	if pkg == nil {
+		return "", false, fmt.Errorf("the package of %s is not loaded", name)
+	}
+	obj := pkg.Scope().Lookup(typeName)
+	if obj == nil {
+		return "", false, fmt.Errorf("no type %s in %s", typeName, pkgPath)
+	}
+	ts, err := sg.g.typeName(sg.pc, sg.self, obj.Type())
+	return ts, pointer, err
+}
+
+// findPackage finds a package by path among those self imports,
+// transitively.
+func (g *generator) findPackage(path string, self *types.Package) *types.Package {
+	seen := map[*types.Package]bool{}
+	var visit func(p *types.Package) *types.Package
+	visit = func(p *types.Package) *types.Package {
+		if seen[p] {
+			return nil
+		}
+		seen[p] = true
+		if p.Path() == path || path == "main" && p.Name() == "main" {
+			return p
+		}
+		for _, q := range p.Imports() {
+			if r := visit(q); r != nil {
+				return r
+			}
+		}
+		return nil
+	}
+	return visit(self)
+}
+
+// deferrable reports an error for a deferred call whose callee may call
+// recover: recover works only when called by the deferred function
+// itself, so such a call must stay as it is.
+func (g *generator) deferrable(fi *fileInfo, call *ast.CallExpr) error {
+	fn := typeutil.StaticCallee(fi.pkg.TypesInfo, call)
+	if fn == nil {
+		return fmt.Errorf("a deferred call of a dynamic function may call recover, which must stay direct")
+	}
+	pos := fi.pkg.Fset.Position(fn.Pos())
+	callee := g.files[pos.Filename]
+	if callee == nil {
+		return nil // outside the module: not a function of the user's that recovers
+	}
+	calls := false
+	ast.Inspect(callee.file, func(n ast.Node) bool {
+		if d, ok := n.(*ast.FuncDecl); ok && d.Name.Pos() == fn.Pos() {
+			ast.Inspect(d, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok {
+					if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "recover" {
+						calls = true
+					}
+				}
+				return !calls
+			})
+		}
+		return !calls
+	})
+	if calls {
+		return fmt.Errorf("%s calls recover, which works only when it is deferred directly", fn.FullName())
+	}
+	return nil
+}

@@ -1,0 +1,295 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// definition generates a definition site: two statements at the top of
+// the body, `s := enter(params); if s.on { defer exit(&s) }`, with the
+// typed helpers in the package's generated file. No function literal is
+// added to the user's code, so closures keep their runtime names; the
+// deferred exit runs on return and on panic, and lets the panic go on.
+func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
+	var ftype *ast.FuncType
+	var body *ast.BlockStmt
+	var recv *ast.FieldList
+	var sig *types.Signature
+	switch fn := n.(type) {
+	case *ast.FuncDecl:
+		ftype, body, recv = fn.Type, fn.Body, fn.Recv
+		if obj, ok := fi.pkg.TypesInfo.Defs[fn.Name].(*types.Func); ok {
+			sig = obj.Type().(*types.Signature)
+		}
+	case *ast.FuncLit:
+		ftype, body = fn.Type, fn.Body
+		sig, _ = fi.pkg.TypesInfo.TypeOf(fn).(*types.Signature)
+	}
+	if body == nil || sig == nil {
+		return fmt.Errorf("%s has no body to instrument", s.Function)
+	}
+	sg := g.newSiteGen(s, fi)
+	tps := sig.TypeParams()
+	if recv != nil && sig.RecvTypeParams().Len() > 0 {
+		tps = sig.RecvTypeParams()
+	}
+	if err := sg.typeParams(tps); err != nil {
+		return err
+	}
+	sg.common()
+	state := sg.name("s")
+	var enterParams, enterArgs []string
+	capture := func(field string, t types.Type, arg string) error {
+		if err := sg.field(field, t, field); err != nil {
+			return err
+		}
+		ts := strings.TrimPrefix(sg.fields[len(sg.fields)-1], field+" ")
+		enterParams = append(enterParams, field+" "+ts)
+		enterArgs = append(enterArgs, arg)
+		sg.tmpl.Before = append(sg.tmpl.Before, "s."+field+" = "+field)
+		return nil
+	}
+
+	// The receiver and the parameters, named where the source leaves them
+	// unnamed or blank.
+	if recv != nil && len(recv.List) == 1 && sg.caps[CapReceiver] {
+		name := sg.paramName(recv.List[0], 0, sg.p+"recv")
+		if err := capture("recv", sig.Recv().Type(), name); err != nil {
+			return err
+		}
+	}
+	wanted := sg.wantedParams(sig.Params().Len())
+	if len(wanted) > 0 {
+		names := sg.paramNames(ftype.Params, sig.Params().Len())
+		for i := 1; i <= sig.Params().Len(); i++ {
+			if wanted[i] {
+				if err := capture("p"+strconv.Itoa(i), sig.Params().At(i-1).Type(), names[i-1]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	// Data conditions: Go expressions evaluated in the body's scope.
+	k := 0
+	for _, expr := range sg.dataConditions() {
+		tv, err := types.Eval(fi.pkg.Fset, fi.pkg.Types, body.Lbrace+1, expr)
+		if err != nil {
+			return fmt.Errorf("data-condition %q at the begin of %s: %v", expr, s.Function, err)
+		}
+		t := types.Default(tv.Type)
+		field := "dc" + strconv.Itoa(k)
+		k++
+		if err := capture(field, t, "("+expr+")"); err != nil {
+			return err
+		}
+		sg.vals[field] = value{field: field, typ: t, expr: expr}
+	}
+
+	// Results, and whether the execution ended by a return statement.
+	var exitParams, exitArgs, reads []string
+	needResults := sg.caps[CapResults] || sg.caps[CapResult]
+	named := namedResults(ftype)
+	useRet := sg.caps[CapPanicked] || needResults && !named
+	for i := 1; i <= sig.Results().Len() && needResults; i++ {
+		t := sig.Results().At(i - 1).Type()
+		field := "r" + strconv.Itoa(i)
+		if err := sg.field(field, t, field); err != nil {
+			return err
+		}
+		if named {
+			ts := strings.TrimPrefix(sg.fields[len(sg.fields)-1], field+" ")
+			exitParams = append(exitParams, field+" *"+ts)
+			exitArgs = append(exitArgs, "&"+sig.Results().At(i-1).Name())
+			reads = append(reads, "s."+field+" = *"+field)
+		}
+	}
+	if err := sg.action(); err != nil {
+		return err
+	}
+	if useRet {
+		if err := sg.rewriteReturns(body, sig, state, needResults && !named); err != nil {
+			return err
+		}
+	}
+
+	// The code in the user's body, then the helpers.
+	enter := sg.name("enter") + sg.targs
+	text := state + " := " + enter + "(" + strings.Join(enterArgs, ", ") + ")"
+	decls := []string{sg.stateDecl(), sg.enterDecl(enterParams)}
+	if len(sg.tmpl.Action) > 0 {
+		text += "; if " + state + ".on { defer " + sg.name("exit") + sg.targs + "(" + strings.Join(append([]string{"&" + state}, exitArgs...), ", ") + ") }"
+		decls = append(decls, sg.exitDecl(exitParams, reads))
+	} else {
+		text += "; _ = " + state
+	}
+	if useRet && sig.Results().Len() > 0 {
+		decls = append(decls, sg.retDecl(sig, needResults && !named))
+	}
+	sg.edits = append(sg.edits, Edit{Off: sg.fi.tf.Offset(body.Lbrace) + 1, End: sg.fi.tf.Offset(body.Lbrace) + 1, Text: text + ";"})
+	sg.finish(decls...)
+	g.done[s] = true
+	return nil
+}
+
+// wantedParams returns the parameter positions (from 1) the site captures.
+func (sg *siteGen) wantedParams(n int) map[int]bool {
+	want := map[int]bool{}
+	for _, t := range sg.s.Targets {
+		for _, e := range t.Emits {
+			for _, f := range e.Fields {
+				switch f.Cap {
+				case CapParams:
+					for i := 1; i <= n; i++ {
+						want[i] = true
+					}
+				case CapParam:
+					want[f.N] = true
+				}
+			}
+		}
+	}
+	return want
+}
+
+func (sg *siteGen) dataConditions() []string {
+	var exprs []string
+	seen := map[string]bool{}
+	for _, t := range sg.s.Targets {
+		for _, e := range t.Emits {
+			for _, f := range e.Fields {
+				if f.Cap == CapDataCond && !seen[f.Expr] {
+					seen[f.Expr] = true
+					exprs = append(exprs, f.Expr)
+				}
+			}
+		}
+	}
+	return exprs
+}
+
+// paramName returns the name of a one-name field, naming it when it is
+// unnamed or blank.
+func (sg *siteGen) paramName(f *ast.Field, i int, name string) string {
+	if len(f.Names) == 1 && f.Names[0].Name != "_" {
+		return f.Names[0].Name
+	}
+	if len(f.Names) == 1 {
+		off := sg.fi.tf.Offset(f.Names[0].Pos())
+		sg.edits = append(sg.edits, Edit{Off: off, End: off + 1, Text: name})
+	} else {
+		off := sg.fi.tf.Offset(f.Type.Pos())
+		sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: name + " "})
+	}
+	return name
+}
+
+// paramNames returns the names of the n parameters of a function, naming
+// all of them when they are unnamed (Go allows no mix) and the blank ones.
+func (sg *siteGen) paramNames(params *ast.FieldList, n int) []string {
+	var names []string
+	i := 0
+	for _, f := range params.List {
+		if len(f.Names) == 0 {
+			i++
+			names = append(names, sg.paramName(f, i, sg.p+"p"+strconv.Itoa(i)))
+			continue
+		}
+		for _, id := range f.Names {
+			i++
+			if id.Name == "_" {
+				off := sg.fi.tf.Offset(id.Pos())
+				name := sg.p + "p" + strconv.Itoa(i)
+				sg.edits = append(sg.edits, Edit{Off: off, End: off + 1, Text: name})
+				names = append(names, name)
+				continue
+			}
+			names = append(names, id.Name)
+		}
+	}
+	return names
+}
+
+func namedResults(ft *ast.FuncType) bool {
+	if ft.Results == nil || len(ft.Results.List) == 0 {
+		return false
+	}
+	for _, f := range ft.Results.List {
+		if len(f.Names) == 0 {
+			return false
+		}
+		for _, n := range f.Names {
+			if n.Name == "_" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// rewriteReturns makes every return statement of the body (not of the
+// function literals inside it) say that the execution returned: return
+// X becomes return s.ret(X), which evaluates X first; a bare return gets
+// s.ok = true before it; falling off the end of a function without
+// results sets it too.
+func (sg *siteGen) rewriteReturns(body *ast.BlockStmt, sig *types.Signature, state string, capture bool) error {
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) == 0 {
+				off := sg.fi.tf.Offset(n.Pos())
+				sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: state + ".ok = true; ", Order: orderReturn})
+				return false
+			}
+			start := sg.fi.tf.Offset(n.Results[0].Pos())
+			end := sg.fi.tf.Offset(n.Results[len(n.Results)-1].End())
+			sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: state + ".ret(", Order: orderReturn}, Edit{Off: end, End: end, Text: ")"})
+			return false
+		}
+		return true
+	})
+	if sig.Results().Len() == 0 {
+		off := sg.fi.tf.Offset(body.Rbrace)
+		sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: "; " + state + ".ok = true;"})
+	}
+	return nil
+}
+
+func (sg *siteGen) enterDecl(params []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "func %s%s(%s) (s %s%s) {\n\tif !(%s) {\n\t\treturn\n\t}\n\ts.on = true\n",
+		sg.name("enter"), sg.tparam, strings.Join(params, ", "), sg.name("state"), sg.targs, sg.tmpl.Pre)
+	for _, l := range sg.tmpl.Before {
+		b.WriteString("\t" + l + "\n")
+	}
+	b.WriteString("\treturn\n}")
+	return b.String()
+}
+
+// retDecl declares the method that return statements pass their results
+// through: it notes that the execution returned, and keeps the results
+// when they are captured and unnamed.
+func (sg *siteGen) retDecl(sig *types.Signature, capture bool) string {
+	var params, types_, names []string
+	for i := 1; i <= sig.Results().Len(); i++ {
+		f := sg.vals["r"+strconv.Itoa(i)]
+		ts, _ := sg.g.typeName(sg.pc, sg.self, sig.Results().At(i-1).Type())
+		_ = f
+		params = append(params, "r"+strconv.Itoa(i)+" "+ts)
+		types_ = append(types_, ts)
+		names = append(names, "r"+strconv.Itoa(i))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "func (s *%s%s) ret(%s) (%s) {\n\ts.ok = true\n", sg.name("state"), sg.targs, strings.Join(params, ", "), strings.Join(types_, ", "))
+	if capture {
+		for _, n := range names {
+			fmt.Fprintf(&b, "\ts.%s = %s\n", n, n)
+		}
+	}
+	fmt.Fprintf(&b, "\treturn %s\n}", strings.Join(names, ", "))
+	return b.String()
+}

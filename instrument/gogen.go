@@ -1,0 +1,381 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"pmm.dev/pmm/spec"
+)
+
+// Template is the six parameters of a site (seed 4.3.1), as Go code.
+type Template struct {
+	Locals []string // fields of the site's state
+	Pre    string   // the pre-condition: whether to record this execution
+	Before []string // the before-form: statements run when the event begins
+	After  []string // the after-form: statements run when it ends, by return or panic
+	Post   string   // the post-condition
+	Action []string // statements that emit the tuples
+}
+
+// String prints t as in the seed's Table 4.1.
+func (t Template) String() string {
+	var b strings.Builder
+	row := func(name string, lines []string) {
+		b.WriteString(fmt.Sprintf("%-16s", name))
+		if len(lines) == 0 {
+			b.WriteString("-\n")
+			return
+		}
+		b.WriteString(strings.Join(lines, "\n"+strings.Repeat(" ", 16)) + "\n")
+	}
+	row("Local-variables", t.Locals)
+	row("Pre-condition", []string{t.Pre})
+	row("Before-form", t.Before)
+	row("After-form", t.After)
+	row("Post-condition", []string{t.Post})
+	row("Action", t.Action)
+	return b.String()
+}
+
+// Edit replaces bytes [Off, End) of a file with Text; Off == End inserts.
+// Edits are small and compose: a call site inside the arguments of
+// another keeps its own edits. Insertions at the same offset apply in
+// increasing Order, so that the outer construct opens first.
+type Edit struct {
+	Off, End int
+	Text     string
+	Order    int
+}
+
+// The orders of insertions that may meet at one offset.
+const (
+	orderDefinition = iota // statements at the top of a body
+	orderReturn            // return s.ret( ... )
+	orderCall              // W(caller, F, ...): outer calls before inner ones
+)
+
+// Code is the generated code of a plan.
+type Code struct {
+	Files   map[string][]Edit   // absolute file path → its edits
+	Helpers map[string]*Helpers // absolute file path → the helpers of its sites
+	Sites   []*SiteCode
+	Skipped []Skip
+}
+
+// Helpers are the typed helpers of the sites of one source file, for a
+// generated file beside it in the same package, which shares its build
+// constraints.
+type Helpers struct {
+	Source  string            // the source file
+	Package string            // its package name
+	Imports map[string]string // import path → name
+	Decls   []string
+	prefix  string // of generated identifiers, unused in the package
+}
+
+// SiteCode is the code of one site.
+type SiteCode struct {
+	Site     *Site
+	Template Template
+}
+
+// Skip is a site that could not be instrumented, and why.
+type Skip struct {
+	Site   *Site
+	Reason string
+}
+
+// runtimeName names the runtime package in generated code, after the
+// prefix of generated identifiers.
+const runtimeName = "rt"
+
+// Generate produces the code of every site of plan, typed by the loaded
+// packages pkgs of the module at root; rtPath is the import path of the
+// runtime package in the module.
+func Generate(plan *Plan, pkgs []*packages.Package, root, rtPath string) (*Code, error) {
+	g := &generator{code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root}
+	g.index(pkgs)
+	// Definition sites first: call sites refer to their state variables.
+	for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
+		for _, s := range plan.Sites {
+			if s.Kind != kind {
+				continue
+			}
+			if err := g.site(s); err != nil {
+				g.code.Skipped = append(g.code.Skipped, Skip{Site: s, Reason: err.Error()})
+			}
+		}
+	}
+	sort.Slice(g.code.Sites, func(i, j int) bool { return g.code.Sites[i].Site.Index < g.code.Sites[j].Site.Index })
+	return g.code, nil
+}
+
+type generator struct {
+	code   *Code
+	rtPath string
+	root   string
+	files  map[string]*fileInfo // absolute path → its syntax
+	done   map[*Site]bool       // definition sites generated (call sites may refer to them)
+}
+
+type fileInfo struct {
+	pkg  *packages.Package
+	file *ast.File
+	src  []byte
+	tf   *token.File
+}
+
+func (g *generator) index(pkgs []*packages.Package) {
+	g.files = map[string]*fileInfo{}
+	g.done = map[*Site]bool{}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for i, f := range p.Syntax {
+			if i >= len(p.CompiledGoFiles) {
+				break
+			}
+			path := p.CompiledGoFiles[i]
+			if _, seen := g.files[path]; seen && !strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			src, _ := os.ReadFile(path)
+			g.files[path] = &fileInfo{pkg: p, file: f, src: src, tf: p.Fset.File(f.Pos())}
+		}
+	})
+}
+
+// node finds the site's syntax: a FuncDecl or FuncLit, or a CallExpr.
+func (g *generator) node(s *Site) (*fileInfo, ast.Node, []ast.Node, error) {
+	fi := g.files[filepath.Join(g.root, s.File)]
+	if fi == nil || fi.tf == nil {
+		return nil, nil, nil, fmt.Errorf("%s is not in a loaded package", s.File)
+	}
+	start := lineColOffset(fi.tf, s.Line, s.Col)
+	end := lineColOffset(fi.tf, s.EndLine, s.EndCol)
+	var found ast.Node
+	var stack []ast.Node
+	var path []ast.Node
+	ast.Inspect(fi.file, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		if found != nil {
+			return false
+		}
+		stack = append(stack, n)
+		off := fi.tf.Offset(n.Pos())
+		match := off == start && (end < 0 || fi.tf.Offset(n.End()) == end)
+		switch n.(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			if s.Kind == spec.SiteDefinition && off == start {
+				found, path = n, append([]ast.Node(nil), stack...)
+				return false
+			}
+		case *ast.CallExpr:
+			if s.Kind == spec.SiteCall && match {
+				found, path = n, append([]ast.Node(nil), stack...)
+				return false
+			}
+		}
+		return true
+	})
+	if found == nil {
+		return nil, nil, nil, fmt.Errorf("no %s at %s:%d:%d", s.Kind, s.File, s.Line, s.Col)
+	}
+	return fi, found, path, nil
+}
+
+func lineColOffset(tf *token.File, line, col int) int {
+	if line <= 0 || line > tf.LineCount() {
+		return -1
+	}
+	return tf.Offset(tf.LineStart(line)) + col - 1
+}
+
+func (g *generator) helpers(fi *fileInfo) *Helpers {
+	path := fi.tf.Name()
+	h, ok := g.code.Helpers[path]
+	if !ok {
+		prefix := unusedPrefix(fi.pkg)
+		h = &Helpers{Source: path, Package: fi.file.Name.Name, Imports: map[string]string{g.rtPath: prefix + runtimeName}, prefix: prefix}
+		g.code.Helpers[path] = h
+	}
+	return h
+}
+
+// unusedPrefix returns a prefix for generated identifiers that no
+// identifier of the package starts with.
+func unusedPrefix(p *packages.Package) string {
+	prefix := "pmm__"
+	for {
+		clash := false
+		for _, f := range p.Syntax {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && strings.HasPrefix(id.Name, prefix) {
+					clash = true
+				}
+				return !clash
+			})
+		}
+		if !clash {
+			return prefix
+		}
+		prefix += "_"
+	}
+}
+
+// typeName writes t as Go source in the package of pc, importing what it
+// needs; it fails for types the package cannot name.
+func (g *generator) typeName(pc *Helpers, self *types.Package, t types.Type) (string, error) {
+	var bad error
+	qual := func(p *types.Package) string {
+		if p == self {
+			return ""
+		}
+		if !importable(self.Path(), p.Path()) {
+			bad = fmt.Errorf("type %s is in package %s, which %s cannot import", t, p.Path(), self.Path())
+		}
+		name, ok := pc.Imports[p.Path()]
+		if !ok {
+			name = pc.prefix + "i" + strconv.Itoa(len(pc.Imports))
+			pc.Imports[p.Path()] = name
+		}
+		return name
+	}
+	if err := nameable(self, t, map[types.Type]bool{}); err != nil {
+		return "", err
+	}
+	s := types.TypeString(t, qual)
+	return s, bad
+}
+
+// nameable reports an error for a type that source in package self
+// cannot write: unexported names of other packages.
+func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error {
+	if seen[t] {
+		return nil
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.Named:
+		obj := t.Obj()
+		if obj.Pkg() != nil && obj.Pkg() != self && !obj.Exported() {
+			return fmt.Errorf("type %s is unexported in another package", t)
+		}
+		if obj.Parent() != nil && obj.Parent() != obj.Pkg().Scope() && obj.Pkg() != nil {
+			return fmt.Errorf("type %s is local to a function", t)
+		}
+		for i := 0; i < t.TypeArgs().Len(); i++ {
+			if err := nameable(self, t.TypeArgs().At(i), seen); err != nil {
+				return err
+			}
+		}
+	case *types.Pointer:
+		return nameable(self, t.Elem(), seen)
+	case *types.Slice:
+		return nameable(self, t.Elem(), seen)
+	case *types.Array:
+		return nameable(self, t.Elem(), seen)
+	case *types.Chan:
+		return nameable(self, t.Elem(), seen)
+	case *types.Map:
+		if err := nameable(self, t.Key(), seen); err != nil {
+			return err
+		}
+		return nameable(self, t.Elem(), seen)
+	case *types.Signature:
+		for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
+			for i := 0; i < tup.Len(); i++ {
+				if err := nameable(self, tup.At(i).Type(), seen); err != nil {
+					return err
+				}
+			}
+		}
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			f := t.Field(i)
+			if !f.Exported() && f.Pkg() != self {
+				return fmt.Errorf("struct type %s has unexported fields of another package", t)
+			}
+			if err := nameable(self, f.Type(), seen); err != nil {
+				return err
+			}
+		}
+	case *types.Interface:
+		for i := 0; i < t.NumMethods(); i++ {
+			m := t.Method(i)
+			if !m.Exported() && m.Pkg() != self {
+				return fmt.Errorf("interface type %s has unexported methods of another package", t)
+			}
+		}
+	}
+	return nil
+}
+
+// importable applies Go's internal-package rule.
+func importable(from, path string) bool {
+	i := strings.LastIndex(path, "/internal/")
+	switch {
+	case strings.HasSuffix(path, "/internal"):
+		i = len(path) - len("/internal")
+	case strings.HasPrefix(path, "internal/") || path == "internal":
+		return !strings.Contains(from, ".") // the standard library's own
+	case i < 0:
+		return true
+	}
+	parent := path[:i]
+	return from == parent || strings.HasPrefix(from, parent+"/")
+}
+
+// value is a typed value a site captures, and how to encode it.
+type value struct {
+	field string     // the state field
+	typ   types.Type // its Go type
+	expr  string     // how the helper reads it at capture time
+}
+
+// encode returns the statement that appends v to the record r.
+func encode(r string, v value, read string) string {
+	t := v.typ
+	if b, ok := t.Underlying().(*types.Basic); ok {
+		switch {
+		case b.Info()&types.IsBoolean != 0:
+			return fmt.Sprintf("%s.Bool(bool(%s))", r, read)
+		case b.Info()&types.IsUnsigned != 0:
+			return fmt.Sprintf("%s.Uint(uint64(%s))", r, read)
+		case b.Info()&types.IsInteger != 0:
+			return fmt.Sprintf("%s.Int(int64(%s))", r, read)
+		case b.Info()&types.IsFloat != 0:
+			return fmt.Sprintf("%s.Float(float64(%s))", r, read)
+		case b.Info()&types.IsString != 0:
+			return fmt.Sprintf("%s.Str(string(%s))", r, read)
+		}
+	}
+	if s, ok := t.Underlying().(*types.Slice); ok {
+		if b, ok := s.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
+			return fmt.Sprintf("%s.Bytes([]byte(%s))", r, read)
+		}
+	}
+	return fmt.Sprintf("%s.Value(%s)", r, read)
+}
+
+// isInt64Field reports whether a field is one of the int64 values the
+// runtime's fast paths take.
+func isInt64Field(f Field) bool {
+	switch f.Cap {
+	case CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapCaller:
+		return true
+	case CapConst:
+		return f.Expr == ""
+	}
+	return false
+}

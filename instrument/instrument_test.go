@@ -1,0 +1,108 @@
+package instrument
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+	_ "modernc.org/sqlite"
+
+	"pmm.dev/pmm/schema"
+	"pmm.dev/pmm/sites"
+	"pmm.dev/pmm/spec"
+	"pmm.dev/pmm/static"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// generate runs the stages up to code generation on a test module.
+func generate(t *testing.T, dir string) (*Plan, *Code) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := static.Build(ctx, static.Config{Dir: dir, Output: filepath.Join(t.TempDir(), "static.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+res.Path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	srcs, err := spec.ReadFiles(filepath.Join(dir, "questions.pmm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := spec.Compile(srcs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := sites.Select(ctx, db, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schema.Generate(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Build(prog, sel, sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs, err := packages.Load(&packages.Config{Dir: res.Root, Mode: packages.NeedName | packages.NeedFiles |
+		packages.NeedCompiledGoFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports}, "./...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := Generate(plan, pkgs, res.Root, res.ModulePath+"/internal/pmmrt_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan, code
+}
+
+// TestTable41 is the seed's Table 4.1: the six template parameters of
+// the sites of Figure 4.2 on the Figure 4.1 program.
+func TestTable41(t *testing.T) {
+	_, code := generate(t, "../testdata/fig41")
+	if len(code.Skipped) > 0 {
+		t.Fatalf("skipped sites: %+v", code.Skipped)
+	}
+	var b strings.Builder
+	for _, sc := range code.Sites {
+		s := sc.Site
+		where := s.Function
+		if s.Kind == spec.SiteCall {
+			where = "call of " + s.Function
+		}
+		b.WriteString("== " + string(s.Kind) + " site " + where + " at " + s.File + ":" + strconv.Itoa(s.Line) + "\n")
+		b.WriteString(sc.Template.String() + "\n")
+	}
+	got := b.String()
+	golden := "testdata/table41.golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("the templates differ from %s (-update to rewrite):\n%s", golden, got)
+	}
+	// As in the seed: BOTH's id is captured at entry and its parameters
+	// and duration recorded at exit; FOO and BAR record their ids and the
+	// calls pair with BOTH's id.
+	for _, want := range []string{"s.id = ", "s.t0 = ", "calls", "duration", "parameters"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("templates lack %q", want)
+		}
+	}
+}

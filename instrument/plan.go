@@ -1,0 +1,348 @@
+// Package instrument generates the instrumentation (seed 001, 4.3–4.4):
+// for every site that static approximation selected, what it captures and
+// which tuples of the schema's stored relations it emits (the IGM, as
+// data in igm.go), merged over all questions (the IGA), and from that the
+// six template parameters of the site as Go code typed for it:
+// pre-condition, local variables, before-form, after-form, post-condition
+// and action. Package rewrite merges the code into the Go source.
+package instrument
+
+import (
+	"fmt"
+	"sort"
+
+	"pmm.dev/pmm/schema"
+	"pmm.dev/pmm/sites"
+	"pmm.dev/pmm/spec"
+)
+
+// Plan is the instrumentation of a program: its sites, in source order.
+type Plan struct {
+	Sites []*Site
+}
+
+// Site is one place in the source that is rewritten: a function's body
+// (a definition site) or a call expression (a call site). A dynamic call
+// site may record executions of several functions: its Targets.
+type Site struct {
+	Kind     spec.SiteKind
+	File     string // relative to the module root
+	Line     int
+	Col      int
+	EndLine  int
+	EndCol   int
+	Via      string // call sites: call, go or defer
+	CallerID int64  // call sites: the function whose body holds the call
+	Function string // definition sites: the function; call sites: the first target
+	FuncID   int64
+	Targets  []*Target
+	// Caller says the site's execution id is needed by call sites in its
+	// body (it is the first event of a lexical relation such as calls).
+	Caller bool
+	// Index numbers the site among all rewritten sites; generated names
+	// carry it.
+	Index int
+}
+
+// Target is one function a site records executions of.
+type Target struct {
+	FuncID   int64
+	Function string
+	SiteID   int // the number of (site, function) in pmm_sites
+	Emits    []Emit
+}
+
+// Emit is one tuple the site emits for an execution of the target.
+type Emit struct {
+	Question string
+	Table    *schema.Table
+	Fields   []Field
+	// CallerSite is, for a tuple with CapCaller, the definition site whose
+	// execution id is the caller's.
+	CallerSite *Site
+	callerFunc int64 // the function whose definition site that is
+}
+
+// Captures returns what the site must capture to emit its tuples.
+func (s *Site) Captures() map[Capture]bool {
+	caps := map[Capture]bool{}
+	if s.Caller {
+		caps[CapID] = true
+	}
+	for _, t := range s.Targets {
+		for _, e := range t.Emits {
+			for _, f := range e.Fields {
+				switch f.Cap {
+				case CapDuration:
+					caps[CapBegin], caps[CapFinish] = true, true
+				case CapConst, CapSite:
+				default:
+					caps[f.Cap] = true
+				}
+			}
+		}
+	}
+	return caps
+}
+
+// siteKey identifies a site across questions and variables.
+type siteKey struct {
+	kind                         spec.SiteKind
+	file                         string
+	line, col, endLine, endCol   int
+}
+
+// Build plans the instrumentation of every site of sel for the questions
+// of prog, whose stored relations are sch's.
+func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema) (*Plan, error) {
+	b := &builder{sites: map[siteKey]*Site{}}
+	for qi, q := range prog.Questions {
+		qs := sel.Questions[qi]
+		if qs.Name != q.Name {
+			return nil, fmt.Errorf("the selection does not match the program: %s, %s", qs.Name, q.Name)
+		}
+		for di, c := range q.Disjuncts {
+			if err := b.disjunct(q, c, qs.Disjuncts[di], c, sch); err != nil {
+				return nil, fmt.Errorf("question %s: %w", q.Name, err)
+			}
+		}
+	}
+	if err := b.resolveCallers(); err != nil {
+		return nil, err
+	}
+	return b.plan(), nil
+}
+
+type builder struct {
+	sites map[siteKey]*Site
+}
+
+// disjunct plans the variables of d, the selection of conjunction c of
+// question q; root is the disjunct c lies in, whose atoms (negated ones
+// included) say what each variable needs.
+func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, root *spec.Conj, sch *schema.Schema) error {
+	for _, v := range d.Vars {
+		needs, callees := needsOf(v.Name, root)
+		for _, s := range v.Sites {
+			site := b.site(s)
+			target := site.target(s)
+			for _, n := range needs {
+				if err := target.add(q.Name, n, nil, sch); err != nil {
+					return err
+				}
+			}
+			for _, r := range callees {
+				if s.Kind != spec.SiteCall {
+					continue // the relation is recorded at call sites only
+				}
+				if err := target.add(q.Name, need{prim: r.prim}, &callerRef{callerFunc: s.CallerID}, sch); err != nil {
+					return err
+				}
+			}
+		}
+		for _, s := range v.Sites {
+			if s.Kind == spec.SiteDefinition && isCaller(v.Name, root) {
+				b.site(s).Caller = true
+			}
+		}
+	}
+	for i, neg := range c.Not {
+		if i < len(d.Negated) {
+			if err := b.disjunct(q, neg, d.Negated[i], root, sch); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// callerRef marks a tuple whose first field is the caller's id.
+type callerRef struct{ callerFunc int64 }
+
+func (b *builder) site(s sites.Site) *Site {
+	k := siteKey{s.Kind, s.File, s.Line, s.Col, s.EndLine, s.EndCol}
+	site, ok := b.sites[k]
+	if !ok {
+		site = &Site{Kind: s.Kind, File: s.File, Line: s.Line, Col: s.Col, EndLine: s.EndLine, EndCol: s.EndCol,
+			Via: s.Via, CallerID: s.CallerID, Function: s.Function, FuncID: s.FuncID}
+		b.sites[k] = site
+	}
+	return site
+}
+
+func (s *Site) target(ss sites.Site) *Target {
+	for _, t := range s.Targets {
+		if t.FuncID == ss.FuncID {
+			return t
+		}
+	}
+	t := &Target{FuncID: ss.FuncID, Function: ss.Function}
+	s.Targets = append(s.Targets, t)
+	return t
+}
+
+// add makes the target emit the tuple of need n of question q, once.
+func (t *Target) add(q string, n need, caller *callerRef, sch *schema.Schema) error {
+	table := sch.Table(q, n.prim)
+	if table == nil {
+		return fmt.Errorf("the schema has no stored relation %s for question %s", n.prim, q)
+	}
+	row, ok := igm[n.prim]
+	if !ok {
+		return fmt.Errorf("no instrumentation for stored relation %s", n.prim)
+	}
+	e := Emit{Question: q, Table: table, Fields: row.fields(n)}
+	for _, old := range t.Emits {
+		if old.Table == table && fmt.Sprint(old.Fields) == fmt.Sprint(e.Fields) {
+			return nil
+		}
+	}
+	if caller != nil {
+		e.callerFunc = caller.callerFunc // resolved once all sites are known
+	}
+	t.Emits = append(t.Emits, e)
+	return nil
+}
+
+// resolveCallers points every tuple with a caller field at the definition
+// site of the function whose body holds the call.
+func (b *builder) resolveCallers() error {
+	defs := map[int64]*Site{}
+	for _, s := range b.sites {
+		if s.Kind == spec.SiteDefinition {
+			defs[s.FuncID] = s
+		}
+	}
+	for _, s := range b.sites {
+		for _, t := range s.Targets {
+			for i, e := range t.Emits {
+				if e.callerFunc == 0 {
+					continue
+				}
+				def, ok := defs[e.callerFunc]
+				if !ok {
+					return fmt.Errorf("%s:%d:%d: the call of %s records its caller, whose definition is not instrumented", s.File, s.Line, s.Col, t.Function)
+				}
+				t.Emits[i].CallerSite = def
+			}
+		}
+	}
+	return nil
+}
+
+// plan numbers the sites in source order and their targets.
+func (b *builder) plan() *Plan {
+	p := &Plan{}
+	for _, s := range b.sites {
+		p.Sites = append(p.Sites, s)
+	}
+	sort.Slice(p.Sites, func(i, j int) bool {
+		a, c := p.Sites[i], p.Sites[j]
+		if a.File != c.File {
+			return a.File < c.File
+		}
+		if a.Line != c.Line {
+			return a.Line < c.Line
+		}
+		if a.Col != c.Col {
+			return a.Col < c.Col
+		}
+		if a.EndLine != c.EndLine {
+			return a.EndLine > c.EndLine // outer calls first
+		}
+		return a.EndCol > c.EndCol
+	})
+	id := 0
+	for i, s := range p.Sites {
+		s.Index = i + 1
+		sort.Slice(s.Targets, func(i, j int) bool { return s.Targets[i].Function < s.Targets[j].Function })
+		for _, t := range s.Targets {
+			id++
+			t.SiteID = id
+		}
+	}
+	return p
+}
+
+// needsOf lists the stored relations that variable v fills in the
+// disjunct root: its execution, its attributes, the order and goroutine
+// data of relations derived from them; callees lists the lexical
+// relations (calls, spawns) in which v is the second event.
+func needsOf(v string, root *spec.Conj) (needs []need, callees []need) {
+	points := map[string]int{} // point variable of v → 0 begin, 1 end
+	root.EachAtom(func(a *spec.Atom) {
+		if a.Prim.Kind == spec.PointEvent && a.Args[1].Var == v && a.Args[1].Lit == nil {
+			points[a.Args[0].Var] = int(a.Prim.Denotes)
+		}
+	})
+	isV := func(t spec.Term) (bool, int) {
+		if t.Lit != nil {
+			return false, 0
+		}
+		if t.Var == v {
+			return true, 0
+		}
+		end, ok := points[t.Var]
+		return ok, end
+	}
+	needs = append(needs, need{prim: "exec"})
+	root.EachAtom(func(a *spec.Atom) {
+		tables := attributeTables[a.Prim.Name]
+		if len(tables) == 0 {
+			return
+		}
+		switch a.Prim.Kind {
+		case spec.Attribute:
+			ok, end := isV(a.Args[0])
+			if !ok {
+				return
+			}
+			n := need{prim: tables[0], end: end}
+			switch a.Prim.Name {
+			case "parameter", "return-value":
+				n.n = int(a.Args[1].Lit.Int)
+			case "data-condition":
+				n.expr = a.Args[1].Lit.Str
+			}
+			needs = append(needs, n)
+		case spec.ControlRelation:
+			first, _ := isV(a.Args[0])
+			second, _ := isV(a.Args[1])
+			if a.Prim.Lexical {
+				if second {
+					callees = append(callees, need{prim: tables[0]})
+				}
+				return
+			}
+			if first || second {
+				for _, t := range tables {
+					needs = append(needs, need{prim: t})
+				}
+			}
+		}
+	})
+	return dedupNeeds(needs), dedupNeeds(callees)
+}
+
+// isCaller reports whether v is the first event of a lexical relation.
+func isCaller(v string, root *spec.Conj) bool {
+	found := false
+	root.EachAtom(func(a *spec.Atom) {
+		if a.Prim.Lexical && a.Args[0].Lit == nil && a.Args[0].Var == v {
+			found = true
+		}
+	})
+	return found
+}
+
+func dedupNeeds(ns []need) []need {
+	seen := map[need]bool{}
+	var out []need
+	for _, n := range ns {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}

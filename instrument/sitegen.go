@@ -1,0 +1,278 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+
+	"pmm.dev/pmm/spec"
+)
+
+func (g *generator) site(s *Site) error {
+	fi, n, _, err := g.node(s)
+	if err != nil {
+		return err
+	}
+	if s.Kind == spec.SiteDefinition {
+		return g.definition(s, fi, n)
+	}
+	return g.call(s, fi, n.(*ast.CallExpr))
+}
+
+// siteGen accumulates the code of one site.
+type siteGen struct {
+	g      *generator
+	s      *Site
+	fi     *fileInfo
+	pc     *Helpers
+	self   *types.Package
+	caps   map[Capture]bool
+	tmpl   Template
+	fields []string          // state fields, "name type"
+	vals   map[string]value  // captured values by field name
+	edits  []Edit            // edits of the user's file
+	tparam string            // "[T any, U comparable]" for generic sites
+	targs  string            // "[T, U]"
+	p      string            // the prefix of generated names
+	name   func(string) string
+}
+
+func (g *generator) newSiteGen(s *Site, fi *fileInfo) *siteGen {
+	pc := g.helpers(fi)
+	sg := &siteGen{g: g, s: s, fi: fi, pc: pc, self: fi.pkg.Types, caps: s.Captures(), vals: map[string]value{}, p: pc.prefix}
+	sg.name = func(n string) string { return sg.p + n + strconv.Itoa(s.Index) }
+	if len(s.Targets) > 0 && len(s.Targets[0].Emits) > 0 {
+		sg.caps[CapID] = true
+	}
+	return sg
+}
+
+func (sg *siteGen) field(name string, t types.Type, read string) error {
+	ts, err := sg.g.typeName(sg.pc, sg.self, t)
+	if err != nil {
+		return err
+	}
+	sg.fields = append(sg.fields, name+" "+ts)
+	sg.vals[name] = value{field: name, typ: t, expr: read}
+	return nil
+}
+
+// common adds the captures every kind of site takes the same way, and
+// the pre-condition.
+func (sg *siteGen) common() {
+	rt := sg.pc.Imports[sg.g.rtPath]
+	sg.tmpl.Pre = rt + ".Enabled()"
+	sg.fields = append(sg.fields, "on bool")
+	if sg.caps[CapID] {
+		sg.fields = append(sg.fields, "id uint64")
+		sg.tmpl.Before = append(sg.tmpl.Before, "s.id = "+rt+".NextID()")
+	}
+	if sg.caps[CapBegin] {
+		sg.fields = append(sg.fields, "t0 int64")
+		sg.tmpl.Before = append(sg.tmpl.Before, "s.t0 = "+rt+".Now()")
+	}
+	if sg.caps[CapGoroutine] {
+		sg.fields = append(sg.fields, "g int64")
+		sg.tmpl.Before = append(sg.tmpl.Before, "s.g = "+rt+".GoID()")
+	}
+	if sg.caps[CapFinish] {
+		sg.fields = append(sg.fields, "t1 int64")
+		sg.tmpl.After = append(sg.tmpl.After, "s.t1 = "+rt+".Now()")
+	}
+	if sg.caps[CapEnd] {
+		sg.fields = append(sg.fields, "end uint64")
+		sg.tmpl.After = append(sg.tmpl.After, "s.end = "+rt+".NextID()")
+	}
+	sg.fields = append(sg.fields, "ok bool") // set when the execution returns
+	if sg.caps[CapCaller] {
+		sg.fields = append(sg.fields, "caller uint64")
+	}
+	sg.tmpl.Post = "true"
+}
+
+// action renders the tuples of every target as Go statements; with
+// several targets, each target's tuples are emitted when s.target says
+// it ran.
+func (sg *siteGen) action() error {
+	rt := sg.pc.Imports[sg.g.rtPath]
+	for ti, t := range sg.s.Targets {
+		var stmts []string
+		for _, e := range t.Emits {
+			st, err := sg.emit(rt, t, e)
+			if err != nil {
+				return err
+			}
+			stmts = append(stmts, st...)
+		}
+		if len(sg.s.Targets) > 1 {
+			stmts = append([]string{"if s.target == " + strconv.Itoa(ti+1) + " {"}, append(indent(stmts), "}")...)
+		}
+		sg.tmpl.Action = append(sg.tmpl.Action, stmts...)
+	}
+	return nil
+}
+
+func indent(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = "\t" + l
+	}
+	return out
+}
+
+// emit renders one tuple: the runtime's int64 fast paths when it can.
+func (sg *siteGen) emit(rt string, t *Target, e Emit) ([]string, error) {
+	table := strconv.Itoa(int(e.Table.ID))
+	allInt := len(e.Fields) == 2 || len(e.Fields) == 3
+	for _, f := range e.Fields {
+		allInt = allInt && isInt64Field(f)
+	}
+	if allInt {
+		var args []string
+		for _, f := range e.Fields {
+			a, _ := sg.intField(t, f)
+			args = append(args, a)
+		}
+		return []string{fmt.Sprintf("%s.Emit%d(%s, %s) // %s", rt, len(args), table, strings.Join(args, ", "), e.Table.Name)}, nil
+	}
+	out := []string{"{", "\tvar r " + rt + ".Rec"}
+	for _, f := range e.Fields {
+		lines, err := sg.encodeField(t, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, indent(lines)...)
+	}
+	out = append(out, fmt.Sprintf("\t%s.Emit(%s, &r) // %s", rt, table, e.Table.Name), "}")
+	return out, nil
+}
+
+func (sg *siteGen) intField(t *Target, f Field) (string, bool) {
+	switch f.Cap {
+	case CapID:
+		return "int64(s.id)", true
+	case CapSite:
+		return strconv.Itoa(t.SiteID), true
+	case CapEnd:
+		return "int64(s.end)", true
+	case CapGoroutine:
+		return "s.g", true
+	case CapDuration:
+		return "s.t1 - s.t0", true
+	case CapBegin:
+		return "s.t0", true
+	case CapFinish:
+		return "s.t1", true
+	case CapCaller:
+		return "int64(s.caller)", true
+	case CapConst:
+		if f.Expr == "" {
+			return strconv.Itoa(f.N), true
+		}
+	}
+	return "", false
+}
+
+func (sg *siteGen) encodeField(t *Target, f Field) ([]string, error) {
+	if v, ok := sg.intField(t, f); ok {
+		return []string{"r.Int(" + v + ")"}, nil
+	}
+	switch f.Cap {
+	case CapConst:
+		return []string{"r.Str(" + strconv.Quote(f.Expr) + ")"}, nil
+	case CapPanicked:
+		return []string{"r.Bool(!s.ok)"}, nil
+	case CapParams, CapResults:
+		prefix := "p"
+		if f.Cap == CapResults {
+			prefix = "r"
+		}
+		lines := []string{"r.ListBegin()"}
+		for i := 1; ; i++ {
+			v, ok := sg.vals[prefix+strconv.Itoa(i)]
+			if !ok {
+				break
+			}
+			lines = append(lines, encode("r", v, "s."+v.field))
+		}
+		return append(lines, "r.ListEnd()"), nil
+	case CapParam, CapResult:
+		prefix, what := "p", "parameter"
+		if f.Cap == CapResult {
+			prefix, what = "r", "result"
+		}
+		v, ok := sg.vals[prefix+strconv.Itoa(f.N)]
+		if !ok {
+			return nil, fmt.Errorf("%s has no %s %d", t.Function, what, f.N)
+		}
+		return []string{encode("r", v, "s."+v.field)}, nil
+	case CapReceiver:
+		v, ok := sg.vals["recv"]
+		if !ok {
+			return nil, fmt.Errorf("%s is not a method: it has no receiver", t.Function)
+		}
+		return []string{encode("r", v, "s.recv")}, nil
+	case CapDataCond:
+		for name, v := range sg.vals {
+			if strings.HasPrefix(name, "dc") && v.expr == f.Expr {
+				return []string{encode("r", v, "s."+name)}, nil
+			}
+		}
+		return nil, fmt.Errorf("data-condition %q is not captured", f.Expr)
+	}
+	return nil, fmt.Errorf("unknown field %s", f.Cap)
+}
+
+// stateDecl declares the site's state type.
+func (sg *siteGen) stateDecl() string {
+	return "type " + sg.name("state") + sg.tparam + " struct {\n\t" + strings.Join(sg.fields, "\n\t") + "\n}"
+}
+
+// exitDecl declares the function that runs the after-form, the
+// post-condition and the action; extra are its parameters after s.
+func (sg *siteGen) exitDecl(extra []string, reads []string) string {
+	var b strings.Builder
+	params := append([]string{"s *" + sg.name("state") + sg.targs}, extra...)
+	fmt.Fprintf(&b, "func %s%s(%s) {\n\tif !s.on {\n\t\treturn\n\t}\n", sg.name("exit"), sg.tparam, strings.Join(params, ", "))
+	for _, l := range append(append([]string(nil), sg.tmpl.After...), reads...) {
+		b.WriteString("\t" + l + "\n")
+	}
+	fmt.Fprintf(&b, "\tif !(%s) {\n\t\treturn\n\t}\n", sg.tmpl.Post)
+	for _, l := range sg.tmpl.Action {
+		b.WriteString("\t" + l + "\n")
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func (sg *siteGen) finish(decls ...string) {
+	sort.Strings(sg.tmpl.Locals)
+	sg.tmpl.Locals = append([]string(nil), sg.fields...)
+	sg.pc.Decls = append(sg.pc.Decls, decls...)
+	path := sg.fi.tf.Name()
+	sg.g.code.Files[path] = append(sg.g.code.Files[path], sg.edits...)
+	sg.g.code.Sites = append(sg.g.code.Sites, &SiteCode{Site: sg.s, Template: sg.tmpl})
+}
+
+// typeParams sets the type parameter list of a generic site.
+func (sg *siteGen) typeParams(list *types.TypeParamList) error {
+	if list == nil || list.Len() == 0 {
+		return nil
+	}
+	var decl, names []string
+	for i := 0; i < list.Len(); i++ {
+		tp := list.At(i)
+		c, err := sg.g.typeName(sg.pc, sg.self, tp.Constraint())
+		if err != nil {
+			return err
+		}
+		decl = append(decl, tp.Obj().Name()+" "+c)
+		names = append(names, tp.Obj().Name())
+	}
+	sg.tparam = "[" + strings.Join(decl, ", ") + "]"
+	sg.targs = "[" + strings.Join(names, ", ") + "]"
+	return nil
+}
