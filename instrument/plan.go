@@ -87,9 +87,9 @@ func (s *Site) Captures() map[Capture]bool {
 
 // siteKey identifies a site across questions and variables.
 type siteKey struct {
-	kind                         spec.SiteKind
-	file                         string
-	line, col, endLine, endCol   int
+	kind                       spec.SiteKind
+	file                       string
+	line, col, endLine, endCol int
 }
 
 // Build plans the instrumentation of every site of sel for the questions

@@ -31,12 +31,12 @@ type siteGen struct {
 	self   *types.Package
 	caps   map[Capture]bool
 	tmpl   Template
-	fields []string          // state fields, "name type"
-	vals   map[string]value  // captured values by field name
-	edits  []Edit            // edits of the user's file
-	tparam string            // "[T any, U comparable]" for generic sites
-	targs  string            // "[T, U]"
-	p      string            // the prefix of generated names
+	fields []string         // state fields, "name type"
+	vals   map[string]value // captured values by field name
+	edits  []Edit           // edits of the user's file
+	tparam string           // "[T any, U comparable]" for generic sites
+	targs  string           // "[T, U]"
+	p      string           // the prefix of generated names
 	name   func(string) string
 }
 

@@ -30,11 +30,11 @@ import (
 
 // Config says what to write where.
 type Config struct {
-	Root       string              // the module root
-	OutDir     string              // where the rewritten files go (.pmm/overlay)
-	Code       *instrument.Code    // the edits and helpers
-	Runtime    map[string][]byte   // the runtime package's files
-	RuntimeDir string              // where the runtime package goes, relative to Root
+	Root       string            // the module root
+	OutDir     string            // where the rewritten files go (.pmm/overlay)
+	Code       *instrument.Code  // the edits and helpers
+	Runtime    map[string][]byte // the runtime package's files
+	RuntimeDir string            // where the runtime package goes, relative to Root
 }
 
 // Result lists what was written.
