@@ -156,7 +156,13 @@ func Apply(file string, src []byte, edits []instrument.Edit) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the instrumented source does not parse: %v", file, err)
 	}
-	if keepsPositions(file, src, edited, formatted, inserted) {
+	var replaced [][2]int // ranges of the source that edits replaced
+	for _, e := range edits {
+		if e.End > e.Off {
+			replaced = append(replaced, [2]int{e.Off, e.End})
+		}
+	}
+	if keepsPositions(file, src, edited, formatted, replaced, inserted) {
 		return formatted, nil
 	}
 	return edited, nil
@@ -181,13 +187,15 @@ func position(starts []int, off int) (int, int) {
 // keepsPositions checks that every token of the user's in the formatted
 // output has, after line directives, the line it has in the original.
 // gofmt changes only white space, commas and semicolons, so the other
-// tokens of edited and formatted correspond one to one.
-func keepsPositions(file string, src, edited, formatted []byte, inserted [][2]int) bool {
+// tokens of edited and formatted correspond one to one; the tokens of the
+// user's are those of src outside replaced and those of edited outside
+// inserted.
+func keepsPositions(file string, src, edited, formatted []byte, replaced, inserted [][2]int) bool {
 	type tok struct {
 		line int
 		user bool
 	}
-	scan := func(text []byte, withLines bool) []tok {
+	scan := func(text []byte, withLines bool, skip [][2]int) []tok {
 		fset := token.NewFileSet()
 		tf := fset.AddFile(file, -1, len(text))
 		var s scanner.Scanner
@@ -195,25 +203,29 @@ func keepsPositions(file string, src, edited, formatted []byte, inserted [][2]in
 		var out []tok
 		k := 0
 		for {
-			p, t, lit := s.Scan()
+			p, t, _ := s.Scan()
 			if t == token.EOF {
 				return out
 			}
-			if t == token.COMMA || t == token.SEMICOLON && lit == "\n" || t == token.SEMICOLON {
+			if t == token.COMMA || t == token.SEMICOLON {
 				continue
 			}
 			off := tf.Offset(p)
-			for k < len(inserted) && inserted[k][1] <= off {
+			for k < len(skip) && skip[k][1] <= off {
 				k++
 			}
-			user := !(k < len(inserted) && inserted[k][0] <= off && off < inserted[k][1])
+			user := !(k < len(skip) && skip[k][0] <= off && off < skip[k][1])
 			out = append(out, tok{line: fset.PositionFor(p, withLines).Line, user: user})
 		}
 	}
-	orig := scan(src, false)
-	ed := scan(edited, false)
-	inserted = nil // positions in formatted are checked through directives
-	fm := scan(formatted, true)
+	var orig []tok
+	for _, t := range scan(src, false, replaced) {
+		if t.user {
+			orig = append(orig, t)
+		}
+	}
+	ed := scan(edited, false, inserted)
+	fm := scan(formatted, true, nil)
 	if len(ed) != len(fm) {
 		return false
 	}

@@ -68,7 +68,7 @@ func (a *Atom) Pred() string { return a.Prim.Name }
 func (q *Question) Primitives() []string {
 	set := map[string]bool{}
 	for _, c := range q.Disjuncts {
-		c.eachAtom(func(a *Atom) { set[a.Pred()] = true })
+		c.EachAtom(func(a *Atom) { set[a.Pred()] = true })
 	}
 	var names []string
 	for n := range set {
@@ -78,13 +78,13 @@ func (q *Question) Primitives() []string {
 	return names
 }
 
-// eachAtom calls fn on every atom of c, negated ones included.
-func (c *Conj) eachAtom(fn func(*Atom)) {
+// EachAtom calls fn on every atom of c, negated ones included.
+func (c *Conj) EachAtom(fn func(*Atom)) {
 	for _, a := range c.Atoms {
 		fn(a)
 	}
 	for _, n := range c.Not {
-		n.eachAtom(fn)
+		n.EachAtom(fn)
 	}
 }
 

@@ -193,7 +193,7 @@ func (c *Conj) binders() []string {
 // vars returns every variable name in c, bound or free.
 func (c *Conj) vars() map[string]bool {
 	set := toSet(c.binders())
-	c.eachAtom(func(a *Atom) {
+	c.EachAtom(func(a *Atom) {
 		for _, t := range a.Args {
 			if t.Lit == nil {
 				set[t.Var] = true

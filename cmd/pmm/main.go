@@ -55,6 +55,11 @@ func commands() []*command {
 	return []*command{
 		checkCommand(),
 		explainCommand(),
+		instrumentCommand(),
+		runCommand(),
+		testCommand(),
+		answerCommand(),
+		cleanCommand(),
 		versionCommand(),
 		sitesCommand(),
 	}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// treeHashes hashes every file of the module outside .pmm/.
+func treeHashes(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".pmm" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		out[path] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// instrumentAndRun copies a test module, instruments it for its
+// questions.pmm, runs it, and returns the module directory and pmm.db.
+// It checks that nothing outside .pmm/ was written.
+func instrumentAndRun(t *testing.T, module string, runArgs ...string) (string, *sql.DB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs an instrumented program")
+	}
+	dir := copyModule(t, module)
+	before := treeHashes(t, dir)
+	code, out, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm")
+	if code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "not instrumented") {
+		t.Errorf("pmm instrument skipped sites:\n%s", errOut)
+	}
+	code, out, errOut = runPMM(t, dir, append([]string{"run", "."}, runArgs...)...)
+	if code != exitOK {
+		t.Fatalf("pmm run: exit %d\n%s%s", code, out, errOut)
+	}
+	after := treeHashes(t, dir)
+	for path, h := range before {
+		if after[path] != h {
+			t.Errorf("%s was changed", path)
+		}
+		delete(after, path)
+	}
+	for path := range after {
+		t.Errorf("%s was created outside .pmm/", path)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return dir, db
+}
+
+func queryStrings(t *testing.T, db *sql.DB, query string) []string {
+	t.Helper()
+	_, rows, err := queryRows(context.Background(), db, query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	var out []string
+	for _, r := range rows {
+		var cells []string
+		for _, v := range r {
+			cells = append(cells, toString(v))
+		}
+		out = append(out, strings.Join(cells, " "))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func toString(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return string(v)
+	case string:
+		return v
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return "?"
+}
+
+// TestFigure42EndToEnd runs the seed's example: in the Figure 4.1 program
+// main calls BOTH(i) for i from -2 to 4; BOTH calls FOO only when i > 0,
+// so the executions of BOTH with a non-zero parameter that call both FOO
+// and BAR are those with i = 1, 2, 3, 4.
+func TestFigure42EndToEnd(t *testing.T) {
+	_, db := instrumentAndRun(t, "../../testdata/fig41")
+	got := queryStrings(t, db, "SELECT y FROM monitor_fns_dura_params")
+	want := []string{"[1]", "[2]", "[3]", "[4]"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("parameters of the answers: %v, want %v", got, want)
+	}
+	if n := queryStrings(t, db, "SELECT count(*) FROM monitor_fns_dura_params WHERE x <= 0"); n[0] != "0" {
+		t.Errorf("%s answers have a duration that is not positive", n[0])
+	}
+}
+
+// TestCacheScenario is the seed's 1.3.2: the number of calls of G from F
+// that repeat the arguments of an earlier call in the same execution of F
+// must equal the count of a hand-instrumented version of the program.
+func TestCacheScenario(t *testing.T) {
+	dir, db := instrumentAndRun(t, "../../testdata/cache")
+	cmd := exec.Command("go", "run", ".", "-hand")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run . -hand: %v\n%s", err, out)
+	}
+	var want string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "repeats ") {
+			want = strings.TrimPrefix(line, "repeats ")
+		}
+	}
+	if want == "" || want == "0" {
+		t.Fatalf("the hand-instrumented run counted no repeats:\n%s", out)
+	}
+	rows := queryStrings(t, db, "SELECT count(*) FROM cacheable_calls")
+	if rows[0] != want {
+		t.Errorf("cacheable_calls has %s rows, the hand count is %s", rows[0], want)
+	}
+	if got := queryStrings(t, db, "SELECT count FROM cacheable_count"); len(got) != 1 || got[0] != want {
+		t.Errorf("cacheable_count = %v, want %s", got, want)
+	}
+	sum := queryStrings(t, db, "SELECT (SELECT sum FROM cacheable_time) = (SELECT sum(d) FROM cacheable_calls), (SELECT min(d) FROM cacheable_calls) > 0")
+	if sum[0] != "1 1" {
+		t.Errorf("cacheable_time is not the sum of positive durations of cacheable_calls: %v", sum)
+	}
+}
+
+// TestCallsStarSpawnsAggregates checks calls*, spawns and aggregates
+// grouped by a parameter against the fixed workloads of testdata/e2e.
+func TestCallsStarSpawnsAggregates(t *testing.T) {
+	_, db := instrumentAndRun(t, "../../testdata/e2e")
+	serveKeys := [][]string{{"a", "b"}, {"c"}, {"a", "b", "c", "d"}}
+	getKeys := []string{"x", "y", "x", "z", "x", "y"}
+	workSizes := []int{1, 2, 3, 5, 8}
+
+	var lookups []string
+	for _, keys := range serveKeys {
+		lookups = append(lookups, keys...)
+	}
+	sort.Strings(lookups)
+	if got := queryStrings(t, db, "SELECT k FROM lookups_under_serve"); strings.Join(got, " ") != strings.Join(lookups, " ") {
+		t.Errorf("calls*: lookups under Serve %v, want %v (the lookup outside Serve excluded)", got, lookups)
+	}
+
+	var sizes []string
+	for _, n := range workSizes {
+		sizes = append(sizes, strconv.Itoa(n))
+	}
+	sort.Strings(sizes)
+	if got := queryStrings(t, db, "SELECT n FROM workers_of_main"); strings.Join(got, " ") != strings.Join(sizes, " ") {
+		t.Errorf("spawns: workers of main %v, want %v (those of spawnMore excluded)", got, sizes)
+	}
+
+	counts := map[string]int{}
+	for _, k := range getKeys {
+		counts[k]++
+	}
+	var want []string
+	for k, n := range counts {
+		want = append(want, k+" "+strconv.Itoa(n))
+	}
+	sort.Strings(want)
+	if got := queryStrings(t, db, "SELECT key_, count FROM gets_per_key"); strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("count grouped by parameter: %v, want %v", got, want)
+	}
+	if got := queryStrings(t, db, "SELECT count(*), min(average) > 0 FROM mean_get_per_key"); got[0] != "3 1" {
+		t.Errorf("average grouped by parameter: %v, want 3 keys with positive means", got)
+	}
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"pmm.dev/pmm/instrument"
+	"pmm.dev/pmm/rewrite"
+	"pmm.dev/pmm/rt"
+	"pmm.dev/pmm/schema"
+	"pmm.dev/pmm/sites"
+	"pmm.dev/pmm/spec"
+	"pmm.dev/pmm/static"
+)
+
+// runtimeDir is where the runtime package goes in the user's module, as
+// the overlay adds it; its import path is the module path followed by it.
+const runtimeDir = "internal/pmmrt_"
+
+// project is what pmm instrument leaves in .pmm/plan.json for the
+// commands that build, run and answer.
+type project struct {
+	Root       string         `json:"root"`
+	Module     string         `json:"module"`
+	Overlay    string         `json:"overlay"`
+	Questions  []string       `json:"questions"`
+	Tables     []schema.Table `json:"tables"`
+	Statements []string       `json:"statements"`
+	Sites      []projectSite  `json:"sites"`
+	Skipped    []string       `json:"skipped,omitempty"`
+}
+
+// projectSite is a row of pmm_sites: one function recorded at one site.
+type projectSite struct {
+	Site     int    `json:"site"`
+	Function string `json:"function"`
+	Kind     string `json:"kind"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+}
+
+func pmmDir(root string) string { return filepath.Join(root, ".pmm") }
+
+func readProject(e *env, cmd string) (*project, int) {
+	root, err := static.ModuleRoot(e.dir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pmm %s: %v\n", cmd, err)
+		return nil, exitUsage
+	}
+	data, err := os.ReadFile(filepath.Join(pmmDir(root), "plan.json"))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pmm %s: no instrumentation in %s: run pmm instrument first\n", cmd, root)
+		return nil, exitUsage
+	}
+	var p project
+	if err := json.Unmarshal(data, &p); err != nil {
+		fmt.Fprintf(e.stderr, "pmm %s: %s: %v\n", cmd, filepath.Join(pmmDir(root), "plan.json"), err)
+		return nil, exitFailure
+	}
+	return &p, exitOK
+}
+
+func instrumentCommand() *command {
+	return &command{
+		name:    "instrument",
+		summary: "instrument a module for questions (writes only .pmm/)",
+		usage:   "[--tests] [--tags T] [--callgraph vta|cha|static] [PATTERNS] QUESTIONS.pmm...",
+		detail: `
+Instrument checks the questions, builds the static database of the packages
+matching PATTERNS (default ./...), selects the sites that can matter (see
+pmm explain), and writes instrumented copies of the files that hold them to
+.pmm/overlay/, with the typed helpers of each file beside it, the runtime
+package, and .pmm/overlay.json. Your files, go.mod and go.sum are never
+written.
+
+Then build and run with pmm run or pmm test, or by hand:
+
+	go build -overlay .pmm/overlay.json ./...
+
+The instrumented sources are ordinary Go you can read; /*line*/ comments
+keep the positions of errors and stack traces those of your files.
+
+Example:
+
+	pmm instrument ./... questions.pmm
+	pmm run . -- -n 100
+	pmm answer
+`,
+		define: func(fs *flag.FlagSet) func(*env, []string) int {
+			analysis := defineAnalysisFlags(fs)
+			return func(e *env, args []string) int {
+				patterns, files := splitQuestions(args)
+				prog, code := compileQuestions(e, "instrument", files)
+				if prog == nil {
+					return code
+				}
+				ctx := context.Background()
+				res, code := analysis.build(ctx, e, "instrument", patterns)
+				if res == nil {
+					return code
+				}
+				p, err := instrumentModule(ctx, e, prog, res.Root, res.ModulePath, res.Path, analysis)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "pmm instrument: %v\n", err)
+					return exitFailure
+				}
+				for _, s := range p.Skipped {
+					fmt.Fprintf(e.stderr, "pmm instrument: warning: %s\n", s)
+				}
+				fmt.Fprintf(e.stdout, "instrumented %d sites for %s\n", len(p.Sites), plural(len(p.Questions), "question"))
+				rel, _ := filepath.Rel(e.dir, p.Overlay)
+				fmt.Fprintf(e.stdout, "build with: go build -overlay %s ./...   or: pmm run PACKAGE, pmm test PATTERNS\n", rel)
+				return exitOK
+			}
+		},
+	}
+}
+
+// instrumentModule runs the stages after static analysis and writes .pmm/.
+func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, module, dbPath string, analysis *analysisFlags) (*project, error) {
+	db, err := openStatic(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	sel, err := sites.Select(ctx, db, prog)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range sel.Questions {
+		for _, w := range q.Warnings {
+			fmt.Fprintf(e.stderr, "pmm instrument: warning: question %s: %s\n", q.Name, w)
+		}
+	}
+	sch, err := schema.Generate(prog)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := instrument.Build(prog, sel, sch)
+	if err != nil {
+		return nil, err
+	}
+	pkgs, err := loadSitePackages(ctx, root, plan, analysis)
+	if err != nil {
+		return nil, err
+	}
+	code, err := instrument.Generate(plan, pkgs, root, module+"/"+runtimeDir)
+	if err != nil {
+		return nil, err
+	}
+	out := pmmDir(root)
+	written, err := rewrite.Write(rewrite.Config{
+		Root: root, OutDir: filepath.Join(out, "overlay"), Code: code,
+		Runtime: rt.Sources(out), RuntimeDir: runtimeDir,
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &project{Root: root, Module: module, Overlay: written.Overlay, Tables: sch.Tables, Statements: sch.Statements()}
+	for _, q := range prog.Questions {
+		p.Questions = append(p.Questions, q.Name)
+	}
+	skipped := map[*instrument.Site]bool{}
+	for _, s := range code.Skipped {
+		skipped[s.Site] = true
+		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d:%d: %s of %s not instrumented: %s", s.Site.File, s.Site.Line, s.Site.Col, s.Site.Kind, s.Site.Function, s.Reason))
+	}
+	for _, s := range plan.Sites {
+		if skipped[s] {
+			continue
+		}
+		for _, t := range s.Targets {
+			p.Sites = append(p.Sites, projectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col})
+		}
+	}
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(out, "plan.json"), data, 0o644); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// loadSitePackages loads, with syntax and types, the packages that hold
+// the plan's sites.
+func loadSitePackages(ctx context.Context, root string, plan *instrument.Plan, analysis *analysisFlags) ([]*packages.Package, error) {
+	dirs := map[string]bool{}
+	tests := *analysis.tests
+	for _, s := range plan.Sites {
+		dirs["./"+filepath.ToSlash(filepath.Dir(s.File))] = true
+		if strings.HasSuffix(s.File, "_test.go") {
+			tests = true
+		}
+	}
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	var patterns []string
+	for d := range dirs {
+		patterns = append(patterns, d)
+	}
+	sort.Strings(patterns)
+	cfg := &packages.Config{
+		Context: ctx, Dir: root, Tests: tests,
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
+			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
+	}
+	if *analysis.tags != "" {
+		cfg.BuildFlags = []string{"-tags=" + *analysis.tags}
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, err
+	}
+	var errs []string
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			errs = append(errs, e.Error())
+		}
+	})
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("loading the packages to instrument:\n\t%s", strings.Join(errs, "\n\t"))
+	}
+	return pkgs, nil
+}
