@@ -19,7 +19,7 @@ const (
 	hdrPID        = 24 // int64
 	hdrStart      = 32 // int64: the process's start, Unix nanoseconds
 	hdrProcess    = 40 // uint64: random, tells apart processes with a reused pid
-	hdrSeq        = 48 // uint32: the segment's number within its process, from 0
+	hdrSeq        = 48 // uint32: the segment's number within its process, in order of use, from 0
 	hdrProgramLen = 52 // uint32
 	hdrEnd        = 56 // uint64: where the records end; 0 if the process died first
 	hdrProgram    = 64 // os.Args[0], truncated to fit the header
@@ -90,7 +90,7 @@ type SegmentHeader struct {
 	PID     int64
 	Start   int64  // the process's start, Unix nanoseconds
 	Process uint64 // a random number drawn by the process at start
-	Seq     uint32 // the segment's number within its process
+	Seq     uint32 // the segment's number within its process, in order of use
 	Size    uint64 // the file's size when it was created
 	End     uint64 // where the records end if the segment was closed, else 0
 	Program string // os.Args[0] of the process, possibly truncated

@@ -391,12 +391,9 @@ func TestRotation(t *testing.T) {
 	segs := readSegments(t, dir)
 	next := int64(0)
 	for k, s := range segs {
-		wantSize := uint64(4096) << uint(k)
-		if wantSize > 16384 {
-			wantSize = 16384
-		}
-		if s.header.Size != wantSize || s.header.Seq != segs[0].header.Seq+uint32(k) {
-			t.Errorf("segment %d: seq %d, size %d, want %d", k, s.header.Seq, s.header.Size, wantSize)
+		size := s.header.Size
+		if size < 4096 || size > 16384 || size&(size-1) != 0 || s.header.Seq != segs[0].header.Seq+uint32(k) {
+			t.Errorf("segment %d: seq %d, size %d", k, s.header.Seq, size)
 		}
 		if s.header.End != uint64(segHeaderSize+24*len(s.recs)) {
 			t.Errorf("segment %d: end %d with %d records", k, s.header.End, len(s.recs))
@@ -407,6 +404,9 @@ func TestRotation(t *testing.T) {
 			}
 			next++
 		}
+	}
+	if segs[len(segs)-1].header.Size != 16384 {
+		t.Errorf("the sizes did not grow to the largest: %d", segs[len(segs)-1].header.Size)
 	}
 	if next != n {
 		t.Errorf("%d records, want %d", next, n)
