@@ -9,7 +9,7 @@ import (
 )
 
 // definition generates a definition site: two statements at the top of
-// the body, `s := enter(params); if s.on { defer exit(&s) }`, with the
+// the body, `var s state; if enter(&s, params) { defer exit(&s) }`, with the
 // typed helpers in the package's generated file. No function literal is
 // added to the user's code, so closures keep their runtime names; the
 // deferred exit runs on return and on panic, and lets the panic go on.
@@ -116,14 +116,18 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	}
 
 	// The code in the user's body, then the helpers.
+	// A disabled site costs the inlined test of enter and a branch; the
+	// state is zero and nothing is deferred.
 	enter := sg.name("enter") + sg.targs
-	text := state + " := " + enter + "(" + strings.Join(enterArgs, ", ") + ")"
-	decls := []string{sg.stateDecl(), sg.enterDecl(enterParams)}
+	call := enter + "(" + strings.Join(append([]string{"&" + state}, enterArgs...), ", ") + ")"
+	text := "var " + state + " " + sg.name("state") + sg.targs + "; "
+	decls := []string{sg.stateDecl()}
+	decls = append(decls, sg.enterDecls(enterParams)...)
 	if len(sg.tmpl.Action) > 0 {
-		text += "; if " + state + ".on { defer " + sg.name("exit") + sg.targs + "(" + strings.Join(append([]string{"&" + state}, exitArgs...), ", ") + ") }"
+		text += "if " + call + " { defer " + sg.name("exit") + sg.targs + "(" + strings.Join(append([]string{"&" + state}, exitArgs...), ", ") + ") }"
 		decls = append(decls, sg.exitDecl(exitParams, reads))
 	} else {
-		text += "; _ = " + state
+		text += call
 	}
 	if useRet && sig.Results().Len() > 0 {
 		decls = append(decls, sg.retDecl(sig, needResults && !named))
@@ -259,15 +263,25 @@ func (sg *siteGen) rewriteReturns(body *ast.BlockStmt, sig *types.Signature, sta
 	return nil
 }
 
-func (sg *siteGen) enterDecl(params []string) string {
+// enterDecls declares enter, which tests the pre-condition and is small
+// enough to be inlined, and begin, which runs the before-form.
+func (sg *siteGen) enterDecls(params []string) []string {
+	state := "s *" + sg.name("state") + sg.targs
+	all := strings.Join(append([]string{state}, params...), ", ")
+	var names []string
+	for _, p := range params {
+		names = append(names, strings.Fields(p)[0])
+	}
+	args := strings.Join(append([]string{"s"}, names...), ", ")
+	enter := fmt.Sprintf("func %s%s(%s) bool {\n\tif !(%s) {\n\t\treturn false\n\t}\n\t%s%s(%s)\n\treturn true\n}",
+		sg.name("enter"), sg.tparam, all, sg.tmpl.Pre, sg.name("begin"), sg.targs, args)
 	var b strings.Builder
-	fmt.Fprintf(&b, "func %s%s(%s) (s %s%s) {\n\tif !(%s) {\n\t\treturn\n\t}\n\ts.on = true\n",
-		sg.name("enter"), sg.tparam, strings.Join(params, ", "), sg.name("state"), sg.targs, sg.tmpl.Pre)
+	fmt.Fprintf(&b, "func %s%s(%s) {\n\ts.on = true\n", sg.name("begin"), sg.tparam, all)
 	for _, l := range sg.tmpl.Before {
 		b.WriteString("\t" + l + "\n")
 	}
-	b.WriteString("\treturn\n}")
-	return b.String()
+	b.WriteString("}")
+	return []string{enter, b.String()}
 }
 
 // retDecl declares the method that return statements pass their results

@@ -9,7 +9,7 @@ import (
 )
 
 // runPMM runs pmm in-process in dir and returns its exit code and output.
-func runPMM(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+func runPMM(t testing.TB, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = run(&env{stdout: &out, stderr: &errOut, dir: dir}, args)
