@@ -219,11 +219,11 @@ func (b *builder) resolveCallers() error {
 				if e.callerFunc == 0 {
 					continue
 				}
-				def, ok := defs[e.callerFunc]
-				if !ok {
-					return fmt.Errorf("%s:%d:%d: the call of %s records its caller, whose definition is not instrumented", s.File, s.Line, s.Col, t.Function)
-				}
-				t.Emits[i].CallerSite = def
+				// A caller without a definition site (a package's
+				// initializer, for a call in a package-level variable's
+				// initializer) leaves CallerSite nil: Generate skips the
+				// site and says why, and instruments the others.
+				t.Emits[i].CallerSite = defs[e.callerFunc]
 			}
 		}
 	}
