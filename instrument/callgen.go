@@ -33,6 +33,10 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		}
 	}
 	sg := g.newSiteGen(s, fi)
+	// In a generic function, the helpers take its type parameters.
+	if err := sg.typeParams(enclosingTypeParams(fi, call.Pos())); err != nil {
+		return err
+	}
 	sg.common()
 
 	// How W calls the function: through a function value, or, when one
@@ -42,7 +46,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	sel, isSel := call.Fun.(*ast.SelectorExpr)
 	switch {
 	case len(s.Targets) > 1 && isSel && types.IsInterface(info.TypeOf(sel.X)):
-		rt, err := g.typeName(sg.pc, sg.self, info.TypeOf(sel.X))
+		rt, err := sg.typeName(info.TypeOf(sel.X))
 		if err != nil {
 			return err
 		}
@@ -55,7 +59,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	case len(s.Targets) > 1:
 		return fmt.Errorf("a function value called at %s:%d may be any of %d functions", s.File, s.Line, len(s.Targets))
 	default:
-		ft, err := g.typeName(sg.pc, sg.self, sig)
+		ft, err := sg.typeName(sig)
 		if err != nil {
 			return err
 		}
@@ -77,7 +81,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	for i := 0; i < sig.Params().Len(); i++ {
 		p := "p" + strconv.Itoa(i+1)
 		t := sig.Params().At(i).Type()
-		ts, err := g.typeName(sg.pc, sg.self, t)
+		ts, err := sg.typeName(t)
 		if err != nil {
 			return err
 		}
@@ -100,7 +104,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	needResults := sg.caps[CapResults] || sg.caps[CapResult]
 	for i := 0; i < sig.Results().Len(); i++ {
 		r := "r" + strconv.Itoa(i+1)
-		ts, err := g.typeName(sg.pc, sg.self, sig.Results().At(i).Type())
+		ts, err := sg.typeName(sig.Results().At(i).Type())
 		if err != nil {
 			return err
 		}
@@ -141,18 +145,18 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	if len(results) > 0 {
 		fast = "\t\t" + line + strings.Join(resultNames, ", ") + " = " + invoke + "\n\t\treturn\n"
 	}
-	wrapper := fmt.Sprintf("func %s(%s)%s {\n\tif !(%s) {\n%s\t}\n\t%s%s(%s)\n\treturn\n}",
-		w, strings.Join(params, ", "), resultList, sg.tmpl.Pre, fast, returnOrNot(results), won, strings.Join(paramNames(params), ", "))
+	wrapper := fmt.Sprintf("func %s%s(%s)%s {\n\tif !(%s) {\n%s\t}\n\t%s%s%s(%s)\n\treturn\n}",
+		w, sg.tparam, strings.Join(params, ", "), resultList, sg.tmpl.Pre, fast, returnOrNot(results), won, sg.targs, strings.Join(paramNames(params), ", "))
 	if len(results) > 0 {
-		wrapper = fmt.Sprintf("func %s(%s)%s {\n\tif !(%s) {\n%s\t}\n\treturn %s(%s)\n}",
-			w, strings.Join(params, ", "), resultList, sg.tmpl.Pre, fast, won, strings.Join(paramNames(params), ", "))
+		wrapper = fmt.Sprintf("func %s%s(%s)%s {\n\tif !(%s) {\n%s\t}\n\treturn %s%s(%s)\n}",
+			w, sg.tparam, strings.Join(params, ", "), resultList, sg.tmpl.Pre, fast, won, sg.targs, strings.Join(paramNames(params), ", "))
 	}
 	var rec strings.Builder
-	fmt.Fprintf(&rec, "func %s(%s)%s {\n\tvar s %s\n\ts.on = true\n", won, strings.Join(params, ", "), resultList, sg.name("state"))
+	fmt.Fprintf(&rec, "func %s%s(%s)%s {\n\tvar s %s%s\n\ts.on = true\n", won, sg.tparam, strings.Join(params, ", "), resultList, sg.name("state"), sg.targs)
 	for _, l := range sg.tmpl.Before {
 		rec.WriteString("\t" + l + "\n")
 	}
-	fmt.Fprintf(&rec, "\tdefer %s(%s)\n", sg.name("exit"), strings.Join(append([]string{"&s"}, exitArgs...), ", "))
+	fmt.Fprintf(&rec, "\tdefer %s%s(%s)\n", sg.name("exit"), sg.targs, strings.Join(append([]string{"&s"}, exitArgs...), ", "))
 	if len(results) > 0 {
 		fmt.Fprintf(&rec, "\t%s%s = %s\n", line, strings.Join(resultNames, ", "), invoke)
 	} else {
@@ -165,7 +169,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	start, end := fi.tf.Offset(call.Pos()), fi.tf.Offset(call.End())
 	lparen := fi.tf.Offset(call.Lparen)
 	order := orderCall*1_000_000 + (1_000_000 - (end - start)) // outer first
-	sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: w + "(" + args[0] + ", ", Order: order})
+	sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: w + sg.uargs + "(" + args[0] + ", ", Order: order})
 	if dispatch != "" {
 		sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(sel.X.End()), End: lparen + 1, Text: ", "})
 	} else {
@@ -292,7 +296,7 @@ func (sg *siteGen) receiverType(name string) (string, bool, error) {
 	if obj == nil {
 		return "", false, fmt.Errorf("no type %s in %s", typeName, pkgPath)
 	}
-	ts, err := sg.g.typeName(sg.pc, sg.self, obj.Type())
+	ts, err := sg.typeName(obj.Type())
 	return ts, pointer, err
 }
 

@@ -32,11 +32,9 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 		return fmt.Errorf("%s has no body to instrument", s.Function)
 	}
 	sg := g.newSiteGen(s, fi)
-	tps := sig.TypeParams()
-	if recv != nil && sig.RecvTypeParams().Len() > 0 {
-		tps = sig.RecvTypeParams()
-	}
-	if err := sg.typeParams(tps); err != nil {
+	// Those of the function, of its receiver's type, or, for a function
+	// literal, of the function that holds it.
+	if err := sg.typeParams(enclosingTypeParams(fi, n.Pos())); err != nil {
 		return err
 	}
 	sg.common()
@@ -118,13 +116,13 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	// The code in the user's body, then the helpers.
 	// A disabled site costs the inlined test of enter and a branch; the
 	// state is zero and nothing is deferred.
-	enter := sg.name("enter") + sg.targs
+	enter := sg.name("enter") + sg.uargs
 	call := enter + "(" + strings.Join(append([]string{"&" + state}, enterArgs...), ", ") + ")"
-	text := "var " + state + " " + sg.name("state") + sg.targs + "; "
+	text := "var " + state + " " + sg.name("state") + sg.uargs + "; "
 	decls := []string{sg.stateDecl()}
 	decls = append(decls, sg.enterDecls(enterParams)...)
 	if len(sg.tmpl.Action) > 0 {
-		text += "if " + call + " { defer " + sg.name("exit") + sg.targs + "(" + strings.Join(append([]string{"&" + state}, exitArgs...), ", ") + ") }"
+		text += "if " + call + " { defer " + sg.name("exit") + sg.uargs + "(" + strings.Join(append([]string{"&" + state}, exitArgs...), ", ") + ") }"
 		decls = append(decls, sg.exitDecl(exitParams, reads))
 	} else {
 		text += call
@@ -291,7 +289,7 @@ func (sg *siteGen) retDecl(sig *types.Signature, capture bool) string {
 	var params, types_, names []string
 	for i := 1; i <= sig.Results().Len(); i++ {
 		f := sg.vals["r"+strconv.Itoa(i)]
-		ts, _ := sg.g.typeName(sg.pc, sg.self, sig.Results().At(i-1).Type())
+		ts, _ := sg.typeName(sig.Results().At(i - 1).Type())
 		_ = f
 		params = append(params, "r"+strconv.Itoa(i)+" "+ts)
 		types_ = append(types_, ts)

@@ -3,6 +3,8 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	"go/scanner"
+	"go/token"
 	"go/types"
 	"sort"
 	"strconv"
@@ -31,12 +33,14 @@ type siteGen struct {
 	self   *types.Package
 	caps   map[Capture]bool
 	tmpl   Template
-	fields []string         // state fields, "name type"
-	vals   map[string]value // captured values by field name
-	edits  []Edit           // edits of the user's file
-	tparam string           // "[T any, U comparable]" for generic sites
-	targs  string           // "[T, U]"
-	p      string           // the prefix of generated names
+	fields []string          // state fields, "name type"
+	vals   map[string]value  // captured values by field name
+	edits  []Edit            // edits of the user's file
+	tparam string            // "[pmm__TT any, pmm__TU comparable]" for generic sites, in the helpers
+	targs  string            // "[pmm__TT, pmm__TU]", in the helpers
+	uargs  string            // "[T, U]", in the user's code
+	rename map[string]string // type parameter → its name in the helpers
+	p      string            // the prefix of generated names
 	name   func(string) string
 }
 
@@ -51,7 +55,7 @@ func (g *generator) newSiteGen(s *Site, fi *fileInfo) *siteGen {
 }
 
 func (sg *siteGen) field(name string, t types.Type, read string) error {
-	ts, err := sg.g.typeName(sg.pc, sg.self, t)
+	ts, err := sg.typeName(t)
 	if err != nil {
 		return err
 	}
@@ -257,22 +261,96 @@ func (sg *siteGen) finish(decls ...string) {
 	sg.g.code.Sites = append(sg.g.code.Sites, &SiteCode{Site: sg.s, Template: sg.tmpl})
 }
 
-// typeParams sets the type parameter list of a generic site.
+// typeParams sets the type parameter list of a site in a generic
+// function. The helpers name the type parameters after the prefix of
+// generated identifiers, so that they clash neither with the helpers'
+// parameters (s, f, p1, ...) nor with the package's names.
 func (sg *siteGen) typeParams(list *types.TypeParamList) error {
 	if list == nil || list.Len() == 0 {
 		return nil
 	}
-	var decl, names []string
+	sg.rename = map[string]string{}
+	for i := 0; i < list.Len(); i++ {
+		name := list.At(i).Obj().Name()
+		if name == "_" {
+			return fmt.Errorf("its type parameter %d is blank: the instrumentation cannot name it", i+1)
+		}
+		sg.rename[name] = sg.p + "T" + name
+	}
+	var decl, names, uses []string
 	for i := 0; i < list.Len(); i++ {
 		tp := list.At(i)
-		c, err := sg.g.typeName(sg.pc, sg.self, tp.Constraint())
+		c, err := sg.typeName(tp.Constraint())
 		if err != nil {
 			return err
 		}
-		decl = append(decl, tp.Obj().Name()+" "+c)
-		names = append(names, tp.Obj().Name())
+		decl = append(decl, sg.rename[tp.Obj().Name()]+" "+c)
+		names = append(names, sg.rename[tp.Obj().Name()])
+		uses = append(uses, tp.Obj().Name())
 	}
 	sg.tparam = "[" + strings.Join(decl, ", ") + "]"
 	sg.targs = "[" + strings.Join(names, ", ") + "]"
+	sg.uargs = "[" + strings.Join(uses, ", ") + "]"
+	return nil
+}
+
+// typeName writes t for the helpers, with the site's type parameters
+// renamed.
+func (sg *siteGen) typeName(t types.Type) (string, error) {
+	ts, err := sg.g.typeName(sg.pc, sg.self, t)
+	if err != nil || len(sg.rename) == 0 {
+		return ts, err
+	}
+	return renameTypeParams(ts, sg.rename), nil
+}
+
+// renameTypeParams renames the type parameters in a type written by
+// types.TypeString: identifiers that are neither qualified (after '.')
+// nor the names of fields or methods (after '{' or ';'). A parameter
+// name of a function type may be renamed too, which changes nothing.
+func renameTypeParams(ts string, names map[string]string) string {
+	fset := token.NewFileSet()
+	f := fset.AddFile("", -1, len(ts))
+	var sc scanner.Scanner
+	sc.Init(f, []byte(ts), nil, 0)
+	var b strings.Builder
+	last, prev := 0, token.ILLEGAL
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.IDENT && prev != token.PERIOD && prev != token.LBRACE && prev != token.SEMICOLON {
+			if n, ok := names[lit]; ok {
+				off := f.Offset(pos)
+				b.WriteString(ts[last:off] + n)
+				last = off + len(lit)
+			}
+		}
+		prev = tok
+	}
+	b.WriteString(ts[last:])
+	return b.String()
+}
+
+// enclosingTypeParams returns the type parameters in scope at pos: those
+// of the function declaration that holds it (a function literal has none
+// of its own), or of its receiver's type.
+func enclosingTypeParams(fi *fileInfo, pos token.Pos) *types.TypeParamList {
+	for _, d := range fi.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || pos < fd.Pos() || pos >= fd.End() {
+			continue
+		}
+		obj, ok := fi.pkg.TypesInfo.Defs[fd.Name].(*types.Func)
+		if !ok {
+			return nil
+		}
+		sig := obj.Type().(*types.Signature)
+		if sig.RecvTypeParams().Len() > 0 {
+			return sig.RecvTypeParams()
+		}
+		return sig.TypeParams()
+	}
 	return nil
 }
