@@ -42,7 +42,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	// How W calls the function: through a function value, or, when one
 	// interface call site may run several methods, through the receiver,
 	// so that W can tell by its dynamic type which one runs.
-	var calleeParam, dispatch string
+	var calleeParam, dispatch, dispatchDecl string
 	sel, isSel := call.Fun.(*ast.SelectorExpr)
 	switch {
 	case len(s.Targets) > 1 && isSel && types.IsInterface(info.TypeOf(sel.X)):
@@ -51,11 +51,11 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 			return err
 		}
 		calleeParam = "recv " + rt
-		d, err := sg.dispatch(sel.Sel.Name)
+		d, decl, err := sg.dispatch(rt)
 		if err != nil {
 			return err
 		}
-		dispatch = d
+		dispatch, dispatchDecl = d, decl
 	case len(s.Targets) > 1:
 		return fmt.Errorf("a function value called at %s:%d may be any of %d functions", s.File, s.Line, len(s.Targets))
 	default:
@@ -179,7 +179,11 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		}
 		sg.edits = append(sg.edits, Edit{Off: lparen, End: lparen + 1, Text: ", "})
 	}
-	sg.finish(sg.stateDecl(), wrapper, rec.String(), sg.exitDecl(exitParams, reads))
+	decls := []string{sg.stateDecl(), wrapper, rec.String(), sg.exitDecl(exitParams, reads)}
+	if dispatchDecl != "" {
+		decls = append(decls, dispatchDecl)
+	}
+	sg.finish(decls...)
 	return nil
 }
 
@@ -244,24 +248,28 @@ func (sg *siteGen) instantiation(fun ast.Expr) string {
 	return "[" + strings.Join(args, ", ") + "]"
 }
 
-// dispatch returns the type switch that tells which target a call
-// through an interface runs, by the receiver's dynamic type.
-func (sg *siteGen) dispatch(method string) (string, error) {
+// dispatch returns the statement that tells which target a call through
+// an interface of type iface runs, by the receiver's dynamic type, and
+// the declaration of the function it calls: a type switch in a function
+// whose only local name is generated, so that the receiver types' names
+// are not shadowed by those of the helpers (recv, s, f, ...).
+func (sg *siteGen) dispatch(iface string) (string, string, error) {
+	x := sg.p + "x"
 	var b strings.Builder
-	b.WriteString("switch recv.(type) {")
+	fmt.Fprintf(&b, "func %s%s(%s %s) int {\n\tswitch %s.(type) {", sg.name("target"), sg.tparam, x, iface, x)
 	for i, t := range sg.s.Targets {
 		recvType, pointer, err := sg.receiverType(t.Function)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		cases := "*" + recvType
 		if !pointer {
 			cases = recvType + ", *" + recvType
 		}
-		fmt.Fprintf(&b, "\n\tcase %s:\n\t\ts.target = %d", cases, i+1)
+		fmt.Fprintf(&b, "\n\tcase %s:\n\t\treturn %d", cases, i+1)
 	}
-	b.WriteString("\n\t}")
-	return b.String(), nil
+	b.WriteString("\n\t}\n\treturn 0\n}")
+	return "s.target = " + sg.name("target") + sg.targs + "(recv)", b.String(), nil
 }
 
 // receiverType finds the named receiver type of a method by its runtime
