@@ -256,7 +256,9 @@ func (sg *siteGen) rewriteReturns(body *ast.BlockStmt, sig *types.Signature, sta
 	})
 	if sig.Results().Len() == 0 {
 		off := sg.fi.tf.Offset(body.Rbrace)
-		sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: "; " + state + ".ok = true;"})
+		// After the statements at the top of an empty body, which
+		// declare the state.
+		sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: "; " + state + ".ok = true;", Order: orderReturn})
 	}
 	return nil
 }
