@@ -24,8 +24,11 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	if !ok {
 		return fmt.Errorf("the call of %s has no function type", s.Function)
 	}
-	if len(call.Args) == 1 && sig.Params().Len() > 1 {
-		return fmt.Errorf("the call of %s passes a multi-valued call as arguments", s.Function)
+	if len(call.Args) == 1 {
+		// f(g()) with g multi-valued: W(caller, f, g()) is not Go.
+		if tup, ok := info.TypeOf(call.Args[0]).(*types.Tuple); ok && tup.Len() > 1 {
+			return fmt.Errorf("the call of %s passes a multi-valued call as arguments", s.Function)
+		}
 	}
 	if s.Via == "defer" {
 		if err := g.deferrable(fi, call); err != nil {
