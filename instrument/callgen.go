@@ -24,6 +24,11 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	if !ok {
 		return fmt.Errorf("the call of %s has no function type", s.Function)
 	}
+	for _, t := range s.Targets {
+		if callerSensitive[t.Function] {
+			return fmt.Errorf("%s looks at the frames of its callers: through a wrapper, it would see the wrapper's", t.Function)
+		}
+	}
 	if len(call.Args) == 1 {
 		// f(g()) with g multi-valued: W(caller, f, g()) is not Go.
 		if tup, ok := info.TypeOf(call.Args[0]).(*types.Tuple); ok && tup.Len() > 1 {
@@ -188,6 +193,22 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	}
 	sg.finish(decls...)
 	return nil
+}
+
+// callerSensitive are the functions, by runtime name, whose result
+// depends on which function calls them: a call site that wrapped them
+// would change what they return (runtime.Caller(0) would name the
+// wrapper, t.Helper() would mark it).
+var callerSensitive = map[string]bool{
+	"runtime.Caller":           true,
+	"runtime.Callers":          true,
+	"runtime.Stack":            true,
+	"runtime/debug.Stack":      true,
+	"runtime/debug.PrintStack": true,
+	"testing.(*common).Helper": true,
+	"testing.(*T).Helper":      true,
+	"testing.(*B).Helper":      true,
+	"testing.(*F).Helper":      true,
 }
 
 func returnOrNot(results []string) string {
