@@ -61,7 +61,7 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	}
 	wanted := sg.wantedParams(sig.Params().Len())
 	if len(wanted) > 0 {
-		names := sg.paramNames(ftype.Params, sig.Params().Len())
+		names := sg.paramNames(ftype.Params, sig.Params().Len(), "p")
 		for i := 1; i <= sig.Params().Len(); i++ {
 			if wanted[i] {
 				if err := capture("p"+strconv.Itoa(i), sig.Params().At(i-1).Type(), names[i-1]); err != nil {
@@ -90,6 +90,17 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	var exitParams, exitArgs, reads []string
 	needResults := sg.caps[CapResults] || sg.caps[CapResult]
 	named := namedResults(ftype)
+	resultNames := make([]string, sig.Results().Len())
+	for i := range resultNames {
+		resultNames[i] = sig.Results().At(i).Name()
+	}
+	if needResults && !named && ftype.Results != nil && len(ftype.Results.List[0].Names) > 0 {
+		// Named results, some blank: a deferred function may still set
+		// the others after return, so name the blank ones and read them
+		// all when the execution ends.
+		resultNames = sg.paramNames(ftype.Results, sig.Results().Len(), "r")
+		named = true
+	}
 	useRet := sg.caps[CapPanicked] || needResults && !named
 	for i := 1; i <= sig.Results().Len() && needResults; i++ {
 		t := sig.Results().At(i - 1).Type()
@@ -100,7 +111,7 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 		if named {
 			ts := strings.TrimPrefix(sg.fields[len(sg.fields)-1], field+" ")
 			exitParams = append(exitParams, field+" *"+ts)
-			exitArgs = append(exitArgs, "&"+sig.Results().At(i-1).Name())
+			exitArgs = append(exitArgs, "&"+resultNames[i-1])
 			reads = append(reads, "s."+field+" = *"+field)
 		}
 	}
@@ -188,22 +199,23 @@ func (sg *siteGen) paramName(f *ast.Field, i int, name string) string {
 	return name
 }
 
-// paramNames returns the names of the n parameters of a function, naming
-// all of them when they are unnamed (Go allows no mix) and the blank ones.
-func (sg *siteGen) paramNames(params *ast.FieldList, n int) []string {
+// paramNames returns the names of the n parameters (or results) of a
+// function, naming all of them when they are unnamed (Go allows no mix)
+// and the blank ones, after the prefix of generated names and kind.
+func (sg *siteGen) paramNames(params *ast.FieldList, n int, kind string) []string {
 	var names []string
 	i := 0
 	for _, f := range params.List {
 		if len(f.Names) == 0 {
 			i++
-			names = append(names, sg.paramName(f, i, sg.p+"p"+strconv.Itoa(i)))
+			names = append(names, sg.paramName(f, i, sg.p+kind+strconv.Itoa(i)))
 			continue
 		}
 		for _, id := range f.Names {
 			i++
 			if id.Name == "_" {
 				off := sg.fi.tf.Offset(id.Pos())
-				name := sg.p + "p" + strconv.Itoa(i)
+				name := sg.p + kind + strconv.Itoa(i)
 				sg.edits = append(sg.edits, Edit{Off: off, End: off + 1, Text: name})
 				names = append(names, name)
 				continue
