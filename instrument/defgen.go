@@ -268,7 +268,13 @@ func (sg *siteGen) rewriteReturns(body *ast.BlockStmt, sig *types.Signature, sta
 	})
 	if sig.Results().Len() == 0 {
 		off := sg.fi.tf.Offset(body.Rbrace)
-		// After the statements at the top of an empty body, which
+		if n := len(body.List); n > 0 {
+			// After the last statement, not after the comments that
+			// follow it: an example's // Output: comment must stay the
+			// last comment of its body, or go test does not run it.
+			off = sg.fi.tf.Offset(body.List[n-1].End())
+		}
+		// In an empty body, after the statements at the top, which
 		// declare the state.
 		sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: "; " + state + ".ok = true;", Order: orderReturn})
 	}
