@@ -209,6 +209,15 @@ var callerSensitive = map[string]bool{
 	"testing.(*T).Helper":      true,
 	"testing.(*B).Helper":      true,
 	"testing.(*F).Helper":      true,
+	// They report the line of the first caller not marked as a helper.
+	"testing.(*common).Log":    true,
+	"testing.(*common).Logf":   true,
+	"testing.(*common).Error":  true,
+	"testing.(*common).Errorf": true,
+	"testing.(*common).Fatal":  true,
+	"testing.(*common).Fatalf": true,
+	"testing.(*common).Skip":   true,
+	"testing.(*common).Skipf":  true,
 }
 
 func returnOrNot(results []string) string {
