@@ -193,8 +193,9 @@ type segmentFile struct {
 }
 
 // readDir reads the headers of the segments in dir and groups them by
-// process, ordered by start time. It also returns the log files that are
-// not segments: their writer died before writing the header.
+// process, ordered by start time. It also returns the log files that hold no
+// records: segments prepared but never used, and files whose writer died
+// before writing the header.
 func readDir(dir string) (procs []*process, notSegments []string, err error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.pmmlog"))
 	if err != nil {
@@ -207,8 +208,8 @@ func readDir(dir string) (procs []*process, notSegments []string, err error) {
 	byKey := make(map[key]*process)
 	for _, path := range paths {
 		h, err := readHeader(path)
-		if errors.Is(err, pmmrt.ErrNotSegment) {
-			notSegments = append(notSegments, path)
+		if errors.Is(err, pmmrt.ErrNotSegment) || (err == nil && h.Seq == pmmrt.UnusedSegment) {
+			notSegments = append(notSegments, path) // holds no records
 			continue
 		}
 		if err != nil {

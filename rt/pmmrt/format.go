@@ -90,11 +90,15 @@ type SegmentHeader struct {
 	PID     int64
 	Start   int64  // the process's start, Unix nanoseconds
 	Process uint64 // a random number drawn by the process at start
-	Seq     uint32 // the segment's number within its process, in order of use
+	Seq     uint32 // the segment's number within its process, in order of use, or UnusedSegment
 	Size    uint64 // the file's size when it was created
 	End     uint64 // where the records end if the segment was closed, else 0
 	Program string // os.Args[0] of the process, possibly truncated
 }
+
+// UnusedSegment is the Seq of a segment that was prepared but never used:
+// it holds no records.
+const UnusedSegment = ^uint32(0)
 
 // ErrNotSegment is returned by ParseSegment for data that does not start
 // with a segment header (for instance a file whose creator died before

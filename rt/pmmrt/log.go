@@ -290,6 +290,7 @@ func writeHeader(h []byte, size int) {
 	le.PutUint64(h[hdrPID:], uint64(os.Getpid()))
 	le.PutUint64(h[hdrStart:], uint64(processStart.UnixNano()))
 	le.PutUint64(h[hdrProcess:], processTag)
+	le.PutUint32(h[hdrSeq:], UnusedSegment) // until it becomes current
 	program := ""
 	if len(os.Args) > 0 {
 		program = os.Args[0]
