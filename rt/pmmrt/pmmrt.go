@@ -71,7 +71,7 @@ func NextID() uint64 { return atomic.AddUint64(&lastID, 1) }
 func Now() int64 { return nanotime() - startNano }
 
 // GoID returns the id of the calling goroutine, parsed from the header of
-// runtime.Stack ("goroutine 18 [running]:"). It costs about a microsecond
+// runtime.Stack ("goroutine 18 [running]:"). It costs about 4 µs
 // (see docs/RUNTIME.md); generated code calls it once per site execution.
 func GoID() int64 {
 	var buf [64]byte
