@@ -255,6 +255,11 @@ func (g *generator) typeName(pc *Helpers, self *types.Package, t types.Type) (st
 		return "", err
 	}
 	s := types.TypeString(t, qual)
+	if self.Scope().Lookup("any") == nil {
+		// go/types writes the empty interface as any, which a module
+		// whose go directive is older than 1.18 cannot use.
+		s = renameTypeParams(s, map[string]string{"any": "interface{}"})
+	}
 	return s, bad
 }
 
