@@ -3,6 +3,8 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	"go/parser"
+	"go/token"
 	"go/types"
 	"strconv"
 	"strings"
@@ -368,31 +370,65 @@ func (g *generator) findPackage(path string, self *types.Package) *types.Package
 // recover: recover works only when called by the deferred function
 // itself, so such a call must stay as it is.
 func (g *generator) deferrable(fi *fileInfo, call *ast.CallExpr) error {
+	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
+		if callsRecover(lit.Body) {
+			return fmt.Errorf("the deferred function literal calls recover, which works only when it is deferred directly")
+		}
+		return nil
+	}
 	fn := typeutil.StaticCallee(fi.pkg.TypesInfo, call)
 	if fn == nil {
 		return fmt.Errorf("a deferred call of a dynamic function may call recover, which must stay direct")
 	}
 	pos := fi.pkg.Fset.Position(fn.Pos())
-	callee := g.files[pos.Filename]
-	if callee == nil {
-		return nil // outside the module: not a function of the user's that recovers
-	}
 	calls := false
-	ast.Inspect(callee.file, func(n ast.Node) bool {
-		if d, ok := n.(*ast.FuncDecl); ok && d.Name.Pos() == fn.Pos() {
-			ast.Inspect(d, func(n ast.Node) bool {
-				if c, ok := n.(*ast.CallExpr); ok {
-					if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "recover" {
-						calls = true
-					}
-				}
-				return !calls
-			})
+	if callee := g.files[pos.Filename]; callee != nil {
+		for _, d := range callee.file.Decls {
+			if d, ok := d.(*ast.FuncDecl); ok && d.Name.Pos() == fn.Pos() && d.Body != nil {
+				calls = callsRecover(d.Body)
+			}
 		}
-		return !calls
-	})
+	} else if pos.Filename != "" {
+		// A package without sites, a dependency or the standard
+		// library: read the callee's source.
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, pos.Filename, nil, parser.SkipObjectResolution)
+		if err != nil && !standard(fn) {
+			return fmt.Errorf("cannot tell whether %s calls recover: %v", fn.FullName(), err)
+		}
+		if err != nil {
+			return nil
+		}
+		for _, d := range file.Decls {
+			if d, ok := d.(*ast.FuncDecl); ok && d.Name.Name == fn.Name() && fset.Position(d.Name.Pos()).Line == pos.Line && d.Body != nil {
+				calls = callsRecover(d.Body)
+			}
+		}
+	} else if !standard(fn) {
+		return fmt.Errorf("cannot tell whether %s calls recover: its source is not available", fn.FullName())
+	}
 	if calls {
 		return fmt.Errorf("%s calls recover, which works only when it is deferred directly", fn.FullName())
 	}
 	return nil
+}
+
+// standard reports whether fn looks like a function of the standard
+// library, none of whose deferrable functions recovers.
+func standard(fn *types.Func) bool {
+	return fn.Pkg() != nil && !strings.Contains(strings.Split(fn.Pkg().Path(), "/")[0], ".")
+}
+
+// callsRecover reports whether body calls recover.
+func callsRecover(body *ast.BlockStmt) bool {
+	calls := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok && id.Name == "recover" {
+				calls = true
+			}
+		}
+		return !calls
+	})
+	return calls
 }
