@@ -1,0 +1,465 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The semantics tests instrument the programs of testdata/semantics with
+// questions that put a site everywhere (every function a definition site
+// recording parameters, results, duration and panicked; every call from
+// the module a call site recording its callee, go statements included),
+// run the original and the instrumented program, and compare their
+// standard output, standard error and exit status. They also check what
+// pmm recorded where the program can tell: lines "rec F PARAMS RESULTS
+// PANICKED" and "count F N" that the original prints.
+//
+// What instrumentation cannot preserve, and the comparison allows:
+//   - a callee recorded at a call site runs under pmm's wrapper, whose
+//     frames (main.pmm__record12, main.pmm__call12) appear in stack
+//     traces and in runtime.Callers/Stack; the wrapper's call carries the
+//     user's file:line, so runtime.Caller(1) in the callee gives the
+//     user's file and line but the wrapper's function name;
+//   - the compiler names a closure after the function it was inlined
+//     into, and an instrumented function is not inlined: the programs
+//     print the names of closures of functions that are not inlined.
+
+// semanticsModule copies a module of testdata/semantics, builds it as it
+// is, and instruments it with its questions.pmm.
+func semanticsModule(t *testing.T, name string, instrumentFlags ...string) (dir, orig, warnings string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	dir = copyModule(t, filepath.Join("../../testdata/semantics", name))
+	orig = filepath.Join(t.TempDir(), "orig")
+	goBuild(t, dir, "build", "-o", orig, ".")
+	args := append(append([]string{"instrument"}, instrumentFlags...), "./...", "questions.pmm")
+	code, out, errOut := runPMM(t, dir, args...)
+	if code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	return dir, orig, errOut
+}
+
+func goBuild(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// outcome is what a run of a program shows.
+type outcome struct {
+	stdout, stderr string
+	status         int
+}
+
+// runOriginal runs the uninstrumented binary.
+func runOriginal(t *testing.T, dir, bin string, args ...string) outcome {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	status := 0
+	switch {
+	case errors.As(err, &exitErr):
+		status = exitErr.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return outcome{out.String(), errOut.String(), status}
+}
+
+// pmmLines are the lines pmm run adds to the program's standard error.
+var pmmLines = regexp.MustCompile(`(?m)^pmm: (run \d+: \d+ tuples recorded in .*|exit status \d+)\n`)
+
+// runInstrumented runs the instrumented program with pmm run or pmm test
+// and returns what the program showed, its exit status as recorded in
+// the runs table, and the run's id.
+func runInstrumented(t *testing.T, dir string, args ...string) (outcome, int64) {
+	t.Helper()
+	_, out, errOut := runPMM(t, dir, args...)
+	db := openDB(t, dir)
+	defer db.Close()
+	var run int64
+	var status int
+	if err := db.QueryRow("SELECT id, exit_status FROM runs ORDER BY id DESC LIMIT 1").Scan(&run, &status); err != nil {
+		t.Fatalf("pmm %s: no run recorded: %v\n%s", strings.Join(args, " "), err, errOut)
+	}
+	if !pmmLines.MatchString(errOut) {
+		t.Fatalf("pmm %s did not load a run:\n%s", strings.Join(args, " "), errOut)
+	}
+	return outcome{out, pmmLines.ReplaceAllString(errOut, ""), status}, run
+}
+
+var (
+	goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[.*\]:$`)
+	signalLine      = regexp.MustCompile(`^\[signal (\S+).*\]$`)
+	wrapperFrame    = regexp.MustCompile(`^frame \S+\.pmm__`)
+	callerName      = regexp.MustCompile(`^caller-name \S+\.pmm__(record|call)\d+ `)
+)
+
+// normalizeStderr reduces the stack traces of panics to the function
+// and file:line of each frame, leaving out pmm's wrapper frames, argument
+// values, program counters and goroutine numbers.
+func normalizeStderr(s string) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case goroutineHeader.MatchString(l):
+			out = append(out, "goroutine N:")
+		case signalLine.MatchString(l):
+			out = append(out, "[signal "+signalLine.FindStringSubmatch(l)[1]+"]")
+		case i+1 < len(lines) && strings.HasPrefix(lines[i+1], "\t/"):
+			fn := l
+			if strings.HasSuffix(fn, ")") {
+				fn = fn[:strings.LastIndex(fn, "(")]
+			}
+			loc := strings.TrimSpace(lines[i+1])
+			loc = loc[strings.LastIndex(loc, "/")+1:]
+			if j := strings.Index(loc, " +0x"); j >= 0 {
+				loc = loc[:j]
+			}
+			i++
+			if strings.Contains(fn, ".pmm__") {
+				continue
+			}
+			out = append(out, fn+" "+loc)
+		default:
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// normalizeStdout leaves out the wrapper frames the programs print, and
+// accepts the wrapper's name from runtime.Caller(1) in a callee recorded
+// at a call site (the line must be the original's).
+func normalizeStdout(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if wrapperFrame.MatchString(l) {
+			continue
+		}
+		if m := callerName.FindString(l); m != "" {
+			l = "caller-name (wrapper) " + strings.TrimPrefix(l, m)
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// compareOutcomes reports every difference between the original's and
+// the instrumented program's outcome.
+func compareOutcomes(t *testing.T, orig, inst outcome) {
+	t.Helper()
+	if inst.status != orig.status {
+		t.Errorf("exit status %d, the original's is %d", inst.status, orig.status)
+	}
+	if o, i := normalizeStdout(orig.stdout), normalizeStdout(inst.stdout); o != i {
+		if strings.Contains(o, "caller-name") {
+			// The original names the function itself: allow the wrapper's.
+			o = regexp.MustCompile(`(?m)^caller-name \S+ `).ReplaceAllString(o, "caller-name (wrapper) ")
+		}
+		if o != i {
+			t.Errorf("standard output differs:\n%s", diffLines(o, i))
+		}
+	}
+	if o, i := normalizeStderr(orig.stderr), normalizeStderr(inst.stderr); o != i {
+		t.Errorf("standard error differs:\n%s\noriginal:\n%s\ninstrumented:\n%s", diffLines(o, i), orig.stderr, inst.stderr)
+	}
+}
+
+// diffLines shows the lines of a and b from the first that differs.
+func diffLines(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	i := 0
+	for i < len(al) && i < len(bl) && al[i] == bl[i] {
+		i++
+	}
+	tail := func(l []string) string {
+		if i >= len(l) {
+			return "(end)"
+		}
+		end := i + 8
+		if end > len(l) {
+			end = len(l)
+		}
+		return strings.Join(l[i:end], "\n")
+	}
+	return "line " + strconv.Itoa(i+1) + ", original:\n" + tail(al) + "\ninstrumented:\n" + tail(bl)
+}
+
+// checkRecorded checks the lines "rec F PARAMS RESULTS PANICKED" and
+// "count F N" of the original's output against what the instrumented run
+// recorded: the executions at F's definition site and, for rec lines, at
+// its call sites.
+func checkRecorded(t *testing.T, dir string, run int64, stdout string) {
+	t.Helper()
+	db := openDB(t, dir)
+	defer db.Close()
+	n := 0
+	for _, l := range strings.Split(stdout, "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 5 && f[0] == "rec":
+			n++
+			fn, params, results, panicked := f[1], f[2], f[3], f[4]
+			for _, q := range []struct{ what, sql string }{
+				{"executions", "SELECT ps, rs, p FROM executions WHERE run = ? AND f = ?"},
+				{"calls_made", "SELECT ps, rs, 0 FROM calls_made WHERE run = ? AND g = ?"},
+			} {
+				rows, err := db.Query(q.sql, run, fn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := false
+				var seen []string
+				for rows.Next() {
+					var ps, rs string
+					var p int
+					if err := rows.Scan(&ps, &rs, &p); err != nil {
+						t.Fatal(err)
+					}
+					seen = append(seen, ps+" "+rs+" "+strconv.Itoa(p))
+					if sameJSON(t, ps, params) && sameJSON(t, rs, results) && (q.what != "executions" || strconv.Itoa(p) == panicked) {
+						found = true
+					}
+				}
+				rows.Close()
+				if !found {
+					t.Errorf("%s: no execution of %s with parameters %s, results %s (panicked %s) among %q", q.what, fn, params, results, panicked, seen)
+				}
+			}
+		case len(f) == 3 && f[0] == "count":
+			n++
+			var got int
+			if err := db.QueryRow("SELECT count(*) FROM executions WHERE run = ? AND f = ?", run, f[1]).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if strconv.Itoa(got) != f[2] {
+				t.Errorf("%d executions of %s recorded, the program counted %s", got, f[1], f[2])
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("the program printed no rec or count lines")
+	}
+}
+
+func sameJSON(t *testing.T, a, b string) bool {
+	var x, y any
+	if err := json.Unmarshal([]byte(a), &x); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal([]byte(b), &y); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// wantSkips checks that pmm instrument refused exactly the sites it must
+// leave alone, with its reason, by file:line and reason.
+func wantSkips(t *testing.T, warnings string, want map[string]string) {
+	t.Helper()
+	for site, reason := range want {
+		found := false
+		for _, l := range strings.Split(warnings, "\n") {
+			if strings.Contains(l, " "+site+":") && strings.Contains(l, "not instrumented: ") && strings.Contains(l, reason) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("pmm instrument did not refuse %s (%s):\n%s", site, reason, warnings)
+		}
+	}
+}
+
+// siteLine returns file:line of the first line of file holding text.
+func siteLine(t *testing.T, dir, file, text string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, text) {
+			return file + ":" + strconv.Itoa(i+1)
+		}
+	}
+	t.Fatalf("%s has no line with %q", file, text)
+	return ""
+}
+
+// TestSemantics runs testdata/semantics/modern (go 1.23: generics, a
+// package with identifiers that generated ones could clash with, build
+// constraints, tests) instrumented and not, in every mode of the
+// program.
+func TestSemantics(t *testing.T) {
+	dir, orig, warnings := semanticsModule(t, "modern", "--tests")
+
+	t.Run("refused sites", func(t *testing.T) {
+		wantSkips(t, warnings, map[string]string{
+			// A deferred call of a function that recovers must stay a
+			// direct deferred call.
+			siteLine(t, dir, "recover.go", "defer recoverer()"):            "calls recover, which works only when it is deferred directly",
+			siteLine(t, dir, "recover.go", "defer h.recoverM()"):           "calls recover, which works only when it is deferred directly",
+			siteLine(t, dir, "recover.go", "defer func() {"):               "the deferred function literal calls recover",
+			siteLine(t, dir, "callers.go", "line, _ := runtime.Caller(0)"): "looks at the frames of its callers",
+			siteLine(t, dir, "lib/lib_test.go", "t.Helper()"):              "looks at the frames of its callers",
+			siteLine(t, dir, "lib/lib_test.go", "t.Logf"):                  "looks at the frames of its callers",
+			siteLine(t, dir, "generics.go", "func (s *Stack[_])"):          "is blank",
+			siteLine(t, dir, "results.go", "fmt.Println(multi(1))"):        "passes a multi-valued call as arguments",
+		})
+		// Deferred calls of functions that do not recover are wrapped.
+		for _, site := range []string{
+			siteLine(t, dir, "recover.go", "defer indirect()"),
+			siteLine(t, dir, "results.go", "defer func() { n *= 10 }()"),
+			siteLine(t, dir, "methods.go", "defer c.Add(100)"),
+		} {
+			if strings.Contains(warnings, " "+site+":") {
+				t.Errorf("a deferred call of a function that does not recover was refused:\n%s", warnings)
+			}
+		}
+	})
+
+	t.Run("build constraints", func(t *testing.T) {
+		overlay, err := os.ReadFile(filepath.Join(dir, ".pmm", "overlay.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"platform_linux.go", "pmm_gen_platform_linux.go"} {
+			if !strings.Contains(string(overlay), filepath.Join(dir, f)+`"`) {
+				t.Errorf("the overlay has no %s", f)
+			}
+		}
+		for _, f := range []string{"platform_other.go", "tagged.go", "ignored.go"} {
+			if strings.Contains(string(overlay), filepath.Join(dir, f)+`"`) {
+				t.Errorf("the overlay has %s, which the build does not select", f)
+			}
+		}
+	})
+
+	// Each mode on its own: pmm run loads every run into .pmm/pmm.db.
+	for _, mode := range []string{"", "panic", "runtime-error", "nil-map", "error-panic", "repanic", "go-panic", "exit", "goexit", "interface-nil"} {
+		name := mode
+		if name == "" {
+			name = "all"
+		}
+		t.Run(name, func(t *testing.T) {
+			var args []string
+			if mode != "" {
+				args = []string{mode}
+			}
+			o := runOriginal(t, dir, orig, args...)
+			i, run := runInstrumented(t, dir, append([]string{"run", ".", "--"}, args...)...)
+			compareOutcomes(t, o, i)
+			switch mode {
+			case "":
+				checkRecorded(t, dir, run, o.stdout)
+				checkSpawned(t, dir, run)
+			case "panic":
+				db := openDB(t, dir)
+				defer db.Close()
+				got := queryStrings(t, db, "SELECT ps || ' ' || p FROM executions WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'")
+				if want := "[0] 1 [1] 1 [2] 1 [3] 1"; strings.Join(got, " ") != want {
+					t.Errorf("executions of panicDeep: %q, want %q: all panicked", got, want)
+				}
+			}
+		})
+	}
+
+	t.Run("go test", func(t *testing.T) {
+		cmd := exec.Command("go", "test", "-count=1", "-v", "./lib")
+		cmd.Dir = dir
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		status := 0
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("go test: %v\n%s%s", err, out.String(), errOut.String())
+		}
+		o := outcome{out.String(), errOut.String(), status}
+		i, run := runInstrumented(t, dir, "test", "./lib", "--", "-v")
+		times := regexp.MustCompile(`\(\d+\.\d+s\)|\t\d+\.\d+s`)
+		o.stdout, i.stdout = times.ReplaceAllString(o.stdout, "(T)"), times.ReplaceAllString(i.stdout, "(T)")
+		compareOutcomes(t, o, i)
+		db := openDB(t, dir)
+		defer db.Close()
+		for _, fn := range []string{"example.com/semantics/lib.TestReverse", "example.com/semantics/lib.check", "example.com/semantics/lib_test.TestWords", "example.com/semantics/lib_test.ExampleReverse"} {
+			if got := queryStrings(t, db, "SELECT count(*) FROM executions WHERE run = "+strconv.FormatInt(run, 10)+" AND f = '"+fn+"'"); got[0] == "0" {
+				t.Errorf("no execution of %s recorded", fn)
+			}
+		}
+	})
+}
+
+// checkSpawned checks the go statements of goroutines(): four workers
+// and a function literal, each recorded with its first parameter.
+func checkSpawned(t *testing.T, dir string, run int64) {
+	t.Helper()
+	db := openDB(t, dir)
+	defer db.Close()
+	got := queryStrings(t, db, "SELECT g || ' ' || json_extract(ps, '$[0]') FROM spawned WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.goroutines' AND json_array_length(ps) > 0")
+	want := "main.goroutines.func1 100 main.worker 1 main.worker 2 main.worker 3 main.worker 4"
+	if strings.Join(got, " ") != want {
+		t.Errorf("spawned by goroutines: %q, want %q", got, want)
+	}
+}
+
+// TestSemanticsGo112 instruments a module whose go directive is 1.12: the
+// injected code and the runtime must compile without generics, any, min,
+// max or range over an int.
+func TestSemanticsGo112(t *testing.T) {
+	dir, orig, _ := semanticsModule(t, "go112")
+	for _, mode := range []string{"", "panic"} {
+		var args []string
+		if mode != "" {
+			args = []string{mode}
+		}
+		o := runOriginal(t, dir, orig, args...)
+		i, _ := runInstrumented(t, dir, append([]string{"run", ".", "--"}, args...)...)
+		compareOutcomes(t, o, i)
+	}
+}
+
+func openDB(t *testing.T, dir string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// TestSemanticsRecoverElsewhere defers, in a function whose calls are
+// call sites, a function of a package without sites that recovers: pmm
+// must read its source and leave the deferred call direct.
+func TestSemanticsRecoverElsewhere(t *testing.T) {
+	dir, orig, warnings := semanticsModule(t, "recoverdep")
+	wantSkips(t, warnings, map[string]string{
+		siteLine(t, dir, "main.go", "defer util.Recover(&err)"): "util.Recover calls recover",
+	})
+	if strings.Contains(warnings, siteLine(t, dir, "main.go", "defer util.Plain()")) {
+		t.Errorf("the deferred call of util.Plain, which does not recover, was refused:\n%s", warnings)
+	}
+	inst, _ := runInstrumented(t, dir, "run", ".")
+	compareOutcomes(t, runOriginal(t, dir, orig), inst)
+}

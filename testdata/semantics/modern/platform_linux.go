@@ -1,0 +1,9 @@
+package main
+
+import "fmt"
+
+func platformName() string { return "linux" }
+
+func platform() {
+	fmt.Println("platform", platformName(), ignoredAvailable)
+}

@@ -1,0 +1,7 @@
+//go:build pmmextra
+
+package main
+
+const ignoredAvailable = true
+
+func extraOnly() int { return 1 }

@@ -1,0 +1,5 @@
+//go:build !pmmextra
+
+package main
+
+const ignoredAvailable = false

@@ -1,0 +1,3 @@
+module example.com/recoverdep
+
+go 1.21
