@@ -37,7 +37,7 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 			caller = true
 		}
 	}
-	dropped := 0
+	dropped, synthetic := 0, 0
 	for _, f := range vs.Functions {
 		all, err := s.callSites(f.ID)
 		if err != nil {
@@ -55,6 +55,13 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 			site, err := s.definition(f)
 			if err != nil {
 				return err
+			}
+			if site.File == "" {
+				// A function the compiler synthesizes, such as a
+				// package's initializer pkg.init: no source to put a
+				// definition site in, and no call site in the module.
+				synthetic++
+				continue
 			}
 			site.Reason = "every call site is selected and the body is in the module"
 			if !useDefinition {
@@ -76,6 +83,9 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 			vs.Sites = append(vs.Sites, Site{Kind: spec.SiteCall, Function: f.Name, FuncID: f.ID, CallID: c.id, Caller: c.caller, CallerID: c.callerID, Via: c.via,
 				File: c.file, Line: c.line, Col: c.col, EndLine: c.endLine, EndCol: c.endCol, Reason: reason})
 		}
+	}
+	if synthetic > 0 {
+		vs.Eliminated = append(vs.Eliminated, Elimination{Count: synthetic, Reason: "synthesized by the compiler (package initializers): no source to instrument"})
 	}
 	if dropped > 0 {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: dropped, Reason: "call sites outside the callers allowed by " + describeCallers(vs)})

@@ -1,0 +1,3 @@
+module example.com/inits
+
+go 1.21
