@@ -1,6 +1,7 @@
 // Package rt provides the sources of the runtime package pmmrt, which pmm
-// places into the user's module (at internal/pmmrt_) through the build
-// overlay, and records where its logs go by default.
+// places into the user's module (at internal/_pmmrt, which patterns such
+// as ./... do not match) through the build overlay, and records where its
+// logs go by default.
 package rt
 
 import (

@@ -23,7 +23,10 @@ import (
 
 // runtimeDir is where the runtime package goes in the user's module, as
 // the overlay adds it; its import path is the module path followed by it.
-const runtimeDir = "internal/pmmrt_"
+// The directory exists only in the overlay: its name begins with "_" so
+// that ./... does not match it (go test ./... would list a package the
+// user does not have, and go vet, which go test runs, cannot chdir to it).
+const runtimeDir = "internal/_pmmrt"
 
 // project is what pmm instrument leaves in .pmm/plan.json for the
 // commands that build, run and answer.

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEveryFunctionEndToEnd instruments every function of testdata/inits,
+// whose package initializer the compiler synthesizes (it has no source:
+// instrumenting it made pmm instrument load the module root as a
+// package), and checks the count of each function, computed by hand from
+// the program: square runs three times for build(3) and once for the
+// second init function.
+func TestEveryFunctionEndToEnd(t *testing.T) {
+	_, db := instrumentAndRun(t, "../../testdata/inits")
+	got := queryStrings(t, db, "SELECT n, count FROM calls_per_function")
+	want := []string{
+		"fmt.Println 1",
+		"main.build 1",
+		"main.init.0 1",
+		"main.init.1 1",
+		"main.init.func1 4", // square
+		"main.init.func2 1", // hooks[0]
+		"main.init.func3 1", // hooks[1]
+		"main.main 1",
+	}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("calls per function:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestTestEveryPackage runs pmm test ./... on a module instrumented with
+// --tests. ./... must not match the runtime package the overlay adds
+// (it is in a directory that exists only in the overlay, where go vet,
+// which go test runs, cannot chdir: the run failed).
+func TestTestEveryPackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented tests")
+	}
+	dir := copyModule(t, "../../testdata/inits")
+	if code, out, errOut := runPMM(t, dir, "instrument", "--tests", "./...", "questions.pmm"); code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runPMM(t, dir, "test", "./...")
+	if code != exitOK {
+		t.Fatalf("pmm test ./...: exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, "pmmrt") {
+		t.Errorf("pmm test ./... tested the runtime package:\n%s%s", out, errOut)
+	}
+	if code, out, errOut = runPMM(t, dir, "answer"); code != exitOK || !strings.Contains(out, "main.build") {
+		t.Errorf("pmm answer: exit %d\n%s%s", code, out, errOut)
+	}
+}
