@@ -179,9 +179,20 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	start, end := fi.tf.Offset(call.Pos()), fi.tf.Offset(call.End())
 	lparen := fi.tf.Offset(call.Lparen)
 	order := orderCall*1_000_000 + (1_000_000 - (end - start)) // outer first
-	sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: w + sg.uargs + "(" + args[0] + ", ", Order: order})
+	open, afterRecv := w+sg.uargs+"("+args[0]+", ", ", "
+	if dispatch != "" && s.Via == "go" {
+		// go x.M() evaluates the method value x.M in the goroutine of
+		// the go statement, which panics there if x is nil: so does
+		// check(x).
+		check := sg.name("check")
+		open += check + sg.uargs + "("
+		afterRecv = "), "
+		dispatchDecl += fmt.Sprintf("\n\nfunc %s%s(%sx %s) %s {\n\tm := %sx.%s\n\t_ = m\n\treturn %sx\n}",
+			check, sg.tparam, sg.p, strings.TrimPrefix(calleeParam, "recv "), strings.TrimPrefix(calleeParam, "recv "), sg.p, sel.Sel.Name, sg.p)
+	}
+	sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: open, Order: order})
 	if dispatch != "" {
-		sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(sel.X.End()), End: lparen + 1, Text: ", "})
+		sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(sel.X.End()), End: lparen + 1, Text: afterRecv})
 	} else {
 		if inst := sg.instantiation(call.Fun); inst != "" {
 			funEnd := fi.tf.Offset(call.Fun.End())
