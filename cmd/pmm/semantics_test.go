@@ -359,7 +359,7 @@ func TestSemantics(t *testing.T) {
 	})
 
 	// Each mode on its own: pmm run loads every run into .pmm/pmm.db.
-	for _, mode := range []string{"", "panic", "runtime-error", "nil-map", "error-panic", "repanic", "go-panic", "exit", "goexit", "interface-nil"} {
+	for _, mode := range []string{"", "panic", "runtime-error", "nil-map", "error-panic", "repanic", "go-panic", "exit", "goexit", "interface-nil", "defer-nil-interface", "go-nil-interface"} {
 		name := mode
 		if name == "" {
 			name = "all"

@@ -43,6 +43,24 @@ func interfaces() {
 		fmt.Print(s.Name(), " ")
 	}
 	fmt.Println()
+	spawnArea(Rect{1, 2})
+	spawnArea(&Circle{1})
 	var st fmt.Stringer = MakePair("a", 2)
 	fmt.Println(st.String())
+}
+
+// deferNilInterface defers a method call on a nil interface: the defer
+// statement itself panics.
+func deferNilInterface(s Shape) {
+	defer fmt.Println("the earlier deferred call runs")
+	defer s.Area()
+	fmt.Println("not printed: after the defer statement")
+}
+
+// spawnArea starts a goroutine on a method of an interface, which the
+// go statement itself evaluates: on a nil interface, it panics in the
+// goroutine of the go statement.
+func spawnArea(s Shape) {
+	defer fmt.Println("deferred in the goroutine of the go statement")
+	go s.Area()
 }

@@ -42,6 +42,11 @@ func main() {
 	case "interface-nil":
 		var s Shape
 		fmt.Println(area(s))
+	case "defer-nil-interface":
+		deferNilInterface(nil)
+	case "go-nil-interface":
+		spawnArea(nil)
+		select {}
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", mode)
 		os.Exit(2)
