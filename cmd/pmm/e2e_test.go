@@ -207,3 +207,22 @@ func TestCallsStarSpawnsAggregates(t *testing.T) {
 		t.Errorf("average grouped by parameter: %v, want 3 keys with positive means", got)
 	}
 }
+
+// TestMonitorBeginEnd checks Monitor-Begin/End (seed B.2.2): with
+// PMM_RECORD=off the program records only the 5 calls of Work it makes
+// between its calls of the runtime's Begin and End; with recording on
+// from the start, the 10 before and the 5 between (End stops it).
+func TestMonitorBeginEnd(t *testing.T) {
+	t.Setenv("PMM_RECORD", "off")
+	dir, db := instrumentAndRun(t, "../../testdata/monitor")
+	if got := queryStrings(t, db, "SELECT count FROM works"); strings.Join(got, " ") != "5" {
+		t.Errorf("with PMM_RECORD=off: %v calls recorded, want 5", got)
+	}
+	t.Setenv("PMM_RECORD", "")
+	if code, out, errOut := runPMM(t, dir, "run", "."); code != exitOK {
+		t.Fatalf("pmm run: exit %d\n%s%s", code, out, errOut)
+	}
+	if got := queryStrings(t, db, "SELECT count FROM works WHERE run = 2"); strings.Join(got, " ") != "15" {
+		t.Errorf("with recording on: %v calls recorded, want 15", got)
+	}
+}

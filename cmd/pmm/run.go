@@ -27,11 +27,13 @@ with ARGS (standard input, output and error are the program's), and loads
 what it recorded into .pmm/pmm.db, tagged with a new run. The answers are
 SQL views named after the questions: see pmm answer.
 
-The program can stop and start recording itself with the runtime's
-Begin and End (Monitor-Begin/End); PMM_RECORD=off in the environment
-starts it with recording off.
+The program can stop and start recording itself (Monitor-Begin/End):
+builds with pmm have the build tag pmm, so a file with //go:build pmm can
+import the runtime, MODULE/internal/pmmrt_, and call its Begin and End,
+beside a //go:build !pmm file with no-ops (see docs/RUNTIME.md).
+PMM_RECORD=off in the environment starts the program with recording off.
 
-The exit status is the program's when it fails.
+The exit status is the program's when it fails (1 when a signal killed it).
 
 Example:
 
@@ -53,10 +55,7 @@ Example:
 				if runtime.GOOS == "windows" {
 					bin += ".exe"
 				}
-				build := []string{"build", "-overlay", p.Overlay, "-o", bin}
-				if *tags != "" {
-					build = append(build, "-tags", *tags)
-				}
+				build := []string{"build", "-overlay", p.Overlay, "-tags", buildTags(*tags), "-o", bin}
 				if err := goCommand(e, append(build, pkgs[0])...); err != nil {
 					fmt.Fprintf(e.stderr, "pmm run: building %s: %v\n", pkgs[0], err)
 					return exitFailure
@@ -97,12 +96,21 @@ Example:
 				}
 				// vet cannot enter the runtime's directory, which only the overlay holds;
 				// the user's code is vetted by their own go test.
-				goArgs := append([]string{"test", "-overlay", p.Overlay, "-count=1", "-vet=off"}, flags...)
+				goArgs := append([]string{"test", "-overlay", p.Overlay, "-tags", buildTags(""), "-count=1", "-vet=off"}, flags...)
 				cmd := exec.Command("go", append(goArgs, patterns...)...)
 				return runAndLoad(e, p, cmd, "test "+strings.Join(args, " "))
 			}
 		},
 	}
+}
+
+// buildTags adds the tag pmm, which every instrumented build has, to the
+// user's tags: files with //go:build pmm may call the runtime.
+func buildTags(user string) string {
+	if user == "" {
+		return "pmm"
+	}
+	return user + ",pmm"
 }
 
 // splitDashDash splits args at "--".
@@ -153,7 +161,10 @@ func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string) int {
 	fmt.Fprintf(e.stderr, "pmm: run %d: %d tuples recorded in %s; see pmm answer\n", stats.Run, stats.Tuples, filepath.Join(dir, "pmm.db"))
 	if status != 0 {
 		fmt.Fprintf(e.stderr, "pmm: exit status %d\n", status)
-		return exitFailure
+		if status < 0 { // killed by a signal
+			return exitFailure
+		}
+		return status
 	}
 	return exitOK
 }
