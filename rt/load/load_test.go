@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, to read pmm.db
 	"pmm.dev/pmm/rt/pmmrt"
 )
 

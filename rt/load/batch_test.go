@@ -1,0 +1,114 @@
+package load
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"pmm.dev/pmm/rt/pmmrt"
+)
+
+// TestBatches interleaves the records of two tables: one fills two full
+// batches and a tail of 7 rows, the other exactly one batch. Every row
+// loads, in order, with its values.
+func TestBatches(t *testing.T) {
+	const n = 2*batchRows + 7
+	dir := record(t, func() {
+		var r pmmrt.Rec
+		for i := 0; i < n; i++ {
+			r.Int(int64(i))
+			r.Str(fmt.Sprint("k", i))
+			r.ListBegin()
+			r.Int(int64(i % 3))
+			r.Str("x")
+			r.ListEnd()
+			pmmrt.Emit(1, &r)
+			if i < batchRows {
+				pmmrt.Emit2(2, int64(i), -int64(i))
+			}
+		}
+	})
+	stats := load(t, dir, []Table{
+		{ID: 1, Name: "calls", Columns: []Column{{"i", "INTEGER", false}, {"key", "TEXT", false}, {"args", "TEXT", false}}},
+		{ID: 2, Name: "pairs", Columns: []Column{{"a", "INTEGER", false}, {"b", "INTEGER", false}}},
+	})
+	if stats.Tuples["calls"] != n || stats.Tuples["pairs"] != batchRows || stats.Malformed != 0 {
+		t.Fatalf("stats %+v", stats)
+	}
+	db := open(t, dir)
+	got := rows(t, db, `SELECT count(*), sum(rowid = i + 1), sum(key = 'k' || i), sum(args = '[' || (i % 3) || ',"x"]') FROM calls`)
+	want := [][]string{{fmt.Sprint("int:", n), fmt.Sprint("int:", n), fmt.Sprint("int:", n), fmt.Sprint("int:", n)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("calls: got %q, want %q", got, want)
+	}
+	got = rows(t, db, `SELECT count(*), sum(a + b), max(a), count(DISTINCT run) FROM pairs`)
+	want = [][]string{{fmt.Sprint("int:", batchRows), "int:0", fmt.Sprint("int:", batchRows-1), "int:1"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pairs: got %q, want %q", got, want)
+	}
+}
+
+// TestBatchCutByText loads rows with long strings: a batch is inserted
+// once its texts reach batchText, before it has batchRows rows.
+func TestBatchCutByText(t *testing.T) {
+	const n = 3 * batchRows
+	long := strings.Repeat("s", 2*pmmrt.MaxString) // kept: MaxString bytes and the marker
+	dir := record(t, func() {
+		var r pmmrt.Rec
+		for i := 0; i < n; i++ {
+			r.Int(int64(i))
+			r.Str(long)
+			pmmrt.Emit(1, &r)
+		}
+	})
+	if n*pmmrt.MaxString <= 2*batchText {
+		t.Fatal("too little text to cut a batch short")
+	}
+	stats := load(t, dir, []Table{{ID: 1, Name: "t", Columns: []Column{{"i", "INTEGER", false}, {"s", "TEXT", false}}}})
+	if stats.Tuples["t"] != n {
+		t.Fatalf("stats %+v", stats)
+	}
+	want := long[:pmmrt.MaxString] + cutMarker(len(long))
+	got := rows(t, open(t, dir), fmt.Sprintf(`SELECT count(*), sum(rowid = i + 1), sum(s = '%s') FROM t`, want))
+	if w := [][]string{{fmt.Sprint("int:", n), fmt.Sprint("int:", n), fmt.Sprint("int:", n)}}; !reflect.DeepEqual(got, w) {
+		t.Errorf("got %q, want %q", got, w)
+	}
+}
+
+// TestInsertFails makes the insertion of the first batch fail (a UNIQUE
+// index the tuples violate) while the decoder has more batches to send:
+// Load returns the error and leaves the database and the logs as they
+// were.
+func TestInsertFails(t *testing.T) {
+	const n = 10 * batchRows
+	dir := record(t, func() {
+		for i := 0; i < n; i++ {
+			pmmrt.Emit2(1, int64(i%5), 0)
+		}
+	})
+	db := open(t, dir)
+	if _, err := db.Exec(`CREATE TABLE t (run INTEGER, a INTEGER UNIQUE, b INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "logs", "*"))
+	_, err := Load(filepath.Join(dir, "pmm.db"), filepath.Join(dir, "logs"), []Table{{ID: 1, Name: "t", Columns: []Column{{"a", "INTEGER", false}, {"b", "INTEGER", false}}}}, Run{})
+	if err == nil || !strings.Contains(err.Error(), "UNIQUE") {
+		t.Fatalf("Load: %v, want a UNIQUE constraint error", err)
+	}
+	got := rows(t, db, `SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM sqlite_schema WHERE name = 'runs')`)
+	if want := [][]string{{"int:0", "int:0"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after the failed load: got %q, want %q", got, want)
+	}
+	after, _ := filepath.Glob(filepath.Join(dir, "logs", "*"))
+	if len(logs) == 0 || !reflect.DeepEqual(after, logs) {
+		t.Errorf("logs before %q, after %q", logs, after)
+	}
+	for _, p := range after {
+		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
