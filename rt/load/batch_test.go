@@ -54,7 +54,7 @@ func TestBatches(t *testing.T) {
 // TestBatchCutByText loads rows with long strings: a batch is inserted
 // once its texts reach batchText, before it has batchRows rows.
 func TestBatchCutByText(t *testing.T) {
-	const n = 3 * batchRows
+	const n = 600
 	long := strings.Repeat("s", 2*pmmrt.MaxString) // kept: MaxString bytes and the marker
 	dir := record(t, func() {
 		var r pmmrt.Rec
