@@ -306,17 +306,15 @@ func (sg *siteGen) enterDecls(params []string) []string {
 // through: it notes that the execution returned, and keeps the results
 // when they are captured and unnamed.
 func (sg *siteGen) retDecl(sig *types.Signature, capture bool) string {
-	var params, types_, names []string
+	var params, resultTypes, names []string
 	for i := 1; i <= sig.Results().Len(); i++ {
-		f := sg.vals["r"+strconv.Itoa(i)]
 		ts, _ := sg.typeName(sig.Results().At(i - 1).Type())
-		_ = f
 		params = append(params, "r"+strconv.Itoa(i)+" "+ts)
-		types_ = append(types_, ts)
+		resultTypes = append(resultTypes, ts)
 		names = append(names, "r"+strconv.Itoa(i))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "func (s *%s%s) ret(%s) (%s) {\n\ts.ok = true\n", sg.name("state"), sg.targs, strings.Join(params, ", "), strings.Join(types_, ", "))
+	fmt.Fprintf(&b, "func (s *%s%s) ret(%s) (%s) {\n\ts.ok = true\n", sg.name("state"), sg.targs, strings.Join(params, ", "), strings.Join(resultTypes, ", "))
 	if capture {
 		for _, n := range names {
 			fmt.Fprintf(&b, "\ts.%s = %s\n", n, n)

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -130,7 +129,6 @@ type generator struct {
 type fileInfo struct {
 	pkg  *packages.Package
 	file *ast.File
-	src  []byte
 	tf   *token.File
 }
 
@@ -146,8 +144,7 @@ func (g *generator) index(pkgs []*packages.Package) {
 			if _, seen := g.files[path]; seen && !strings.HasSuffix(path, "_test.go") {
 				continue
 			}
-			src, _ := os.ReadFile(path)
-			g.files[path] = &fileInfo{pkg: p, file: f, src: src, tf: p.Fset.File(f.Pos())}
+			g.files[path] = &fileInfo{pkg: p, file: f, tf: p.Fset.File(f.Pos())}
 		}
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -253,7 +252,6 @@ func (sg *siteGen) exitDecl(extra []string, reads []string) string {
 }
 
 func (sg *siteGen) finish(decls ...string) {
-	sort.Strings(sg.tmpl.Locals)
 	sg.tmpl.Locals = append([]string(nil), sg.fields...)
 	sg.pc.Decls = append(sg.pc.Decls, decls...)
 	path := sg.fi.tf.Name()
