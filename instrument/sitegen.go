@@ -6,17 +6,36 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"maps"
 	"strconv"
 	"strings"
 
 	"pmm.dev/pmm/spec"
 )
 
-func (g *generator) site(s *Site) error {
+func (g *generator) site(s *Site) (err error) {
 	fi, n, _, err := g.node(s)
 	if err != nil {
 		return err
 	}
+	// A site that cannot be instrumented leaves nothing in the helpers of
+	// its file: not the file itself, whose only import would then be
+	// unused, nor the imports the site's types added.
+	path := fi.tf.Name()
+	h, had := g.code.Helpers[path]
+	var imports map[string]string
+	if had {
+		imports = maps.Clone(h.Imports)
+	}
+	defer func() {
+		switch {
+		case err == nil:
+		case had:
+			h.Imports = imports
+		default:
+			delete(g.code.Helpers, path)
+		}
+	}()
 	if s.Kind == spec.SiteDefinition {
 		return g.definition(s, fi, n)
 	}
@@ -102,7 +121,14 @@ func (sg *siteGen) common() {
 func (sg *siteGen) action() error {
 	rt := sg.pc.Imports[sg.g.rtPath]
 	for ti, t := range sg.s.Targets {
-		var stmts []string
+		if len(t.Emits) == 0 {
+			continue
+		}
+		// The site's counters (seed table 6.2): checked when the
+		// instrumentation runs, before the post-condition; recorded for
+		// the tuples stored.
+		check := []string{fmt.Sprintf("%s.Check(%d)", rt, t.SiteID)}
+		stmts := []string{}
 		for _, e := range t.Emits {
 			st, err := sg.emit(rt, t, e)
 			if err != nil {
@@ -110,9 +136,13 @@ func (sg *siteGen) action() error {
 			}
 			stmts = append(stmts, st...)
 		}
+		stmts = append(stmts, fmt.Sprintf("%s.Recorded(%d, %d)", rt, t.SiteID, len(t.Emits)))
 		if len(sg.s.Targets) > 1 {
-			stmts = append([]string{"if s.target == " + strconv.Itoa(ti+1) + " {"}, append(indent(stmts), "}")...)
+			when := "if s.target == " + strconv.Itoa(ti+1) + " {"
+			check = append([]string{when}, append(indent(check), "}")...)
+			stmts = append([]string{when}, append(indent(stmts), "}")...)
 		}
+		sg.tmpl.After = append(sg.tmpl.After, check...)
 		sg.tmpl.Action = append(sg.tmpl.Action, stmts...)
 	}
 	return nil

@@ -21,8 +21,9 @@ const ConfigFile = "zz_config.go"
 // module, by file name: its non-test sources and a generated ConfigFile
 // that makes defaultDir (the absolute path of the user's .pmm directory)
 // the directory of the logs when $PMM_DIR is unset, so that a binary
-// built by hand with the overlay still records into .pmm/.
-func Sources(defaultDir string) map[string][]byte {
+// built by hand with the overlay still records into .pmm/, and that sizes
+// the per-site counters for site numbers up to sites.
+func Sources(defaultDir string, sites int) map[string][]byte {
 	entries, err := pmmrtFiles.ReadDir("pmmrt")
 	if err != nil {
 		panic(err) // the embedded directory exists by construction
@@ -42,7 +43,10 @@ func Sources(defaultDir string) map[string][]byte {
 
 package pmmrt
 
-func init() { defaultDir = %q }
-`, defaultDir))
+func init() {
+	defaultDir = %q
+	numSites = %d
+}
+`, defaultDir, sites))
 	return files
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func TestSources(t *testing.T) {
-	files := Sources("/home/u/proj/.pmm")
+	files := Sources("/home/u/proj/.pmm", 7)
 	var names []string
 	for name := range files {
 		names = append(names, name)

@@ -43,12 +43,13 @@ type project struct {
 
 // projectSite is a row of pmm_sites: one function recorded at one site.
 type projectSite struct {
-	Site     int    `json:"site"`
-	Function string `json:"function"`
-	Kind     string `json:"kind"`
-	File     string `json:"file"`
-	Line     int    `json:"line"`
-	Col      int    `json:"col"`
+	Site      int      `json:"site"`
+	Function  string   `json:"function"`
+	Kind      string   `json:"kind"`
+	File      string   `json:"file"`
+	Line      int      `json:"line"`
+	Col       int      `json:"col"`
+	Questions []string `json:"questions"` // the questions it records for
 }
 
 func pmmDir(root string) string { return filepath.Join(root, ".pmm") }
@@ -163,7 +164,7 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	out := pmmDir(root)
 	written, err := rewrite.Write(rewrite.Config{
 		Root: root, OutDir: filepath.Join(out, "overlay"), Code: code,
-		Runtime: rt.Sources(out), RuntimeDir: runtimeDir,
+		Runtime: rt.Sources(out, numSiteIDs(plan)), RuntimeDir: runtimeDir,
 	})
 	if err != nil {
 		return nil, err
@@ -182,7 +183,15 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 			continue
 		}
 		for _, t := range s.Targets {
-			p.Sites = append(p.Sites, projectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col})
+			ps := projectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col}
+			seen := map[string]bool{}
+			for _, e := range t.Emits {
+				if !seen[e.Question] {
+					seen[e.Question] = true
+					ps.Questions = append(ps.Questions, e.Question)
+				}
+			}
+			p.Sites = append(p.Sites, ps)
 		}
 	}
 	data, err := json.MarshalIndent(p, "", "  ")
@@ -193,6 +202,19 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 		return nil, err
 	}
 	return p, nil
+}
+
+// numSiteIDs returns the largest site number of the plan.
+func numSiteIDs(plan *instrument.Plan) int {
+	n := 0
+	for _, s := range plan.Sites {
+		for _, t := range s.Targets {
+			if t.SiteID > n {
+				n = t.SiteID
+			}
+		}
+	}
+	return n
 }
 
 // loadSitePackages loads, with syntax and types, the packages that hold

@@ -59,6 +59,7 @@ func commands() []*command {
 		runCommand(),
 		testCommand(),
 		answerCommand(),
+		statsCommand(),
 		cleanCommand(),
 		versionCommand(),
 		sitesCommand(),

@@ -187,8 +187,15 @@ func loadRun(p *project, logs string, run load.Run) (*loadStats, error) {
 		}
 		tables = append(tables, lt)
 	}
+	counts, err := load.ReadCounters(logs)
+	if err != nil {
+		return nil, err
+	}
 	st, err := load.Load(dbPath, logs, tables, run)
 	if err != nil {
+		return nil, err
+	}
+	if err := load.StoreCounters(dbPath, st.Run, counts); err != nil {
 		return nil, err
 	}
 	if err := writeAnswerSchema(p, dbPath); err != nil {

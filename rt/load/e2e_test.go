@@ -108,7 +108,7 @@ func TestEndToEnd(t *testing.T) {
 	write(filepath.Join(mod, "go.mod"), "module example.com/e2e\n\ngo 1.12\n")
 	write(filepath.Join(mod, "main.go"), e2eProgram)
 	overlay := map[string]map[string]string{"Replace": {}}
-	for name, data := range rt.Sources(pmmDir) {
+	for name, data := range rt.Sources(pmmDir, 0) {
 		file := filepath.Join(pmmDir, "rt", name)
 		write(file, string(data))
 		overlay["Replace"][filepath.Join(mod, "internal", "pmmrt_", name)] = file

@@ -136,7 +136,10 @@ func emitInts(table uint16, format byte, a, b, c int64) {
 // Flush writes out what is buffered. With memory-mapped logs every
 // committed record is already in the kernel's page cache, so there is
 // nothing to do; on systems without mmap support it writes the buffer.
-func Flush() { std.flush() }
+func Flush() {
+	std.flush()
+	flushCounters()
+}
 
 // Exit is what a rewritten os.Exit calls: it flushes, then exits.
 func Exit(code int) {
@@ -148,4 +151,7 @@ func Exit(code int) {
 // written to be committed, unmaps and closes the files. Recording may go
 // on: a later record opens new files (reading PMM_DIR again). pmm's own
 // tests use it; an instrumented program need not call it.
-func Close() { std.close() }
+func Close() {
+	std.close()
+	flushCounters()
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func statsCommand() *command {
+	return &command{
+		name:    "stats",
+		summary: "print how many entries each site checked and recorded",
+		usage:   "[--run N] [--json]",
+		detail: `
+Stats prints, for the last run (or run N), each instrumentation site with
+the questions it records for, the entries it checked (the times its
+instrumentation ran with recording on) and the entries it recorded (the
+tuples it stored), then the totals, as in the table of the seed's 6.2.
+The counters are in the site_counts table of .pmm/pmm.db.
+
+Example:
+
+	pmm stats
+	pmm stats --json
+`,
+		define: func(fs *flag.FlagSet) func(*env, []string) int {
+			runID := fs.Int64("run", 0, "the `run` (default: the last)")
+			asJSON := fs.Bool("json", false, "print JSON")
+			return func(e *env, args []string) int {
+				if len(args) > 0 {
+					fmt.Fprintln(e.stderr, "pmm stats: takes no arguments")
+					return exitUsage
+				}
+				p, code := readProject(e, "stats")
+				if p == nil {
+					return code
+				}
+				st, err := readStats(p, *runID)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "pmm stats: %v\n", err)
+					return exitFailure
+				}
+				if *asJSON {
+					enc := json.NewEncoder(e.stdout)
+					enc.SetIndent("", "  ")
+					if err := enc.Encode(st); err != nil {
+						fmt.Fprintf(e.stderr, "pmm stats: %v\n", err)
+						return exitFailure
+					}
+					return exitOK
+				}
+				header := []string{"site", "function", "kind", "position", "questions", "checked", "recorded"}
+				var rows [][]any
+				for _, s := range st.Sites {
+					rows = append(rows, []any{s.Site, s.Function, s.Kind, s.Position, strings.Join(s.Questions, " "), s.Checked, s.Recorded})
+				}
+				rows = append(rows, []any{"total", "", "", "", "", st.Checked, st.Recorded})
+				fmt.Fprintf(e.stdout, "run %d\n", st.Run)
+				if err := printTable(e.stdout, header, rows); err != nil {
+					fmt.Fprintf(e.stderr, "pmm stats: %v\n", err)
+					return exitFailure
+				}
+				return exitOK
+			}
+		},
+	}
+}
+
+// runStats are the counters of one run.
+type runStats struct {
+	Run      int64       `json:"run"`
+	Sites    []siteStats `json:"sites"`
+	Checked  int64       `json:"checked"`
+	Recorded int64       `json:"recorded"`
+}
+
+type siteStats struct {
+	Site      int      `json:"site"`
+	Function  string   `json:"function"`
+	Kind      string   `json:"kind"`
+	Position  string   `json:"position"`
+	Questions []string `json:"questions"`
+	Checked   int64    `json:"checked"`
+	Recorded  int64    `json:"recorded"`
+}
+
+func readStats(p *project, run int64) (*runStats, error) {
+	dbPath := filepath.Join(pmmDir(p.Root), "pmm.db")
+	if _, err := os.Stat(dbPath); err != nil {
+		return nil, fmt.Errorf("nothing recorded yet: run pmm run or pmm test first")
+	}
+	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if run == 0 {
+		if err := db.QueryRowContext(ctx, "SELECT coalesce(max(id), 0) FROM runs").Scan(&run); err != nil {
+			return nil, err
+		}
+	}
+	counts := map[int][2]int64{}
+	rows, err := db.QueryContext(ctx, "SELECT site, checked, recorded FROM site_counts WHERE run = ?", run)
+	if err == nil {
+		defer rows.Close()
+		for rows.Next() {
+			var site int
+			var c [2]int64
+			if err := rows.Scan(&site, &c[0], &c[1]); err != nil {
+				return nil, err
+			}
+			counts[site] = c
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	st := &runStats{Run: run}
+	for _, s := range p.Sites {
+		c := counts[s.Site]
+		st.Sites = append(st.Sites, siteStats{Site: s.Site, Function: s.Function, Kind: s.Kind,
+			Position: fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col), Questions: s.Questions, Checked: c[0], Recorded: c[1]})
+		st.Checked += c[0]
+		st.Recorded += c[1]
+	}
+	return st, nil
+}

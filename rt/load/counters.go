@@ -1,0 +1,97 @@
+package load
+
+import (
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"pmm.dev/pmm/rt/pmmrt"
+)
+
+// Counts are the per-site counters of a run's processes, summed: entries
+// checked (times a site's instrumentation ran) and entries recorded
+// (tuples it stored), by site number.
+type Counts struct {
+	Checked, Recorded map[int]uint64
+	files             []string
+}
+
+// ReadCounters reads and sums the counters files in logDir. Call it
+// before Load, which owns the log directory, and store the counts with
+// StoreCounters once the run has its id.
+func ReadCounters(logDir string) (*Counts, error) {
+	c := &Counts{Checked: map[int]uint64{}, Recorded: map[int]uint64{}}
+	files, err := filepath.Glob(filepath.Join(logDir, "*"+pmmrt.CounterFileSuffix))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if len(data) < pmmrt.CounterHeaderSize || string(data[:8]) != pmmrt.CounterMagic {
+			return nil, fmt.Errorf("%s is not a counters file", f)
+		}
+		sites := int(binary.LittleEndian.Uint64(data[8:]))
+		words := data[pmmrt.CounterHeaderSize:]
+		for site := 0; site <= sites && 16*site+16 <= len(words); site++ {
+			if n := binary.LittleEndian.Uint64(words[16*site:]); n > 0 {
+				c.Checked[site] += n
+			}
+			if n := binary.LittleEndian.Uint64(words[16*site+8:]); n > 0 {
+				c.Recorded[site] += n
+			}
+		}
+		c.files = append(c.files, f)
+	}
+	return c, nil
+}
+
+// StoreCounters inserts the counts of run into the site_counts table of
+// pmm.db, then removes the counters files they came from.
+func StoreCounters(dbPath string, run int64, c *Counts) error {
+	db, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS site_counts (
+		run INTEGER, site INTEGER, checked INTEGER, recorded INTEGER)`); err != nil {
+		return err
+	}
+	sites := map[int]bool{}
+	for s := range c.Checked {
+		sites[s] = true
+	}
+	for s := range c.Recorded {
+		sites[s] = true
+	}
+	for s := range sites {
+		if _, err := tx.Exec("INSERT INTO site_counts (run, site, checked, recorded) VALUES (?, ?, ?, ?)",
+			run, s, int64(c.Checked[s]), int64(c.Recorded[s])); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	var failed []string
+	for _, f := range c.files {
+		if err := os.Remove(f); err != nil {
+			failed = append(failed, err.Error())
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("removing counters files: %s", strings.Join(failed, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package pmmrt
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Per-site counters: how many times each site's instrumentation ran with
+// recording on (entries checked) and how many tuples it stored (entries
+// recorded), the figures of the seed's table 6.2. They live in a file
+// mapped like the log segments and are incremented in place, so they
+// survive any exit. The file is a header, then a pair of uint64 per site
+// number, 0 to numSites.
+
+// CounterMagic starts a counters file.
+const CounterMagic = "PMMCNT01"
+
+// CounterHeaderSize is the size of a counters file's header: the magic
+// and the number of sites, little-endian.
+const CounterHeaderSize = 16
+
+// CounterFileSuffix ends the names of counters files.
+const CounterFileSuffix = ".pmmcnt"
+
+var (
+	numSites   int            // set by the zz_config.go file that pmm generates
+	counterMu  sync.Mutex     // guards the creation of the counters
+	countersP  unsafe.Pointer // *[]uint64 once created
+	countersOK int32          // 1 once created, 2 if they cannot be
+)
+
+// Check counts one execution of site's instrumentation.
+func Check(site int) {
+	if c := counters(); c != nil && 2*site < len(c) {
+		atomic.AddUint64(&c[2*site], 1)
+	}
+}
+
+// Recorded counts n tuples stored by site.
+func Recorded(site, n int) {
+	if c := counters(); c != nil && 2*site+1 < len(c) {
+		atomic.AddUint64(&c[2*site+1], uint64(n))
+	}
+}
+
+func counters() []uint64 {
+	if atomic.LoadInt32(&countersOK) == 1 {
+		return *(*[]uint64)(atomic.LoadPointer(&countersP))
+	}
+	return createCounters()
+}
+
+func createCounters() []uint64 {
+	counterMu.Lock()
+	defer counterMu.Unlock()
+	switch atomic.LoadInt32(&countersOK) {
+	case 1:
+		return *(*[]uint64)(atomic.LoadPointer(&countersP))
+	case 2:
+		return nil
+	}
+	c, err := mapCounters()
+	if err != nil {
+		atomic.StoreInt32(&countersOK, 2)
+		if os.Getenv("PMM_DEBUG") == "1" {
+			fmt.Fprintln(os.Stderr, "pmm: counters:", err)
+		}
+		return nil
+	}
+	atomic.StorePointer(&countersP, unsafe.Pointer(&c))
+	atomic.StoreInt32(&countersOK, 1)
+	return c
+}
+
+// mapCounters creates this process's counters file and maps it; where
+// files cannot be mapped, the counters are written when the log is
+// flushed and closed.
+func mapCounters() ([]uint64, error) {
+	dir, err := logDir("")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0755); err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("%d-%d-%016x%s", os.Getpid(), processStart.UnixNano(), processTag, CounterFileSuffix)
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0644)
+	if err != nil {
+		return nil, err
+	}
+	size := CounterHeaderSize + 16*(numSites+1)
+	var data []byte
+	if useMmap {
+		if err = f.Truncate(int64(size)); err == nil {
+			data, err = mapFile(f, size)
+		}
+		f.Close()
+	} else {
+		data = make([]byte, size)
+		counterFile = f
+	}
+	if err != nil {
+		return nil, err
+	}
+	copy(data, CounterMagic)
+	binary.LittleEndian.PutUint64(data[8:], uint64(numSites))
+	counterData = data
+	words := data[CounterHeaderSize:]
+	n := 2 * (numSites + 1)
+	return (*[1 << 27]uint64)(unsafe.Pointer(&words[0]))[:n:n], nil
+}
+
+var (
+	counterData []byte   // the counters file's bytes
+	counterFile *os.File // where files are not mapped: written by flushCounters
+)
+
+// flushCounters writes the counters where they are not mapped.
+func flushCounters() {
+	counterMu.Lock()
+	defer counterMu.Unlock()
+	if counterFile != nil && counterData != nil {
+		counterFile.WriteAt(counterData, 0) //nolint:errcheck // best effort, as the fallback log
+	}
+}

@@ -1,0 +1,54 @@
+package pmmrt
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestCounters counts from many goroutines and reads the counters back
+// from the file, as the loader does after the process has gone.
+func TestCounters(t *testing.T) {
+	if atomic.LoadInt32(&countersOK) != 0 {
+		t.Skip("the counters of this process were created by another test")
+	}
+	dir := t.TempDir()
+	t.Setenv("PMM_DIR", dir)
+	numSites = 3
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 1000; i++ {
+				Check(1)
+				Check(3)
+				Recorded(3, 2)
+			}
+		}()
+	}
+	wg.Wait()
+	Check(4) // beyond the sites: ignored
+	Flush()
+	files, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+CounterFileSuffix))
+	if len(files) != 1 {
+		t.Fatalf("counters files %v, want one", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data[:8]) != CounterMagic || binary.LittleEndian.Uint64(data[8:]) != 3 {
+		t.Fatalf("header %q", data[:CounterHeaderSize])
+	}
+	word := func(i int) uint64 { return binary.LittleEndian.Uint64(data[CounterHeaderSize+8*i:]) }
+	want := map[int]uint64{2: 8000, 3: 0, 6: 8000, 7: 16000} // site 1 checked, recorded; site 3 checked, recorded
+	for i, w := range want {
+		if word(i) != w {
+			t.Errorf("word %d = %d, want %d", i, word(i), w)
+		}
+	}
+}
