@@ -60,6 +60,9 @@ type siteGen struct {
 	rename map[string]string // type parameter → its name in the helpers
 	p      string            // the prefix of generated names
 	name   func(string) string
+	// imports are the packages the site's code in the user's file names
+	// with the helpers' names for them (type arguments of generic calls).
+	imports []string
 }
 
 func (g *generator) newSiteGen(s *Site, fi *fileInfo) *siteGen {
@@ -124,9 +127,9 @@ func (sg *siteGen) action() error {
 		if len(t.Emits) == 0 {
 			continue
 		}
-		// The site's counters (seed table 6.2): checked when the
-		// instrumentation runs, before the post-condition; recorded for
-		// the tuples stored.
+		// The site's counters (seed table 6.2): an entry checked when the
+		// instrumentation runs, before the post-condition; an entry
+		// recorded when the event passes and its tuples are stored.
 		check := []string{fmt.Sprintf("%s.Check(%d)", rt, t.SiteID)}
 		stmts := []string{}
 		for _, e := range t.Emits {
@@ -136,7 +139,7 @@ func (sg *siteGen) action() error {
 			}
 			stmts = append(stmts, st...)
 		}
-		stmts = append(stmts, fmt.Sprintf("%s.Recorded(%d, %d)", rt, t.SiteID, len(t.Emits)))
+		stmts = append(stmts, fmt.Sprintf("%s.Recorded(%d, 1)", rt, t.SiteID))
 		if len(sg.s.Targets) > 1 {
 			when := "if s.target == " + strconv.Itoa(ti+1) + " {"
 			check = append([]string{when}, append(indent(check), "}")...)
@@ -286,6 +289,20 @@ func (sg *siteGen) finish(decls ...string) {
 	sg.pc.Decls = append(sg.pc.Decls, decls...)
 	path := sg.fi.tf.Name()
 	sg.g.code.Files[path] = append(sg.g.code.Files[path], sg.edits...)
+	// The user's file imports, once, what the site's code in it names,
+	// under the helpers' names: an import declaration after the package
+	// clause, on its line.
+	for _, p := range sg.imports {
+		if sg.g.fileImports[path] == nil {
+			sg.g.fileImports[path] = map[string]bool{}
+		}
+		if sg.g.fileImports[path][p] {
+			continue
+		}
+		sg.g.fileImports[path][p] = true
+		off := sg.fi.tf.Offset(sg.fi.file.Name.End())
+		sg.g.code.Files[path] = append(sg.g.code.Files[path], Edit{Off: off, End: off, Text: "; import " + sg.pc.Imports[p] + " " + strconv.Quote(p)})
+	}
 	sg.g.code.Sites = append(sg.g.code.Sites, &SiteCode{Site: sg.s, Template: sg.tmpl})
 }
 

@@ -131,11 +131,10 @@ func TestFigure42EndToEnd(t *testing.T) {
 		t.Errorf("%s answers have a duration that is not positive", n[0])
 	}
 	// The sites' counters: BOTH runs 7 times (i = -2..4), FOO 4 times
-	// (i > 0) and BAR 7 times; each records its tuples every time (4 for
-	// BOTH: its execution, parameter, duration and parameters; 2 for the
-	// calls: the execution and the calls pair).
+	// (i > 0) and BAR 7 times; without run-time filters each records
+	// every execution it checks.
 	counters := queryStrings(t, db, "SELECT s.function, c.checked, c.recorded FROM site_counts c JOIN pmm_sites s ON s.site = c.site")
-	wantCounters := []string{"main.BAR 7 14", "main.BOTH 7 28", "main.FOO 4 8"}
+	wantCounters := []string{"main.BAR 7 7", "main.BOTH 7 7", "main.FOO 4 4"}
 	if strings.Join(counters, "; ") != strings.Join(wantCounters, "; ") {
 		t.Errorf("site counters %v, want %v", counters, wantCounters)
 	}

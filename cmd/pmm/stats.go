@@ -20,7 +20,8 @@ func statsCommand() *command {
 Stats prints, for the last run (or run N), each instrumentation site with
 the questions it records for, the entries it checked (the times its
 instrumentation ran with recording on) and the entries it recorded (the
-tuples it stored), then the totals, as in the table of the seed's 6.2.
+events that passed its tests and whose tuples it stored), then the
+totals, as in the table of the seed's 6.2.
 The counters are in the site_counts table of .pmm/pmm.db.
 
 Example:

@@ -41,7 +41,7 @@ func Check(site int) {
 	}
 }
 
-// Recorded counts n tuples stored by site.
+// Recorded counts n entries recorded by site: events whose tuples it stored.
 func Recorded(site, n int) {
 	if c := counters(); c != nil && 2*site+1 < len(c) {
 		atomic.AddUint64(&c[2*site+1], uint64(n))
