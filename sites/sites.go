@@ -99,7 +99,21 @@ type calleeOfAtom struct {
 // Select runs static approximation for every question of prog over the
 // static database db.
 func Select(ctx context.Context, db *sql.DB, prog *spec.Program) (*Selection, error) {
-	s := &selector{ctx: ctx, db: db}
+	return SelectWith(ctx, db, prog, Options{Approximate: true})
+}
+
+// Options say how to select.
+type Options struct {
+	// Approximate applies static approximation. Without it, every site of
+	// the primitive types the questions use is selected, the baseline of
+	// the straightforward and run-time modes (seed 6.1): only the choice
+	// between definitions and call sites remains.
+	Approximate bool
+}
+
+// SelectWith selects the sites of every question of prog as opts say.
+func SelectWith(ctx context.Context, db *sql.DB, prog *spec.Program, opts Options) (*Selection, error) {
+	s := &selector{ctx: ctx, db: db, approximate: opts.Approximate}
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM functions").Scan(&s.total); err != nil {
 		return nil, fmt.Errorf("reading the static database: %w", err)
 	}
@@ -119,9 +133,10 @@ func Select(ctx context.Context, db *sql.DB, prog *spec.Program) (*Selection, er
 }
 
 type selector struct {
-	ctx   context.Context
-	db    *sql.DB
-	total int
+	ctx         context.Context
+	db          *sql.DB
+	total       int
+	approximate bool
 }
 
 // disjunct selects sites for the event variables of c, which lies inside
@@ -177,8 +192,12 @@ type query struct {
 }
 
 // variable runs the SAT query of v and chooses its sites.
-func (s *selector) variable(v string, atoms []*spec.Atom, types spec.VarTypes) (*Var, error) {
+func (s *selector) variable(v string, all []*spec.Atom, types spec.VarTypes) (*Var, error) {
 	vs := &Var{Name: v, Candidates: s.total}
+	atoms := all // the atoms that approximate
+	if !s.approximate {
+		atoms = nil
+	}
 	comp := component(v, atoms, types)
 	q := buildQuery(comp, atoms, types)
 	vs.SQL = "SELECT DISTINCT " + q.aliases[v] + ".id FROM " + strings.Join(q.from, ", ")
@@ -186,7 +205,7 @@ func (s *selector) variable(v string, atoms []*spec.Atom, types spec.VarTypes) (
 		vs.SQL += " WHERE " + strings.Join(q.where, " AND ")
 	}
 	vs.atoms = q.atoms
-	for _, a := range atoms {
+	for _, a := range all {
 		switch {
 		case a.Prim.Name == spec.TypeFunctionExecution && a.Args[0].Var == v && a.Args[1].Lit != nil:
 			vs.name = a.Args[1].Lit
@@ -219,8 +238,10 @@ func (s *selector) variable(v string, atoms []*spec.Atom, types spec.VarTypes) (
 		return nil, err
 	}
 	vs.Functions = funcs
-	if err := s.eliminations(vs); err != nil {
-		return nil, err
+	if s.approximate {
+		if err := s.eliminations(vs); err != nil {
+			return nil, err
+		}
 	}
 	return vs, s.chooseSites(vs, atoms, types)
 }
