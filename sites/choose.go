@@ -39,7 +39,7 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 	}
 	dropped, synthetic := 0, 0
 	for _, f := range vs.Functions {
-		all, err := s.callSites(f.ID)
+		all, err := s.callSites(f.ID, "callgraph_edges")
 		if err != nil {
 			return err
 		}
@@ -50,7 +50,20 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 			}
 		}
 		dropped += len(all) - len(selected)
-		useDefinition := f.InModule && !vs.Lexical && len(selected) == len(all)
+		// Code outside the module may call f back from a call site the
+		// relations allow; that call has no site in the module, so only
+		// the definition sees it.
+		callbacks, err := s.callSites(f.ID, "callback_edges")
+		if err != nil {
+			return err
+		}
+		calledBack := false
+		for _, c := range callbacks {
+			if allowedCall(c, allowed) {
+				calledBack = true
+			}
+		}
+		useDefinition := f.InModule && !vs.Lexical && (len(selected) == len(all) || calledBack)
 		if useDefinition || caller && f.InModule {
 			site, err := s.definition(f)
 			if err != nil {
@@ -64,6 +77,9 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 				continue
 			}
 			site.Reason = "every call site is selected and the body is in the module"
+			if len(selected) < len(all) {
+				site.Reason = "code outside the module may call it back, and the body is in the module"
+			}
 			if !useDefinition {
 				site.Reason = "its id is taken at entry, for the call sites in its body"
 			}
@@ -131,7 +147,12 @@ func (s *selector) allowedCallers(vs *Var, atoms []*spec.Atom, types spec.VarTyp
 		switch c.atom.Pred() {
 		case "calls*":
 			sqlText = "WITH RECURSIVE reach(id) AS (" + sqlText +
-				" UNION SELECT t.callee_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN call_targets t ON t.call_id = k.id WHERE k.via <> 'go')" +
+				" UNION SELECT t.callee_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN call_targets t ON t.call_id = k.id WHERE k.via <> 'go'" +
+				// What code outside the module may call back, as in the
+				// Static template of calls*.
+				" UNION SELECT t.callee_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN callback_targets t ON t.call_id = k.id WHERE k.via <> 'go'" +
+				" UNION SELECT -s.set_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN callback_sets s ON s.call_id = k.id WHERE k.via <> 'go'" +
+				" UNION SELECT m.callee_id FROM reach r JOIN callback_set_members m ON m.set_id = -r.id)" +
 				" SELECT id FROM reach"
 		}
 		ids, err := s.ids(sqlText)
@@ -174,14 +195,15 @@ func (s *selector) ids(query string) (map[int64]bool, error) {
 }
 
 // callSites returns the call sites in the module whose resolved callees
-// include function id: a dynamic call site is a candidate when its callee
-// set contains the function.
-func (s *selector) callSites(id int64) ([]callSite, error) {
+// include function id (edges is callgraph_edges): a dynamic call site is a
+// candidate when its callee set contains the function. With edges
+// callback_edges, the call sites whose external callee may call it back.
+func (s *selector) callSites(id int64, edges string) ([]callSite, error) {
 	rows, err := s.db.QueryContext(s.ctx, `
-		SELECT c.id, coalesce(c.caller_id, 0), coalesce(p.name, ''), c.file, c.line, c.col, c.end_line, c.end_col, c.via
-		FROM calls c JOIN call_targets t ON t.call_id = c.id
+		SELECT DISTINCT c.id, coalesce(c.caller_id, 0), coalesce(p.name, ''), c.file, c.line, c.col, c.end_line, c.end_col, c.via
+		FROM calls c JOIN `+edges+` e ON e.call_id = c.id
 		LEFT JOIN functions p ON p.id = c.caller_id
-		WHERE t.callee_id = ? ORDER BY c.id`, id)
+		WHERE e.callee_def_id = ? ORDER BY c.id`, id)
 	if err != nil {
 		return nil, err
 	}

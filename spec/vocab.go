@@ -280,10 +280,19 @@ var vocabulary = []*Primitive{
 		Temporal: nests,
 		// Reachability from the candidates of a only, rather than the
 		// calls_star_static view, which closes the whole call graph; go
-		// statements start other goroutines and do not count.
+		// statements start other goroutines and do not count. Functions
+		// that code outside the module may call back count, since the
+		// call graph has no edges through that code: callback_targets,
+		// and callback_sets, whose set ids enter reach negated so that
+		// each set is expanded once.
 		Static: "{2}.id IN (WITH RECURSIVE reach(id) AS (" +
 			"SELECT t.callee_id FROM calls c JOIN call_targets t ON t.call_id = c.id WHERE c.caller_id = {1}.id AND c.via <> 'go' " +
-			"UNION SELECT t.callee_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN call_targets t ON t.call_id = c.id WHERE c.via <> 'go') " +
+			"UNION SELECT t.callee_id FROM calls c JOIN callback_targets t ON t.call_id = c.id WHERE c.caller_id = {1}.id AND c.via <> 'go' " +
+			"UNION SELECT -s.set_id FROM calls c JOIN callback_sets s ON s.call_id = c.id WHERE c.caller_id = {1}.id AND c.via <> 'go' " +
+			"UNION SELECT t.callee_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN call_targets t ON t.call_id = c.id WHERE c.via <> 'go' " +
+			"UNION SELECT t.callee_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN callback_targets t ON t.call_id = c.id WHERE c.via <> 'go' " +
+			"UNION SELECT -s.set_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN callback_sets s ON s.call_id = c.id WHERE c.via <> 'go' " +
+			"UNION SELECT m.callee_id FROM reach r JOIN callback_set_members m ON m.set_id = -r.id) " +
 			"SELECT id FROM reach)",
 	},
 	{

@@ -23,20 +23,22 @@ const (
 	Static = "static" // static calls only: dynamic calls stay unresolved
 )
 
-// buildCallGraph builds SSA for pkgs and the call graph of the program.
-func buildCallGraph(pkgs []*packages.Package, algorithm string) (*callgraph.Graph, error) {
+// buildCallGraph builds SSA for pkgs and the call graph of the program;
+// it returns the program's functions too.
+func buildCallGraph(pkgs []*packages.Package, algorithm string) (*callgraph.Graph, map[*ssa.Function]bool, error) {
 	prog, _ := ssautil.Packages(pkgs, ssa.InstantiateGenerics)
 	prog.Build()
+	funcs := ssautil.AllFunctions(prog)
 	switch algorithm {
 	case VTA, "":
 		// As the vta documentation recommends: CHA as the initial graph.
-		return vta.CallGraph(ssautil.AllFunctions(prog), cha.CallGraph(prog)), nil
+		return vta.CallGraph(funcs, cha.CallGraph(prog)), funcs, nil
 	case CHA:
-		return cha.CallGraph(prog), nil
+		return cha.CallGraph(prog), funcs, nil
 	case Static:
-		return static.CallGraph(prog), nil
+		return static.CallGraph(prog), funcs, nil
 	}
-	return nil, fmt.Errorf("unknown call-graph algorithm %q (want vta, cha or static)", algorithm)
+	return nil, nil, fmt.Errorf("unknown call-graph algorithm %q (want vta, cha or static)", algorithm)
 }
 
 // addCallGraph adds the call graph's callees to the dynamic call sites

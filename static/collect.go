@@ -57,6 +57,8 @@ type call struct {
 	calleeFn  *types.Func // static callee, resolved once every package is walked
 	calleeLit posKey      // static callee when the called expression is a function literal
 	targets   map[*function]bool
+	callbacks map[*function]string // in-module functions the callee may call back, and how they were found
+	lost      map[*funcSet]bool    // and those of the types of the values whose trace was lost
 }
 
 // collector gathers the sites of the loaded packages.
@@ -104,6 +106,9 @@ func (c *collector) span(from, to token.Pos) span {
 }
 
 func (c *collector) inModule(path string) bool {
+	// The external test package of the module's root package is
+	// MODULE_test, beside it: in the module too.
+	path = strings.TrimSuffix(path, "_test")
 	return path == c.modulePath || strings.HasPrefix(path, c.modulePath+"/")
 }
 

@@ -56,6 +56,25 @@ CREATE TABLE call_targets (
 	PRIMARY KEY (call_id, callee_id)
 );
 CREATE INDEX call_targets_callee ON call_targets(callee_id);
+CREATE TABLE callback_targets (
+	call_id     INTEGER NOT NULL REFERENCES calls(id),
+	callee_name TEXT NOT NULL,
+	callee_id   INTEGER NOT NULL REFERENCES functions(id),
+	how         TEXT NOT NULL,
+	PRIMARY KEY (call_id, callee_id)
+);
+CREATE INDEX callback_targets_callee ON callback_targets(callee_id);
+CREATE TABLE callback_sets (
+	call_id INTEGER PRIMARY KEY REFERENCES calls(id),
+	set_id  INTEGER NOT NULL
+);
+CREATE INDEX callback_sets_set ON callback_sets(set_id);
+CREATE TABLE callback_set_members (
+	set_id    INTEGER NOT NULL,
+	callee_id INTEGER NOT NULL REFERENCES functions(id),
+	PRIMARY KEY (set_id, callee_id)
+);
+CREATE INDEX callback_set_members_callee ON callback_set_members(callee_id);
 CREATE TABLE contains_static (
 	outer_id INTEGER NOT NULL REFERENCES functions(id),
 	inner_id INTEGER NOT NULL REFERENCES functions(id),
@@ -76,14 +95,41 @@ CREATE VIEW callgraph_edges (caller_def_id, callee_name, callee_def_id, call_id)
 	FROM calls c JOIN call_targets t ON t.call_id = c.id
 	WHERE c.caller_id IS NOT NULL;
 
+CREATE VIEW callback_edges (caller_def_id, callee_name, callee_def_id, call_id, how) AS
+	SELECT c.caller_id, t.callee_name, t.callee_id, c.id, t.how
+	FROM calls c JOIN callback_targets t ON t.call_id = c.id
+	WHERE c.caller_id IS NOT NULL
+	UNION ALL
+	SELECT c.caller_id, f.name, m.callee_id, c.id, 'type'
+	FROM calls c JOIN callback_sets s ON s.call_id = c.id
+	JOIN callback_set_members m ON m.set_id = s.set_id JOIN functions f ON f.id = m.callee_id
+	WHERE c.caller_id IS NOT NULL
+	AND NOT EXISTS (SELECT 1 FROM callback_targets t WHERE t.call_id = c.id AND t.callee_id = m.callee_id);
+
+-- Reachability counts the functions that code outside the module may
+-- call back, which the call graph cannot see. A callback set is a node of
+-- its own (its id negated), so that each is expanded once.
 CREATE VIEW calls_star_static (caller_def_id, callee_def_id) AS
 	WITH RECURSIVE reach (caller_def_id, callee_def_id) AS (
 		SELECT caller_def_id, callee_def_id FROM callgraph_edges
 		UNION
+		SELECT c.caller_id, t.callee_id FROM calls c JOIN callback_targets t ON t.call_id = c.id WHERE c.caller_id IS NOT NULL
+		UNION
+		SELECT c.caller_id, -s.set_id FROM calls c JOIN callback_sets s ON s.call_id = c.id WHERE c.caller_id IS NOT NULL
+		UNION
 		SELECT r.caller_def_id, e.callee_def_id
 		FROM reach r JOIN callgraph_edges e ON e.caller_def_id = r.callee_def_id
+		UNION
+		SELECT r.caller_def_id, t.callee_id
+		FROM reach r JOIN calls c ON c.caller_id = r.callee_def_id JOIN callback_targets t ON t.call_id = c.id
+		UNION
+		SELECT r.caller_def_id, -s.set_id
+		FROM reach r JOIN calls c ON c.caller_id = r.callee_def_id JOIN callback_sets s ON s.call_id = c.id
+		UNION
+		SELECT r.caller_def_id, m.callee_id
+		FROM reach r JOIN callback_set_members m ON m.set_id = -r.callee_def_id
 	)
-	SELECT caller_def_id, callee_def_id FROM reach;
+	SELECT caller_def_id, callee_def_id FROM reach WHERE callee_def_id > 0;
 
 CREATE VIEW spawns_static (def_id, call_id, callee_name, callee_def_id) AS
 	SELECT c.caller_id, c.id, t.callee_name, t.callee_id

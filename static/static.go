@@ -93,12 +93,13 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	for _, pkg := range pkgs {
 		c.addPackage(pkg)
 	}
-	graph, err := buildCallGraph(pkgs, cfg.CallGraph)
+	graph, funcs, err := buildCallGraph(pkgs, cfg.CallGraph)
 	if err != nil {
 		return nil, err
 	}
 	c.resolveStatic()
 	c.addCallGraph(graph)
+	c.addCallbacks(graph, funcs)
 	meta := map[string]string{
 		"module":      mod.path,
 		"go_version":  mod.goVersion,

@@ -97,6 +97,7 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 			depth++
 		}
 	}
+	sets := callbackSets{byParts: map[string]int{}, byMembers: map[string]int{}}
 	for _, site := range c.callList {
 		var callee any
 		if site.callee != nil {
@@ -109,11 +110,62 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 		for _, t := range sortedTargets(site.targets) {
 			ins.row("INSERT INTO call_targets VALUES (?, ?, ?)", site.id, t.name, t.id)
 		}
+		for _, t := range sortedTargets(site.callbacks) {
+			ins.row("INSERT INTO callback_targets VALUES (?, ?, ?, ?)", site.id, t.name, t.id, site.callbacks[t])
+		}
+		if len(site.lost) > 0 {
+			id, members := sets.of(site.lost)
+			for _, f := range members {
+				ins.row("INSERT INTO callback_set_members VALUES (?, ?)", id, f.id)
+			}
+			ins.row("INSERT INTO callback_sets VALUES (?, ?)", site.id, id)
+		}
 	}
 	if ins.err != nil {
 		return ins.err
 	}
 	return tx.Commit()
+}
+
+// callbackSets numbers the distinct unions of the funcSets of calls, in
+// the order of the calls, so that the same source gives the same ids.
+type callbackSets struct {
+	byParts   map[string]int // the sorted ids of the funcSets → set id
+	byMembers map[string]int // the sorted ids of the members → set id
+}
+
+// of returns the id of the union of parts, and its members when the
+// union is new (nil when it was returned before).
+func (cs *callbackSets) of(parts map[*funcSet]bool) (int, []*function) {
+	var ids []int
+	for p := range parts {
+		ids = append(ids, p.id)
+	}
+	sort.Ints(ids)
+	partsKey := fmt.Sprint(ids)
+	if id, ok := cs.byParts[partsKey]; ok {
+		return id, nil
+	}
+	union := map[*function]bool{}
+	for p := range parts {
+		for f := range p.funcs {
+			union[f] = true
+		}
+	}
+	members := sortedTargets(union)
+	var b strings.Builder
+	for _, f := range members {
+		fmt.Fprintf(&b, "%d,", f.id)
+	}
+	id, ok := cs.byMembers[b.String()]
+	if ok {
+		members = nil
+	} else {
+		id = len(cs.byMembers) + 1
+		cs.byMembers[b.String()] = id
+	}
+	cs.byParts[partsKey] = id
+	return id, members
 }
 
 // inserter runs inserts, keeping the first error so that the caller can
@@ -201,7 +253,8 @@ func (site *call) external() any {
 	return 1
 }
 
-func sortedTargets(set map[*function]bool) []*function {
+// sortedTargets returns the functions of set by id.
+func sortedTargets[V any](set map[*function]V) []*function {
 	var list []*function
 	for f := range set {
 		list = append(list, f)

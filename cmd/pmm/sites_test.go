@@ -30,7 +30,7 @@ func TestSitesSummary(t *testing.T) {
 	}
 	for _, want := range []string{
 		"(built) for example.com/fig41",
-		"functions          6", // five definitions and fmt.Println
+		"functions         6", // five definitions and fmt.Println
 		"main.go:9   func  main.BOTH",
 		"main.go:12  static  call  main.BOTH  main.FOO",
 		"main.go:19  static  call  main.IR    main.BAR",
