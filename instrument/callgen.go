@@ -290,6 +290,14 @@ func (sg *siteGen) instantiation(fun ast.Expr) string {
 			return "" // the build will say why
 		}
 		args = append(args, ts)
+		// ts names packages as the helpers import them: the user's file
+		// must import them too, under those names.
+		types.TypeString(inst.TypeArgs.At(i), func(p *types.Package) string {
+			if p != sg.self {
+				sg.imports = append(sg.imports, p.Path())
+			}
+			return ""
+		})
 	}
 	return "[" + strings.Join(args, ", ") + "]"
 }

@@ -124,6 +124,9 @@ type generator struct {
 	root   string
 	files  map[string]*fileInfo // absolute path → its syntax
 	done   map[*Site]bool       // definition sites generated (call sites may refer to them)
+	// fileImports are the packages imported into each user's file for
+	// the code of its sites (absolute path → import paths).
+	fileImports map[string]map[string]bool
 }
 
 type fileInfo struct {
@@ -135,6 +138,7 @@ type fileInfo struct {
 func (g *generator) index(pkgs []*packages.Package) {
 	g.files = map[string]*fileInfo{}
 	g.done = map[*Site]bool{}
+	g.fileImports = map[string]map[string]bool{}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for i, f := range p.Syntax {
 			if i >= len(p.CompiledGoFiles) {
@@ -323,8 +327,10 @@ func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error
 	return nil
 }
 
-// importable applies Go's internal-package rule.
+// importable applies Go's internal-package rule. The rule is about
+// directories: an external test package P_test is in the directory of P.
 func importable(from, path string) bool {
+	from = strings.TrimSuffix(from, "_test")
 	i := strings.LastIndex(path, "/internal/")
 	switch {
 	case strings.HasSuffix(path, "/internal"):

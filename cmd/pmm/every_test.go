@@ -1,6 +1,8 @@
 package main
 
 import (
+	"database/sql"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,53 @@ func TestTestEveryPackage(t *testing.T) {
 	}
 	if code, out, errOut = runPMM(t, dir, "answer"); code != exitOK || !strings.Contains(out, "main.build") {
 		t.Errorf("pmm answer: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestExternalTestPackage instruments testdata/xtest, whose root package
+// has an external test package using a type of the module's internal
+// package, and checks that its tests pass instrumented and every count.
+// Three bugs made the build fail: the functions of MODULE_test were not in
+// the module (call sites were instrumented instead of definitions);
+// the helpers of MODULE_test could not import the internal package, and
+// the failed site left the import, unused, in the helpers; and the type
+// arguments of a generic call (slices.Clone[[]kit.Case]) were written in
+// the user's file with the helpers' names for their packages. clone.go's
+// only site cannot be instrumented (a type it cannot name): its helpers
+// file must not be written with an unused import.
+func TestExternalTestPackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented tests")
+	}
+	dir := copyModule(t, "../../testdata/xtest")
+	code, out, errOut := runPMM(t, dir, "instrument", "--tests", "./...", "questions.pmm")
+	if code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		if !strings.Contains(line, "clone.go:12:14: call of slices.Clone[...] not instrumented") {
+			t.Errorf("unexpected warning: %s", line)
+		}
+	}
+	if code, out, errOut = runPMM(t, dir, "test", "./..."); code != exitOK {
+		t.Fatalf("pmm test ./...: exit %d\n%s%s", code, out, errOut)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := queryStrings(t, db, "SELECT n, count FROM calls_per_function")
+	want := []string{
+		"example.com/xtest.Add 3",
+		"example.com/xtest.Clones 1",
+		"example.com/xtest/internal/kit.Cases 1",
+		"example.com/xtest/internal/kit.Items 1",
+		"example.com/xtest_test.TestAdd 1",
+		"example.com/xtest_test.check 3",
+		"slices.Clone[...] 1", // the one in the test; clone.go's is not instrumented
+	}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("calls per function:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
