@@ -76,17 +76,30 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		calleeParam = "f " + ft
 	}
 
-	// Parameters of W: the caller's id, the callee, the arguments.
+	// Parameters of W: the caller's id (or its state, when the callee's
+	// filters read and mark it), the callee, the arguments.
 	var params, forward []string
 	args := []string{"0"} // the caller's id
-	if sg.caps[CapCaller] {
-		if c := sg.callerState(); c != "" {
-			args[0] = c + ".id"
-		} else {
-			return fmt.Errorf("the call of %s records its caller, whose definition is not instrumented", s.Function)
-		}
+	callerParam := "caller uint64"
+	state, def := sg.callerState()
+	if sg.caps[CapCaller] && state == "" {
+		return fmt.Errorf("the call of %s records its caller, whose definition is not instrumented", s.Function)
 	}
-	params = append(params, "caller uint64", calleeParam)
+	callee := false
+	for _, qi := range questionsOf(s.Targets[0]) {
+		callee = callee || hasCaller(sg.filters(s.Targets[0], qi))
+	}
+	if callee && def != nil && g.typeArgs[def] == "" {
+		sg.callerPtr = true
+		stateType := sg.p + "state" + strconv.Itoa(def.Index)
+		args[0] = "&" + state
+		callerParam = "cs *" + stateType
+		sg.fields = append(sg.fields, "cs *"+stateType)
+		sg.tmpl.Before = append(sg.tmpl.Before, "s.cs = cs")
+	} else if state != "" {
+		args[0] = state + ".id"
+	}
+	params = append(params, callerParam, calleeParam)
 	wanted := sg.wantedParams(sig.Params().Len())
 	for i := 0; i < sig.Params().Len(); i++ {
 		p := "p" + strconv.Itoa(i+1)
@@ -134,7 +147,14 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		sg.tmpl.Before = append([]string{dispatch}, sg.tmpl.Before...)
 	}
 	if sg.caps[CapCaller] {
-		sg.tmpl.Before = append(sg.tmpl.Before, "s.caller = caller")
+		if sg.callerPtr {
+			sg.tmpl.Before = append(sg.tmpl.Before, "s.caller = cs.id")
+		} else {
+			sg.tmpl.Before = append(sg.tmpl.Before, "s.caller = caller")
+		}
+	}
+	if err := sg.filterSetup(); err != nil {
+		return err
 	}
 	if err := sg.action(); err != nil {
 		return err
@@ -254,17 +274,18 @@ func paramNames(params []string) []string {
 	return out
 }
 
-// callerState returns the state variable of the definition site of the
-// function whose body holds this call site, if that site is instrumented.
-func (sg *siteGen) callerState() string {
+// callerState returns the state variable, and the site, of the
+// definition site of the function whose body holds this call site, if
+// that site is instrumented.
+func (sg *siteGen) callerState() (string, *Site) {
 	for _, t := range sg.s.Targets {
 		for _, e := range t.Emits {
 			if e.CallerSite != nil && sg.g.done[e.CallerSite] {
-				return sg.p + "s" + strconv.Itoa(e.CallerSite.Index)
+				return sg.p + "s" + strconv.Itoa(e.CallerSite.Index), e.CallerSite
 			}
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // instantiation returns the type arguments a generic callee needs to be

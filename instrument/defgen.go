@@ -115,6 +115,9 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 			reads = append(reads, "s."+field+" = *"+field)
 		}
 	}
+	if err := sg.filterSetup(); err != nil {
+		return err
+	}
 	if err := sg.action(); err != nil {
 		return err
 	}
@@ -144,24 +147,41 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	sg.edits = append(sg.edits, Edit{Off: sg.fi.tf.Offset(body.Lbrace) + 1, End: sg.fi.tf.Offset(body.Lbrace) + 1, Text: text + ";"})
 	sg.finish(decls...)
 	g.done[s] = true
+	g.typeArgs[s] = sg.targs
 	return nil
+}
+
+// fieldsRead lists the values the site's tuples and filters read.
+func (sg *siteGen) fieldsRead() []Field {
+	var out []Field
+	for _, t := range sg.s.Targets {
+		for _, e := range t.Emits {
+			out = append(out, e.Fields...)
+		}
+		for _, fs := range t.Filters {
+			for _, f := range fs {
+				for _, c := range append(append([]Cond(nil), f.Pre...), f.Post...) {
+					for _, v := range c.Values {
+						out = append(out, v)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // wantedParams returns the parameter positions (from 1) the site captures.
 func (sg *siteGen) wantedParams(n int) map[int]bool {
 	want := map[int]bool{}
-	for _, t := range sg.s.Targets {
-		for _, e := range t.Emits {
-			for _, f := range e.Fields {
-				switch f.Cap {
-				case CapParams:
-					for i := 1; i <= n; i++ {
-						want[i] = true
-					}
-				case CapParam:
-					want[f.N] = true
-				}
+	for _, f := range sg.fieldsRead() {
+		switch f.Cap {
+		case CapParams:
+			for i := 1; i <= n; i++ {
+				want[i] = true
 			}
+		case CapParam:
+			want[f.N] = true
 		}
 	}
 	return want
@@ -170,14 +190,10 @@ func (sg *siteGen) wantedParams(n int) map[int]bool {
 func (sg *siteGen) dataConditions() []string {
 	var exprs []string
 	seen := map[string]bool{}
-	for _, t := range sg.s.Targets {
-		for _, e := range t.Emits {
-			for _, f := range e.Fields {
-				if f.Cap == CapDataCond && !seen[f.Expr] {
-					seen[f.Expr] = true
-					exprs = append(exprs, f.Expr)
-				}
-			}
+	for _, f := range sg.fieldsRead() {
+		if f.Cap == CapDataCond && !seen[f.Expr] {
+			seen[f.Expr] = true
+			exprs = append(exprs, f.Expr)
 		}
 	}
 	return exprs
@@ -291,7 +307,7 @@ func (sg *siteGen) enterDecls(params []string) []string {
 		names = append(names, strings.Fields(p)[0])
 	}
 	args := strings.Join(append([]string{"s"}, names...), ", ")
-	enter := fmt.Sprintf("func %s%s(%s) bool {\n\tif !(%s) {\n\t\treturn false\n\t}\n\t%s%s(%s)\n\treturn true\n}",
+	enter := fmt.Sprintf("func %s%s(%s) bool {\n\tif !(%s) {\n\t\treturn false\n\t}\n\t%s%s(%s)\n\treturn s.on\n}",
 		sg.name("enter"), sg.tparam, all, sg.tmpl.Pre, sg.name("begin"), sg.targs, args)
 	var b strings.Builder
 	fmt.Fprintf(&b, "func %s%s(%s) {\n\ts.on = true\n", sg.name("begin"), sg.tparam, all)

@@ -124,6 +124,9 @@ type generator struct {
 	root   string
 	files  map[string]*fileInfo // absolute path → its syntax
 	done   map[*Site]bool       // definition sites generated (call sites may refer to them)
+	// typeArgs are the type arguments of the state of generic definition
+	// sites, "" for the others.
+	typeArgs map[*Site]string
 	// fileImports are the packages imported into each user's file for
 	// the code of its sites (absolute path → import paths).
 	fileImports map[string]map[string]bool
@@ -138,6 +141,7 @@ type fileInfo struct {
 func (g *generator) index(pkgs []*packages.Package) {
 	g.files = map[string]*fileInfo{}
 	g.done = map[*Site]bool{}
+	g.typeArgs = map[*Site]string{}
 	g.fileImports = map[string]map[string]bool{}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for i, f := range p.Syntax {

@@ -50,11 +50,16 @@ type Target struct {
 	Function string
 	SiteID   int // the number of (site, function) in pmm_sites
 	Emits    []Emit
+	// Filters are the run-time filters of its executions for each
+	// question (by index in the program), one per variable of the
+	// question the site records, when the plan has filters.
+	Filters map[int][]*Filters
 }
 
 // Emit is one tuple the site emits for an execution of the target.
 type Emit struct {
 	Question string
+	QIndex   int // the question's index in the program
 	Table    *schema.Table
 	Fields   []Field
 	// CallerSite is, for a tuple with CapCaller, the definition site whose
@@ -69,15 +74,27 @@ func (s *Site) Captures() map[Capture]bool {
 	if s.Caller {
 		caps[CapID] = true
 	}
+	add := func(f Field) {
+		switch f.Cap {
+		case CapDuration:
+			caps[CapBegin], caps[CapFinish] = true, true
+		case CapConst, CapSite:
+		default:
+			caps[f.Cap] = true
+		}
+	}
 	for _, t := range s.Targets {
 		for _, e := range t.Emits {
 			for _, f := range e.Fields {
-				switch f.Cap {
-				case CapDuration:
-					caps[CapBegin], caps[CapFinish] = true, true
-				case CapConst, CapSite:
-				default:
-					caps[f.Cap] = true
+				add(f)
+			}
+		}
+		for _, fs := range t.Filters {
+			for _, f := range fs {
+				for _, c := range append(append([]Cond(nil), f.Pre...), f.Post...) {
+					for _, v := range c.Values {
+						add(v)
+					}
 				}
 			}
 		}
@@ -95,8 +112,14 @@ type siteKey struct {
 // Build plans the instrumentation of every site of sel for the questions
 // of prog, whose stored relations are sch's.
 func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema) (*Plan, error) {
-	b := &builder{sites: map[siteKey]*Site{}}
+	return BuildWith(prog, sel, sch, Options{})
+}
+
+// BuildWith plans as Build, with the options.
+func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opts Options) (*Plan, error) {
+	b := &builder{sites: map[siteKey]*Site{}, opts: opts}
 	for qi, q := range prog.Questions {
+		b.qindex = qi
 		qs := sel.Questions[qi]
 		if qs.Name != q.Name {
 			return nil, fmt.Errorf("the selection does not match the program: %s, %s", qs.Name, q.Name)
@@ -110,11 +133,55 @@ func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema) (*Plan,
 	if err := b.resolveCallers(); err != nil {
 		return nil, err
 	}
+	b.dropUnmarkableCallees()
 	return b.plan(), nil
 }
 
+// dropUnmarkableCallees removes, from post-conditions, the callees some of
+// whose call sites may run several functions: such a site has no filters
+// and cannot tell its caller it ran, and a caller waiting for it would
+// drop executions that are answers.
+func (b *builder) dropUnmarkableCallees() {
+	type key struct {
+		q int
+		v string
+	}
+	unmarkable := map[key]bool{}
+	for _, s := range b.sites {
+		for _, t := range s.Targets {
+			for qi, fs := range t.Filters {
+				for _, f := range fs {
+					if len(s.Targets) > 1 || s.Kind != spec.SiteCall {
+						unmarkable[key{qi, f.Var}] = true
+					}
+				}
+			}
+		}
+	}
+	for _, s := range b.sites {
+		for _, t := range s.Targets {
+			for qi, fs := range t.Filters {
+				for _, f := range fs {
+					var kept []string
+					for _, c := range f.Callees {
+						if !unmarkable[key{qi, c}] {
+							kept = append(kept, c)
+						}
+					}
+					f.Callees = kept
+					if unmarkable[key{qi, f.Var}] {
+						f.Marks = false // its caller does not wait for it
+					}
+				}
+			}
+		}
+	}
+}
+
 type builder struct {
-	sites map[siteKey]*Site
+	sites  map[siteKey]*Site
+	opts   Options
+	qindex int // of the question being planned
 }
 
 // disjunct plans the variables of d, the selection of conjunction c of
@@ -123,11 +190,19 @@ type builder struct {
 func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, root *spec.Conj, sch *schema.Schema) error {
 	for _, v := range d.Vars {
 		needs, callees := needsOf(v.Name, root)
+		var filters *Filters
+		if b.opts.Filters && c == root { // negated parts are decided at answer time
+			f, err := filtersOf(v.Name, root)
+			if err != nil {
+				return err
+			}
+			filters = f
+		}
 		for _, s := range v.Sites {
 			site := b.site(s)
 			target := site.target(s)
 			for _, n := range needs {
-				if err := target.add(q.Name, n, nil, sch); err != nil {
+				if err := target.add(q.Name, b.qindex, n, nil, sch); err != nil {
 					return err
 				}
 			}
@@ -135,9 +210,19 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 				if s.Kind != spec.SiteCall {
 					continue // the relation is recorded at call sites only
 				}
-				if err := target.add(q.Name, need{prim: r.prim}, &callerRef{callerFunc: s.CallerID}, sch); err != nil {
+				if err := target.add(q.Name, b.qindex, need{prim: r.prim}, &callerRef{callerFunc: s.CallerID}, sch); err != nil {
 					return err
 				}
+			}
+			if filters != nil {
+				if target.Filters == nil {
+					target.Filters = map[int][]*Filters{}
+				}
+				f := *filters
+				if s.Kind != spec.SiteCall {
+					f.Caller = "" // a callee recorded at its definition knows no caller
+				}
+				target.Filters[b.qindex] = append(target.Filters[b.qindex], &f)
 			}
 		}
 		for _, s := range v.Sites {
@@ -182,7 +267,7 @@ func (s *Site) target(ss sites.Site) *Target {
 }
 
 // add makes the target emit the tuple of need n of question q, once.
-func (t *Target) add(q string, n need, caller *callerRef, sch *schema.Schema) error {
+func (t *Target) add(q string, qindex int, n need, caller *callerRef, sch *schema.Schema) error {
 	table := sch.Table(q, n.prim)
 	if table == nil {
 		return fmt.Errorf("the schema has no stored relation %s for question %s", n.prim, q)
@@ -191,7 +276,7 @@ func (t *Target) add(q string, n need, caller *callerRef, sch *schema.Schema) er
 	if !ok {
 		return fmt.Errorf("no instrumentation for stored relation %s", n.prim)
 	}
-	e := Emit{Question: q, Table: table, Fields: row.fields(n)}
+	e := Emit{Question: q, QIndex: qindex, Table: table, Fields: row.fields(n)}
 	for _, old := range t.Emits {
 		if old.Table == table && fmt.Sprint(old.Fields) == fmt.Sprint(e.Fields) {
 			return nil

@@ -60,6 +60,8 @@ type siteGen struct {
 	rename map[string]string // type parameter → its name in the helpers
 	p      string            // the prefix of generated names
 	name   func(string) string
+	// callerPtr says the call site's wrapper has its caller's state, cs.
+	callerPtr bool
 	// imports are the packages the site's code in the user's file names
 	// with the helpers' names for them (type arguments of generic calls).
 	imports []string
@@ -128,24 +130,43 @@ func (sg *siteGen) action() error {
 			continue
 		}
 		// The site's counters (seed table 6.2): an entry checked when the
-		// instrumentation runs, before the post-condition; an entry
-		// recorded when the event passes and its tuples are stored.
+		// instrumentation runs with recording on, before any test; an
+		// entry recorded when the event passes and its tuples are stored.
 		check := []string{fmt.Sprintf("%s.Check(%d)", rt, t.SiteID)}
-		stmts := []string{}
-		for _, e := range t.Emits {
-			st, err := sg.emit(rt, t, e)
-			if err != nil {
-				return err
+		// The tuples of each question, under its post-condition when the
+		// site has run-time filters.
+		stmts := []string{"rec := false"}
+		for _, qi := range questionsOf(t) {
+			var block []string
+			for _, e := range t.Emits {
+				if e.QIndex != qi {
+					continue
+				}
+				st, err := sg.emit(rt, t, e)
+				if err != nil {
+					return err
+				}
+				block = append(block, st...)
 			}
-			stmts = append(stmts, st...)
+			block = append(block, "rec = true")
+			if fs := sg.filters(t, qi); fs != nil {
+				block = append([]string{"if " + sg.postCondition(qi, fs) + " {"}, append(indent(block), "}")...)
+				// A callee that passed tells its caller (Table 4.1).
+				for _, f := range fs {
+					if f.Caller != "" && f.Marks && sg.callerPtr {
+						block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+calleeFlag(qi, f.Var)+" = true", "}")
+					}
+				}
+			}
+			stmts = append(stmts, block...)
 		}
-		stmts = append(stmts, fmt.Sprintf("%s.Recorded(%d, 1)", rt, t.SiteID))
+		stmts = append(stmts, fmt.Sprintf("if rec {\n\t%s.Recorded(%d, 1)\n}", rt, t.SiteID))
 		if len(sg.s.Targets) > 1 {
 			when := "if s.target == " + strconv.Itoa(ti+1) + " {"
 			check = append([]string{when}, append(indent(check), "}")...)
 			stmts = append([]string{when}, append(indent(stmts), "}")...)
 		}
-		sg.tmpl.After = append(sg.tmpl.After, check...)
+		sg.tmpl.Before = append(sg.tmpl.Before, check...)
 		sg.tmpl.Action = append(sg.tmpl.Action, stmts...)
 	}
 	return nil
@@ -177,6 +198,11 @@ func (sg *siteGen) emit(rt string, t *Target, e Emit) ([]string, error) {
 	out := []string{"{", "\tvar r " + rt + ".Rec"}
 	for _, f := range e.Fields {
 		lines, err := sg.encodeField(t, f)
+		if _, absent := err.(*absentError); absent {
+			// The function has no such value: the tuple does not exist,
+			// and the question's view joins nothing to this execution.
+			return []string{"// " + err.Error() + ": no " + e.Table.Name + " tuple"}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -185,6 +211,12 @@ func (sg *siteGen) emit(rt string, t *Target, e Emit) ([]string, error) {
 	out = append(out, fmt.Sprintf("\t%s.Emit(%s, &r) // %s", rt, table, e.Table.Name), "}")
 	return out, nil
 }
+
+// absentError says a tuple reads a value the function does not have: a
+// parameter, result or receiver beyond its signature.
+type absentError struct{ msg string }
+
+func (e *absentError) Error() string { return e.msg }
 
 func (sg *siteGen) intField(t *Target, f Field) (string, bool) {
 	switch f.Cap {
@@ -242,13 +274,13 @@ func (sg *siteGen) encodeField(t *Target, f Field) ([]string, error) {
 		}
 		v, ok := sg.vals[prefix+strconv.Itoa(f.N)]
 		if !ok {
-			return nil, fmt.Errorf("%s has no %s %d", t.Function, what, f.N)
+			return nil, &absentError{fmt.Sprintf("%s has no %s %d", t.Function, what, f.N)}
 		}
 		return []string{encode("r", v, "s."+v.field)}, nil
 	case CapReceiver:
 		v, ok := sg.vals["recv"]
 		if !ok {
-			return nil, fmt.Errorf("%s is not a method: it has no receiver", t.Function)
+			return nil, &absentError{t.Function + " is not a method: it has no receiver"}
 		}
 		return []string{encode("r", v, "s.recv")}, nil
 	case CapDataCond:

@@ -130,11 +130,13 @@ func TestFigure42EndToEnd(t *testing.T) {
 	if n := queryStrings(t, db, "SELECT count(*) FROM monitor_fns_dura_params WHERE x <= 0"); n[0] != "0" {
 		t.Errorf("%s answers have a duration that is not positive", n[0])
 	}
-	// The sites' counters: BOTH runs 7 times (i = -2..4), FOO 4 times
-	// (i > 0) and BAR 7 times; without run-time filters each records
-	// every execution it checks.
+	// The sites' counters, with the run-time filters of the default mode
+	// (seed Table 4.1): BOTH runs 7 times (i = -2..4) and is recorded when
+	// its parameter is not 0 and it called FOO and BAR: 4 times (i > 0).
+	// FOO runs 4 times, all in executions of BOTH that passed; BAR runs 7
+	// times, 6 of them in executions of BOTH whose parameter is not 0.
 	counters := queryStrings(t, db, "SELECT s.function, c.checked, c.recorded FROM site_counts c JOIN pmm_sites s ON s.site = c.site")
-	wantCounters := []string{"main.BAR 7 7", "main.BOTH 7 7", "main.FOO 4 4"}
+	wantCounters := []string{"main.BAR 7 6", "main.BOTH 7 4", "main.FOO 4 4"}
 	if strings.Join(counters, "; ") != strings.Join(wantCounters, "; ") {
 		t.Errorf("site counters %v, want %v", counters, wantCounters)
 	}
@@ -232,5 +234,55 @@ func TestMonitorBeginEnd(t *testing.T) {
 	}
 	if got := queryStrings(t, db, "SELECT count FROM works WHERE run = 2"); strings.Join(got, " ") != "15" {
 		t.Errorf("with recording on: %v calls recorded, want 15", got)
+	}
+}
+
+// TestModesAgree checks that the four modes give the same answers: on
+// each example program, every deterministic part of every answer (not
+// the durations, which differ between any two runs) is the same in the
+// straightforward, static, runtime and combined modes; and that no site
+// records more than it checks.
+func TestModesAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	programs := []struct {
+		module  string
+		queries []string
+	}{
+		{"../../testdata/fig41", []string{"SELECT y FROM monitor_fns_dura_params"}},
+		{"../../testdata/cache", []string{"SELECT count(*) FROM cacheable_calls", "SELECT count FROM cacheable_count"}},
+		{"../../testdata/e2e", []string{"SELECT k FROM lookups_under_serve", "SELECT n FROM workers_of_main",
+			"SELECT key_, count FROM gets_per_key", "SELECT key_ FROM mean_get_per_key"}},
+	}
+	for _, p := range programs {
+		answers := map[string]string{}
+		for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+			dir := copyModule(t, p.module)
+			if code, out, errOut := runPMM(t, dir, "instrument", "--mode", mode, "./...", "questions.pmm"); code != exitOK {
+				t.Fatalf("%s --mode %s: exit %d\n%s%s", p.module, mode, code, out, errOut)
+			}
+			if code, out, errOut := runPMM(t, dir, "run", "."); code != exitOK {
+				t.Fatalf("%s --mode %s: pmm run: exit %d\n%s%s", p.module, mode, code, out, errOut)
+			}
+			db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, q := range p.queries {
+				got = append(got, q+": "+strings.Join(queryStrings(t, db, q), ", "))
+			}
+			if n := queryStrings(t, db, "SELECT count(*) FROM site_counts WHERE recorded > checked"); n[0] != "0" {
+				t.Errorf("%s --mode %s: %s sites recorded more than they checked", p.module, mode, n[0])
+			}
+			db.Close()
+			answers[mode] = strings.Join(got, "\n")
+		}
+		for mode, a := range answers {
+			if a != answers[modeStatic] {
+				t.Errorf("%s: the answers of --mode %s differ from those of --mode static:\n%s\n--- static:\n%s", p.module, mode, a, answers[modeStatic])
+			}
+		}
 	}
 }

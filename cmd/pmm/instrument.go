@@ -21,6 +21,36 @@ import (
 	"pmm.dev/pmm/static"
 )
 
+// The modes of instrumentation (seed 6.1).
+const (
+	modeStraightforward = "straightforward"
+	modeStatic          = "static"
+	modeRuntime         = "runtime"
+	modeCombined        = "combined"
+)
+
+// instrumentMode says which of the two ways of recording less a mode uses.
+type instrumentMode struct {
+	name        string
+	approximate bool // static approximation
+	filters     bool // run-time filters
+}
+
+// modeNamed returns the mode called name.
+func modeNamed(name string) (instrumentMode, bool) {
+	switch name {
+	case modeStraightforward:
+		return instrumentMode{name, false, false}, true
+	case modeStatic:
+		return instrumentMode{name, true, false}, true
+	case modeRuntime:
+		return instrumentMode{name, false, true}, true
+	case modeCombined:
+		return instrumentMode{name, true, true}, true
+	}
+	return instrumentMode{}, false
+}
+
 // runtimeDir is where the runtime package goes in the user's module, as
 // the overlay adds it; its import path is the module path followed by it.
 // The directory exists only in the overlay: its name begins with "_" so
@@ -101,7 +131,13 @@ Example:
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			analysis := defineAnalysisFlags(fs)
+			mode := fs.String("mode", modeCombined, "`mode`: straightforward (every site, every event), static (static approximation), runtime (run-time filters) or combined (both)")
 			return func(e *env, args []string) int {
+				m, ok := modeNamed(*mode)
+				if !ok {
+					fmt.Fprintf(e.stderr, "pmm instrument: unknown --mode %q (want straightforward, static, runtime or combined)\n", *mode)
+					return exitUsage
+				}
 				patterns, files := splitQuestions(args)
 				prog, code := compileQuestions(e, "instrument", files)
 				if prog == nil {
@@ -112,7 +148,7 @@ Example:
 				if res == nil {
 					return code
 				}
-				p, err := instrumentModule(ctx, e, prog, res.Root, res.ModulePath, res.Path, analysis)
+				p, err := instrumentModule(ctx, e, prog, res.Root, res.ModulePath, res.Path, analysis, m)
 				if err != nil {
 					fmt.Fprintf(e.stderr, "pmm instrument: %v\n", err)
 					return exitFailure
@@ -130,13 +166,13 @@ Example:
 }
 
 // instrumentModule runs the stages after static analysis and writes .pmm/.
-func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, module, dbPath string, analysis *analysisFlags) (*project, error) {
+func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, module, dbPath string, analysis *analysisFlags, mode instrumentMode) (*project, error) {
 	db, err := openStatic(dbPath)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	sel, err := sites.Select(ctx, db, prog)
+	sel, err := sites.SelectWith(ctx, db, prog, sites.Options{Approximate: mode.approximate})
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +185,7 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	if err != nil {
 		return nil, err
 	}
-	plan, err := instrument.Build(prog, sel, sch)
+	plan, err := instrument.BuildWith(prog, sel, sch, instrument.Options{Filters: mode.filters})
 	if err != nil {
 		return nil, err
 	}

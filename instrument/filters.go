@@ -1,0 +1,431 @@
+package instrument
+
+import (
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+
+	"pmm.dev/pmm/incremental"
+	"pmm.dev/pmm/spec"
+)
+
+// Filters are the run-time filters of one event of one question at a site
+// (seed 5.3, Algorithm 4): tests that drop an execution when it cannot be
+// part of an answer. Each is sound: it drops only executions whose tuples
+// would join nothing in the question's view, so the answers are the same
+// with or without them, and what is recorded is less.
+type Filters struct {
+	// Pre are tests on the event's own data at its begin point (its
+	// parameters, receiver, data-conditions): intra-event conditions, the
+	// site's pre-condition.
+	Pre []Cond
+	// Post are tests on its data at its end point (results, duration,
+	// panicked): the post-condition.
+	Post []Cond
+	// Callees are the events the execution must have called, at call
+	// sites in its body whose own tests passed, for it to be kept: the
+	// post-condition of seed Table 4.1, (AND FOO-id BAR-id).
+	Callees []string
+	// Caller is, for the callee of a lexical relation, the variable of its
+	// caller: the callee is recorded only when the caller passed its
+	// pre-condition, and on passing it marks itself in the caller's state.
+	Caller string
+	// Marks says the callee tells its caller it ran and passed: false
+	// when the caller does not wait for it (see dropUnmarkableCallees).
+	Marks bool
+	// Var is the event's variable.
+	Var string
+}
+
+// Cond is a comparison an event can test alone: every variable it reads
+// is a value the event's site captures.
+type Cond struct {
+	Atom    *spec.Atom
+	Negated bool
+	Values  map[string]Field // value variable → the captured value it is
+}
+
+// Options say how to instrument.
+type Options struct {
+	// Filters adds run-time filters (the runtime and combined modes).
+	Filters bool
+}
+
+// filtersOf computes the filters of variable v of a question in the
+// disjunct root.
+func filtersOf(v string, root *spec.Conj) (*Filters, error) {
+	a, err := incremental.Analyze(root)
+	if err != nil {
+		return nil, err
+	}
+	f := &Filters{Var: v}
+	values := boundValues(v, root)
+	for _, t := range a.Tests {
+		if t.Atom == nil || !t.Local || t.Negated || t.At.Var != v {
+			continue
+		}
+		if c, ok := condOf(t.Atom, values, false); ok {
+			if t.At.End == spec.Begin && onlyBegin(c) {
+				f.Pre = append(f.Pre, c)
+			} else {
+				f.Post = append(f.Post, c)
+			}
+		}
+	}
+	// A negated comparison, alone in its negation, is a test too: (not (=
+	// p 0)) drops the executions whose p is 0.
+	for _, n := range root.Not {
+		if len(n.Exists) > 0 || len(n.Not) > 0 || len(n.Atoms) != 1 || n.Atoms[0].Prim.Kind != spec.ValueRelation {
+			continue
+		}
+		if c, ok := condOf(n.Atoms[0], values, true); ok {
+			if onlyBegin(c) {
+				f.Pre = append(f.Pre, c)
+			} else {
+				f.Post = append(f.Post, c)
+			}
+		}
+	}
+	// Direct calls: v requires its callees, and a callee its caller.
+	for _, at := range root.Atoms {
+		if at.Prim.Name != "calls" || at.Args[0].Lit != nil || at.Args[1].Lit != nil {
+			continue
+		}
+		switch v {
+		case at.Args[0].Var:
+			f.Callees = append(f.Callees, at.Args[1].Var)
+		case at.Args[1].Var:
+			f.Caller = at.Args[0].Var
+			f.Marks = true
+		}
+	}
+	return f, nil
+}
+
+// boundValues maps the value variables that attributes of v bind, in the
+// disjunct's own atoms, to what v's site captures.
+func boundValues(v string, root *spec.Conj) map[string]Field {
+	values := map[string]Field{}
+	for _, a := range root.Atoms {
+		if a.Prim.Kind != spec.Attribute || a.Args[0].Lit != nil || a.Args[0].Var != v {
+			continue
+		}
+		last := a.Args[len(a.Args)-1]
+		if last.Lit != nil {
+			continue
+		}
+		var f Field
+		switch a.Prim.Name {
+		case "parameter":
+			f = Field{Cap: CapParam, N: int(a.Args[1].Lit.Int)}
+		case "return-value":
+			f = Field{Cap: CapResult, N: int(a.Args[1].Lit.Int)}
+		case "duration":
+			f = Field{Cap: CapDuration}
+		case "receiver":
+			f = Field{Cap: CapReceiver}
+		case "panicked":
+			f = Field{Cap: CapPanicked}
+		case "data-condition":
+			f = Field{Cap: CapDataCond, Expr: a.Args[1].Lit.Str}
+		default:
+			continue
+		}
+		if _, ok := values[last.Var]; !ok {
+			values[last.Var] = f
+		}
+	}
+	return values
+}
+
+// condOf makes a comparison a Cond when every variable it reads is bound
+// to a captured value.
+func condOf(a *spec.Atom, values map[string]Field, negated bool) (Cond, bool) {
+	if a.Prim.Kind != spec.ValueRelation {
+		return Cond{}, false
+	}
+	c := Cond{Atom: a, Negated: negated, Values: map[string]Field{}}
+	for _, t := range a.Args {
+		if t.Lit != nil {
+			continue
+		}
+		f, ok := values[t.Var]
+		if !ok {
+			return Cond{}, false
+		}
+		c.Values[t.Var] = f
+	}
+	return c, true
+}
+
+// onlyBegin reports whether a Cond reads only values known when the
+// event begins.
+func onlyBegin(c Cond) bool {
+	for _, f := range c.Values {
+		switch f.Cap {
+		case CapResult, CapDuration, CapPanicked:
+			return false
+		}
+	}
+	return true
+}
+
+// goOperator is the Go operator of a comparison of the vocabulary.
+func goOperator(op string) string {
+	switch op {
+	case "=":
+		return "=="
+	case "/=":
+		return "!="
+	}
+	return op
+}
+
+// flagName names a state field of question q and variable v.
+func flagName(prefix string, q int, v string) string {
+	var b strings.Builder
+	for _, r := range v {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return prefix + strconv.Itoa(q) + "_" + b.String()
+}
+
+// questionsOf returns the indexes of the questions a target emits
+// tuples for, in order.
+func questionsOf(t *Target) []int {
+	seen := map[int]bool{}
+	var qs []int
+	for _, e := range t.Emits {
+		if !seen[e.QIndex] {
+			seen[e.QIndex] = true
+			qs = append(qs, e.QIndex)
+		}
+	}
+	sort.Ints(qs)
+	return qs
+}
+
+// filters returns the filters of a target for question qi, one per
+// variable, if the site can test them: a site that may record several
+// functions has none.
+func (sg *siteGen) filters(t *Target, qi int) []*Filters {
+	if len(sg.s.Targets) != 1 || t.Filters == nil {
+		return nil
+	}
+	return t.Filters[qi]
+}
+
+// hasCaller reports whether some variable a target records for question
+// qi is the callee of a lexical relation.
+func hasCaller(fs []*Filters) bool {
+	for _, f := range fs {
+		if f.Caller != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// passFlag names the state field that says variable v of question qi
+// passed its pre-condition at this site; callees read their caller's.
+func passFlag(qi int, v string) string { return flagName("p", qi, v) }
+
+// calleeFlag names the caller's state field that says callee v of
+// question qi ran and passed its tests.
+func calleeFlag(qi int, v string) string { return flagName("c", qi, v) }
+
+// filterSetup adds the state of the run-time filters: for each question
+// and variable, a flag that says the execution passed the variable's
+// pre-condition (for a callee, also that its caller passed), and a flag
+// per callee the post-condition needs. The before-form sets the first;
+// on is whether any passed.
+func (sg *siteGen) filterSetup() error {
+	if len(sg.s.Targets) != 1 || sg.s.Targets[0].Filters == nil {
+		return nil
+	}
+	t := sg.s.Targets[0]
+	var on []string
+	for _, qi := range questionsOf(t) {
+		fs := t.Filters[qi]
+		if len(fs) == 0 { // recorded for a negated part: no filters
+			fs = []*Filters{{Var: "all"}}
+			t.Filters[qi] = fs
+		}
+		for _, f := range fs {
+			pre := []string{}
+			for _, c := range f.Pre {
+				if g, ok := sg.goCond(c); ok {
+					pre = append(pre, g)
+				}
+			}
+			if f.Caller != "" && sg.callerPtr {
+				pre = append(pre, "s.cs."+passFlag(qi, f.Caller))
+			}
+			if len(pre) == 0 {
+				pre = []string{"true"}
+			}
+			if sg.targs != "" {
+				// Call sites in a generic function cannot reach its
+				// state to say they ran: do not wait for them.
+				f.Callees = nil
+			}
+			flag := passFlag(qi, f.Var)
+			sg.fields = append(sg.fields, flag+" bool")
+			for _, callee := range f.Callees {
+				sg.fields = append(sg.fields, calleeFlag(qi, callee)+" bool")
+			}
+			sg.tmpl.Before = append(sg.tmpl.Before, "s."+flag+" = "+strings.Join(pre, " && "))
+			on = append(on, "s."+flag)
+		}
+	}
+	sg.tmpl.Before = append(sg.tmpl.Before, "s.on = "+strings.Join(on, " || "))
+	return nil
+}
+
+// passes is the test, at the end of an execution, that it is an event of
+// variable f.Var of question qi: it passed the pre-condition, its own
+// post-condition, and its callees ran and passed theirs.
+func (sg *siteGen) passes(qi int, f *Filters) string {
+	conds := []string{"s." + passFlag(qi, f.Var)}
+	for _, c := range f.Post {
+		if g, ok := sg.goCond(c); ok {
+			conds = append(conds, g)
+		}
+	}
+	for _, callee := range f.Callees {
+		conds = append(conds, "s."+calleeFlag(qi, callee))
+	}
+	return strings.Join(conds, " && ")
+}
+
+// postCondition keeps the tuples of question qi when the execution is an
+// event of any of the question's variables the site records.
+func (sg *siteGen) postCondition(qi int, fs []*Filters) string {
+	var alts []string
+	for _, f := range fs {
+		alts = append(alts, "("+sg.passes(qi, f)+")")
+	}
+	return strings.Join(alts, " || ")
+}
+
+// goCond writes a Cond as a Go boolean expression over the state, when
+// the types allow; a Cond it cannot write is not tested (sound: it only
+// records more).
+func (sg *siteGen) goCond(c Cond) (string, bool) {
+	var args []string
+	var argTypes []types.Type
+	for _, t := range c.Atom.Args {
+		if t.Lit != nil {
+			args = append(args, goLiteral(t.Lit))
+			argTypes = append(argTypes, nil)
+			continue
+		}
+		expr, typ, ok := sg.stateValue(c.Values[t.Var])
+		if !ok {
+			return "", false
+		}
+		args = append(args, expr)
+		argTypes = append(argTypes, typ)
+	}
+	if !comparableAs(c.Atom, argTypes) {
+		return "", false
+	}
+	g := "(" + args[0] + " " + goOperator(c.Atom.Pred()) + " " + args[1] + ")"
+	if c.Negated {
+		g = "!" + g
+	}
+	return g, true
+}
+
+// stateValue is the Go expression of a captured value in the state.
+func (sg *siteGen) stateValue(f Field) (string, types.Type, bool) {
+	var name string
+	switch f.Cap {
+	case CapParam:
+		name = "p" + strconv.Itoa(f.N)
+	case CapResult:
+		name = "r" + strconv.Itoa(f.N)
+	case CapReceiver:
+		name = "recv"
+	case CapDuration:
+		return "(s.t1 - s.t0)", types.Typ[types.Int64], true
+	case CapPanicked:
+		return "!s.ok", types.Typ[types.Bool], true
+	case CapDataCond:
+		for n, v := range sg.vals {
+			if strings.HasPrefix(n, "dc") && v.expr == f.Expr {
+				name = n
+			}
+		}
+	}
+	v, ok := sg.vals[name]
+	if !ok {
+		return "", nil, false
+	}
+	return "s." + name, v.typ, true
+}
+
+// comparableAs reports whether Go can compare the two sides as the atom
+// does: basic types, literals of a matching kind, ordered for < and the
+// like.
+func comparableAs(a *spec.Atom, ts []types.Type) bool {
+	var basic []*types.Basic
+	for _, t := range ts {
+		if t == nil {
+			continue // a literal
+		}
+		b, ok := t.Underlying().(*types.Basic)
+		if !ok {
+			return false
+		}
+		basic = append(basic, b)
+	}
+	if len(basic) == 0 {
+		return false
+	}
+	if len(basic) == 2 && !types.Identical(basic[0], basic[1]) {
+		return false
+	}
+	for _, t := range a.Args {
+		if t.Lit == nil {
+			continue
+		}
+		other := basic[0]
+		switch t.Lit.Kind {
+		case spec.LitInt:
+			if other.Info()&types.IsNumeric == 0 {
+				return false
+			}
+		case spec.LitFloat:
+			if other.Info()&types.IsFloat == 0 {
+				return false
+			}
+		case spec.LitString:
+			if other.Info()&types.IsString == 0 {
+				return false
+			}
+		case spec.LitBool:
+			if other.Info()&types.IsBoolean == 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if spec.IsOrdering(a.Pred()) && basic[0].Info()&types.IsOrdered == 0 {
+		return false
+	}
+	return true
+}
+
+func goLiteral(l *spec.Literal) string {
+	if l.Kind == spec.LitString {
+		return strconv.Quote(l.Str)
+	}
+	return l.String()
+}
