@@ -36,6 +36,10 @@ type Filters struct {
 	Marks bool
 	// Var is the event's variable.
 	Var string
+	// Name is the function the event must be an execution of, when the
+	// question names it: at a site of another function the pre-condition
+	// is false (an intra-event test decided when the site is generated).
+	Name string
 }
 
 // Cond is a comparison an event can test alone: every variable it reads
@@ -85,6 +89,11 @@ func filtersOf(v string, root *spec.Conj) (*Filters, error) {
 			} else {
 				f.Post = append(f.Post, c)
 			}
+		}
+	}
+	for _, at := range root.Atoms {
+		if at.Prim.Name == spec.TypeFunctionExecution && at.Args[0].Var == v && at.Args[1].Lit != nil {
+			f.Name = at.Args[1].Lit.Str
 		}
 	}
 	// Direct calls: v requires its callees, and a callee its caller.
@@ -258,6 +267,9 @@ func (sg *siteGen) filterSetup() error {
 		}
 		for _, f := range fs {
 			pre := []string{}
+			if f.Name != "" && f.Name != strings.TrimSuffix(t.Function, "[...]") {
+				pre = append(pre, "false") // not the function the question names
+			}
 			for _, c := range f.Pre {
 				if g, ok := sg.goCond(c); ok {
 					pre = append(pre, g)

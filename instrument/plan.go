@@ -54,6 +54,8 @@ type Target struct {
 	// question (by index in the program), one per variable of the
 	// question the site records, when the plan has filters.
 	Filters map[int][]*Filters
+	// Vars are the events it records, as QUESTION/VARIABLE.
+	Vars []string
 }
 
 // Emit is one tuple the site emits for an execution of the target.
@@ -201,6 +203,9 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		for _, s := range v.Sites {
 			site := b.site(s)
 			target := site.target(s)
+			if qv := q.Name + "/" + v.Name; !containsString(target.Vars, qv) {
+				target.Vars = append(target.Vars, qv)
+			}
 			for _, n := range needs {
 				if err := target.add(q.Name, b.qindex, n, nil, sch); err != nil {
 					return err
@@ -430,4 +435,13 @@ func dedupNeeds(ns []need) []need {
 		}
 	}
 	return out
+}
+
+func containsString(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }

@@ -82,7 +82,7 @@ func instrumentAndRun(t *testing.T, module string, runArgs ...string) (string, *
 	return dir, db
 }
 
-func queryStrings(t *testing.T, db *sql.DB, query string) []string {
+func queryStrings(t testing.TB, db *sql.DB, query string) []string {
 	t.Helper()
 	_, rows, err := queryRows(context.Background(), db, query)
 	if err != nil {

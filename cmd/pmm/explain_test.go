@@ -12,7 +12,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 // copyModule copies a test module to a temporary directory, so that the
 // .pmm/ that commands write stays out of testdata.
-func copyModule(t *testing.T, dir string) string {
+func copyModule(t testing.TB, dir string) string {
 	t.Helper()
 	tmp := t.TempDir()
 	if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {

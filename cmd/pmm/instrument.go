@@ -80,6 +80,7 @@ type projectSite struct {
 	Line      int      `json:"line"`
 	Col       int      `json:"col"`
 	Questions []string `json:"questions"` // the questions it records for
+	Vars      []string `json:"vars"`      // the events it records, as QUESTION/VARIABLE
 }
 
 func pmmDir(root string) string { return filepath.Join(root, ".pmm") }
@@ -219,7 +220,7 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 			continue
 		}
 		for _, t := range s.Targets {
-			ps := projectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col}
+			ps := projectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col, Vars: t.Vars}
 			seen := map[string]bool{}
 			for _, e := range t.Emits {
 				if !seen[e.Question] {
