@@ -156,6 +156,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	if err := sg.filterSetup(); err != nil {
 		return err
 	}
+	sg.takeClocks()
 	if err := sg.action(); err != nil {
 		return err
 	}

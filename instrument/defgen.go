@@ -118,6 +118,7 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	if err := sg.filterSetup(); err != nil {
 		return err
 	}
+	sg.takeClocks()
 	if err := sg.action(); err != nil {
 		return err
 	}

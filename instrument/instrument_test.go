@@ -50,7 +50,7 @@ func generate(t *testing.T, dir string) (*Plan, *Code) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := Build(prog, sel, sch)
+	plan, err := BuildWith(prog, sel, sch, Options{Filters: true})
 	if err != nil {
 		t.Fatal(err)
 	}

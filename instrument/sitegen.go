@@ -62,6 +62,9 @@ type siteGen struct {
 	name   func(string) string
 	// callerPtr says the call site's wrapper has its caller's state, cs.
 	callerPtr bool
+	// clocks are the before-form's statements that take ids, clocks and
+	// goroutines, run once the pre-condition passed.
+	clocks []string
 	// imports are the packages the site's code in the user's file names
 	// with the helpers' names for them (type arguments of generic calls).
 	imports []string
@@ -93,17 +96,20 @@ func (sg *siteGen) common() {
 	rt := sg.pc.Imports[sg.g.rtPath]
 	sg.tmpl.Pre = rt + ".Enabled()"
 	sg.fields = append(sg.fields, "on bool")
+	// The id, the clock and the goroutine are taken once the
+	// pre-condition passed (takeClocks): a filtered-out execution costs
+	// its tests and a branch.
 	if sg.caps[CapID] {
 		sg.fields = append(sg.fields, "id uint64")
-		sg.tmpl.Before = append(sg.tmpl.Before, "s.id = "+rt+".NextID()")
+		sg.clocks = append(sg.clocks, "s.id = "+rt+".NextID()")
 	}
 	if sg.caps[CapBegin] {
 		sg.fields = append(sg.fields, "t0 int64")
-		sg.tmpl.Before = append(sg.tmpl.Before, "s.t0 = "+rt+".Now()")
+		sg.clocks = append(sg.clocks, "s.t0 = "+rt+".Now()")
 	}
 	if sg.caps[CapGoroutine] {
 		sg.fields = append(sg.fields, "g int64")
-		sg.tmpl.Before = append(sg.tmpl.Before, "s.g = "+rt+".GoID()")
+		sg.clocks = append(sg.clocks, "s.g = "+rt+".GoID()")
 	}
 	if sg.caps[CapFinish] {
 		sg.fields = append(sg.fields, "t1 int64")
@@ -120,22 +126,57 @@ func (sg *siteGen) common() {
 	sg.tmpl.Post = "true"
 }
 
+// takeClocks ends the before-form with the statements that take ids,
+// clocks and goroutines, for the executions that passed the
+// pre-condition.
+func (sg *siteGen) takeClocks() {
+	if len(sg.clocks) == 0 {
+		return
+	}
+	if !sg.filtered() {
+		sg.tmpl.Before = append(sg.clocks, sg.tmpl.Before...)
+		return
+	}
+	sg.tmpl.Before = append(sg.tmpl.Before, "if s.on {")
+	sg.tmpl.Before = append(sg.tmpl.Before, indent(sg.clocks)...)
+	sg.tmpl.Before = append(sg.tmpl.Before, "}")
+}
+
+// filtered reports whether the site has run-time filters.
+func (sg *siteGen) filtered() bool {
+	return len(sg.s.Targets) == 1 && sg.s.Targets[0].Filters != nil
+}
+
 // action renders the tuples of every target as Go statements; with
 // several targets, each target's tuples are emitted when s.target says
 // it ran.
 func (sg *siteGen) action() error {
 	rt := sg.pc.Imports[sg.g.rtPath]
+	if sg.filtered() {
+		// The post-condition: the execution is an event of some question
+		// the site records for (each question's own test is in the action).
+		t := sg.s.Targets[0]
+		var alts []string
+		for _, qi := range questionsOf(t) {
+			alts = append(alts, sg.postCondition(qi, t.Filters[qi]))
+		}
+		sg.tmpl.Post = strings.Join(alts, " || ")
+	}
 	for ti, t := range sg.s.Targets {
 		if len(t.Emits) == 0 {
 			continue
 		}
-		// The site's counters (seed table 6.2): an entry checked when the
-		// instrumentation runs with recording on, before any test; an
-		// entry recorded when the event passes and its tuples are stored.
-		check := []string{fmt.Sprintf("%s.Check(%d)", rt, t.SiteID)}
+		// The site's counter of entries checked (seed table 6.2): the times
+		// the instrumentation ran with recording on. Only sites with
+		// filters count: elsewhere every entry checked is recorded, and the
+		// recorded ones are counted from the data (pmm stats).
+		var check []string
+		if sg.filtered() {
+			check = []string{fmt.Sprintf("%s.Check(%d)", rt, t.SiteID)}
+		}
 		// The tuples of each question, under its post-condition when the
 		// site has run-time filters.
-		stmts := []string{"rec := false"}
+		var stmts []string
 		for _, qi := range questionsOf(t) {
 			var block []string
 			for _, e := range t.Emits {
@@ -148,7 +189,6 @@ func (sg *siteGen) action() error {
 				}
 				block = append(block, st...)
 			}
-			block = append(block, "rec = true")
 			if fs := sg.filters(t, qi); fs != nil {
 				block = append([]string{"if " + sg.postCondition(qi, fs) + " {"}, append(indent(block), "}")...)
 				// A callee that passed tells its caller (Table 4.1).
@@ -160,7 +200,6 @@ func (sg *siteGen) action() error {
 			}
 			stmts = append(stmts, block...)
 		}
-		stmts = append(stmts, fmt.Sprintf("if rec {\n\t%s.Recorded(%d, 1)\n}", rt, t.SiteID))
 		if len(sg.s.Targets) > 1 {
 			when := "if s.target == " + strconv.Itoa(ti+1) + " {"
 			check = append([]string{when}, append(indent(check), "}")...)

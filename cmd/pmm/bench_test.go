@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"database/sql"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // BenchmarkInstrumentationOverhead measures, in one run, what a definition
@@ -79,4 +83,103 @@ func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
 	return s[len(s)/2]
+}
+
+// BenchmarkModes measures, in one run, what each mode of instrumentation
+// costs a whole program, against the program built plainly: wall time
+// and bytes allocated, as medians over interleaved runs of the five
+// binaries; and how many tuples each mode records. On the calendar
+// (testdata/calendar, 20,000 updates) and on a CPU-heavy program whose
+// question is selective (testdata/selective: 20 of a million executions).
+// It reports, per mode, x-time-MODE and x-alloc-MODE (instrumented ÷
+// plain), and x-overhead (the straightforward mode's extra time ÷ the
+// combined mode's) and x-tuples (tuples recorded, straightforward ÷
+// combined).
+//
+//	go test ./cmd/pmm -run '^$' -bench Modes -benchtime 1x
+func BenchmarkModes(b *testing.B) {
+	for _, prog := range []struct {
+		name, module string
+		args         []string
+	}{
+		{"calendar", "../../testdata/calendar", []string{"-n", "20000"}},
+		{"selective", "../../testdata/selective", nil},
+	} {
+		b.Run(prog.name, func(b *testing.B) {
+			modes := []string{modeStraightforward, modeStatic, modeRuntime, modeCombined}
+			bins := map[string]string{}
+			pmmDirs := map[string]string{}
+			tuples := map[string]float64{}
+			plain := copyModule(b, prog.module)
+			bins["plain"] = filepath.Join(plain, "prog")
+			if out, err := goIn(plain, "build", "-o", bins["plain"], "."); err != nil {
+				b.Fatalf("%v\n%s", err, out)
+			}
+			for _, mode := range modes {
+				dir := copyModule(b, prog.module)
+				if code, out, errOut := runPMM(b, dir, "instrument", "--mode", mode, "./...", "questions.pmm"); code != exitOK {
+					b.Fatalf("--mode %s: %s%s", mode, out, errOut)
+				}
+				if code, out, errOut := runPMM(b, dir, append([]string{"run", ".", "--"}, prog.args...)...); code != exitOK {
+					b.Fatalf("--mode %s: pmm run: %s%s", mode, out, errOut)
+				}
+				tuples[mode] = recordedTuples(b, dir)
+				bins[mode] = filepath.Join(dir, ".pmm", "bin", "prog")
+				pmmDirs[mode] = filepath.Join(dir, ".pmm")
+			}
+			times := map[string][]float64{}
+			allocs := map[string][]float64{}
+			for round := 0; round < 5; round++ {
+				for _, name := range append([]string{"plain"}, modes...) {
+					cmd := exec.Command(bins[name], prog.args...)
+					cmd.Env = append(os.Environ(), "PMM_EVAL_MEMSTATS=1", "PMM_DIR="+pmmDirs[name])
+					var stderr bytes.Buffer
+					cmd.Stderr = &stderr
+					start := time.Now()
+					if err := cmd.Run(); err != nil {
+						b.Fatalf("%s: %v\n%s", name, err, stderr.String())
+					}
+					times[name] = append(times[name], time.Since(start).Seconds())
+					var alloc float64
+					fmt.Sscanf(stderr.String(), "allocated %g", &alloc)
+					allocs[name] = append(allocs[name], alloc)
+					if d := pmmDirs[name]; d != "" {
+						os.RemoveAll(filepath.Join(d, "logs")) //nolint:errcheck // only disk space
+					}
+				}
+			}
+			tPlain, aPlain := median(times["plain"]), median(allocs["plain"])
+			for _, mode := range modes {
+				b.ReportMetric(median(times[mode])/tPlain, "x-time-"+mode)
+				b.ReportMetric(median(allocs[mode])/aPlain, "x-alloc-"+mode)
+			}
+			b.ReportMetric((median(times[modeStraightforward])-tPlain)/(median(times[modeCombined])-tPlain), "x-overhead")
+			b.ReportMetric(tuples[modeStraightforward]/tuples[modeCombined], "x-tuples")
+		})
+	}
+}
+
+func goIn(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
+}
+
+// recordedTuples counts the tuples of every stored relation in pmm.db.
+func recordedTuples(t testing.TB, dir string) float64 {
+	p, _ := readProject(&env{dir: dir}, "bench")
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n float64
+	for _, table := range p.Tables {
+		var c float64
+		if err := db.QueryRow("SELECT count(*) FROM " + table.Name).Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		n += c
+	}
+	return n
 }

@@ -28,14 +28,8 @@ func evaluate(t testing.TB, mode string) evaluationRow {
 	if code, out, errOut := runPMM(t, dir, "run", "."); code != exitOK {
 		t.Fatalf("--mode %s: pmm run: exit %d\n%s%s", mode, code, out, errOut)
 	}
-	p, code := readProject(&env{stdout: nil, stderr: nil, dir: dir}, "test")
-	if p == nil {
-		t.Fatalf("no project: %d", code)
-	}
-	st, err := readStats(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := readProject(&env{dir: dir}, "test")
+	st := stats(t, dir)
 	row := evaluationRow{mode: mode, byFunction: map[string][2]int64{}}
 	for i, s := range st.Sites {
 		if !containsVar(p.Sites[i].Vars, "firing-update-durations/x") {

@@ -81,6 +81,7 @@ type projectSite struct {
 	Col       int      `json:"col"`
 	Questions []string `json:"questions"` // the questions it records for
 	Vars      []string `json:"vars"`      // the events it records, as QUESTION/VARIABLE
+	Filtered  bool     `json:"filtered"`  // it has run-time filters and counts its entries checked
 }
 
 func pmmDir(root string) string { return filepath.Join(root, ".pmm") }
@@ -220,7 +221,8 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 			continue
 		}
 		for _, t := range s.Targets {
-			ps := projectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col, Vars: t.Vars}
+			ps := projectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col,
+				Vars: t.Vars, Filtered: len(s.Targets) == 1 && t.Filters != nil}
 			seen := map[string]bool{}
 			for _, e := range t.Emits {
 				if !seen[e.Question] {

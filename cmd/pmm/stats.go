@@ -22,7 +22,10 @@ the questions it records for, the entries it checked (the times its
 instrumentation ran with recording on) and the entries it recorded (the
 events that passed its tests and whose tuples it stored), then the
 totals, as in the table of the seed's 6.2.
-The counters are in the site_counts table of .pmm/pmm.db.
+Sites with run-time filters count their entries checked in the
+site_counts table of .pmm/pmm.db; elsewhere every entry checked is
+recorded. The entries recorded are the executions in the stored
+relations.
 
 Example:
 
@@ -106,29 +109,64 @@ func readStats(p *project, run int64) (*runStats, error) {
 			return nil, err
 		}
 	}
-	counts := map[int][2]int64{}
-	rows, err := db.QueryContext(ctx, "SELECT site, checked, recorded FROM site_counts WHERE run = ?", run)
-	if err == nil {
-		defer rows.Close()
-		for rows.Next() {
-			var site int
-			var c [2]int64
-			if err := rows.Scan(&site, &c[0], &c[1]); err != nil {
-				return nil, err
-			}
-			counts[site] = c
+	// Entries recorded: the executions of each site in the stored
+	// relations (each question has its own; one execution, one id).
+	var execs []string
+	for _, t := range p.Tables {
+		if t.Prim == "exec" {
+			execs = append(execs, "SELECT site, id FROM "+t.Name+" WHERE run = ?")
 		}
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+	}
+	recorded, err := siteCounts(ctx, db, "SELECT site, count(DISTINCT id) FROM ("+strings.Join(execs, " UNION ")+") GROUP BY site", len(execs), run)
+	if err != nil {
+		return nil, err
+	}
+	// Entries checked: counted by the sites with run-time filters; at the
+	// others, every entry checked is recorded.
+	checked, err := siteCounts(ctx, db, "SELECT site, checked FROM site_counts WHERE run = ?", 1, run)
+	if err != nil {
+		return nil, err
 	}
 	st := &runStats{Run: run}
 	for _, s := range p.Sites {
-		c := counts[s.Site]
+		c := [2]int64{recorded[s.Site], recorded[s.Site]}
+		if s.Filtered {
+			c[0] = checked[s.Site]
+		}
 		st.Sites = append(st.Sites, siteStats{Site: s.Site, Function: s.Function, Kind: s.Kind,
 			Position: fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col), Questions: s.Questions, Checked: c[0], Recorded: c[1]})
 		st.Checked += c[0]
 		st.Recorded += c[1]
 	}
 	return st, nil
+}
+
+// siteCounts runs a query of (site, count) rows; args is its one argument,
+// repeated n times.
+func siteCounts(ctx context.Context, db *sql.DB, query string, n int, arg any) (map[int]int64, error) {
+	out := map[int]int64{}
+	if n == 0 {
+		return out, nil
+	}
+	args := make([]any, n)
+	for i := range args {
+		args[i] = arg
+	}
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		if strings.Contains(err.Error(), "no such table: site_counts") {
+			return out, nil // nothing counted
+		}
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var site int
+		var c int64
+		if err := rows.Scan(&site, &c); err != nil {
+			return nil, err
+		}
+		out[site] = c
+	}
+	return out, rows.Err()
 }

@@ -12,18 +12,17 @@ import (
 )
 
 // Counts are the per-site counters of a run's processes, summed: entries
-// checked (times a site's instrumentation ran) and entries recorded
-// (tuples it stored), by site number.
+// checked (times a site's instrumentation ran), by site number.
 type Counts struct {
-	Checked, Recorded map[int]uint64
-	files             []string
+	Checked map[int]uint64
+	files   []string
 }
 
 // ReadCounters reads and sums the counters files in logDir. Call it
 // before Load, which owns the log directory, and store the counts with
 // StoreCounters once the run has its id.
 func ReadCounters(logDir string) (*Counts, error) {
-	c := &Counts{Checked: map[int]uint64{}, Recorded: map[int]uint64{}}
+	c := &Counts{Checked: map[int]uint64{}}
 	files, err := filepath.Glob(filepath.Join(logDir, "*"+pmmrt.CounterFileSuffix))
 	if err != nil {
 		return nil, err
@@ -38,12 +37,9 @@ func ReadCounters(logDir string) (*Counts, error) {
 		}
 		sites := int(binary.LittleEndian.Uint64(data[8:]))
 		words := data[pmmrt.CounterHeaderSize:]
-		for site := 0; site <= sites && 16*site+16 <= len(words); site++ {
-			if n := binary.LittleEndian.Uint64(words[16*site:]); n > 0 {
+		for site := 0; site <= sites && 8*site+8 <= len(words); site++ {
+			if n := binary.LittleEndian.Uint64(words[8*site:]); n > 0 {
 				c.Checked[site] += n
-			}
-			if n := binary.LittleEndian.Uint64(words[16*site+8:]); n > 0 {
-				c.Recorded[site] += n
 			}
 		}
 		c.files = append(c.files, f)
@@ -64,20 +60,11 @@ func StoreCounters(dbPath string, run int64, c *Counts) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS site_counts (
-		run INTEGER, site INTEGER, checked INTEGER, recorded INTEGER)`); err != nil {
+	if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS site_counts (run INTEGER, site INTEGER, checked INTEGER)`); err != nil {
 		return err
 	}
-	sites := map[int]bool{}
-	for s := range c.Checked {
-		sites[s] = true
-	}
-	for s := range c.Recorded {
-		sites[s] = true
-	}
-	for s := range sites {
-		if _, err := tx.Exec("INSERT INTO site_counts (run, site, checked, recorded) VALUES (?, ?, ?, ?)",
-			run, s, int64(c.Checked[s]), int64(c.Recorded[s])); err != nil {
+	for s, n := range c.Checked {
+		if _, err := tx.Exec("INSERT INTO site_counts (run, site, checked) VALUES (?, ?, ?)", run, s, int64(n)); err != nil {
 			return err
 		}
 	}

@@ -11,11 +11,11 @@ import (
 )
 
 // Per-site counters: how many times each site's instrumentation ran with
-// recording on (entries checked) and how many tuples it stored (entries
-// recorded), the figures of the seed's table 6.2. They live in a file
+// recording on (entries checked), a figure of the seed's table 6.2 (the
+// entries recorded are counted from the tuples). They live in a file
 // mapped like the log segments and are incremented in place, so they
-// survive any exit. The file is a header, then a pair of uint64 per site
-// number, 0 to numSites.
+// survive any exit. The file is a header, then a uint64 per site number,
+// 0 to numSites.
 
 // CounterMagic starts a counters file.
 const CounterMagic = "PMMCNT01"
@@ -36,15 +36,8 @@ var (
 
 // Check counts one execution of site's instrumentation.
 func Check(site int) {
-	if c := counters(); c != nil && 2*site < len(c) {
-		atomic.AddUint64(&c[2*site], 1)
-	}
-}
-
-// Recorded counts n entries recorded by site: events whose tuples it stored.
-func Recorded(site, n int) {
-	if c := counters(); c != nil && 2*site+1 < len(c) {
-		atomic.AddUint64(&c[2*site+1], uint64(n))
+	if c := counters(); c != nil && site < len(c) {
+		atomic.AddUint64(&c[site], 1)
 	}
 }
 
@@ -93,7 +86,7 @@ func mapCounters() ([]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := CounterHeaderSize + 16*(numSites+1)
+	size := CounterHeaderSize + 8*(numSites+1)
 	var data []byte
 	if useMmap {
 		if err = f.Truncate(int64(size)); err == nil {
@@ -111,7 +104,7 @@ func mapCounters() ([]uint64, error) {
 	binary.LittleEndian.PutUint64(data[8:], uint64(numSites))
 	counterData = data
 	words := data[CounterHeaderSize:]
-	n := 2 * (numSites + 1)
+	n := numSites + 1
 	return (*[1 << 27]uint64)(unsafe.Pointer(&words[0]))[:n:n], nil
 }
 

@@ -1,0 +1,3 @@
+module example.com/selective
+
+go 1.16
