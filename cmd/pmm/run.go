@@ -29,7 +29,7 @@ SQL views named after the questions: see pmm answer.
 
 The program can stop and start recording itself (Monitor-Begin/End):
 builds with pmm have the build tag pmm, so a file with //go:build pmm can
-import the runtime, MODULE/internal/pmmrt_, and call its Begin and End,
+import the runtime, MODULE/internal/_pmmrt, and call its Begin and End,
 beside a //go:build !pmm file with no-ops (see docs/RUNTIME.md).
 PMM_RECORD=off in the environment starts the program with recording off.
 
