@@ -2,10 +2,10 @@ package incremental
 
 import (
 	"flag"
-	"os"
 	"strings"
 	"testing"
 
+	"pmm.dev/pmm/internal/golden"
 	"pmm.dev/pmm/spec"
 )
 
@@ -50,19 +50,7 @@ func TestPlacement(t *testing.T) {
 		b.WriteString("== " + f + "\n" + analyzeFile(t, f))
 	}
 	got := b.String()
-	golden := "testdata/placement.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("placement differs from %s (-update to rewrite):\n%s", golden, got)
-	}
+	golden.Check(t, "testdata/placement.golden", got, *update)
 }
 
 // TestUnorderedIsDeferred: two executions with no temporal relation whose

@@ -4,11 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"pmm.dev/pmm/internal/golden"
 
 	"golang.org/x/tools/go/packages"
 	_ "modernc.org/sqlite"
@@ -84,19 +85,7 @@ func TestTable41(t *testing.T) {
 		b.WriteString(sc.Template.String() + "\n")
 	}
 	got := b.String()
-	golden := "testdata/table41.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("the templates differ from %s (-update to rewrite):\n%s", golden, got)
-	}
+	golden.Check(t, "testdata/table41.golden", got, *update)
 	// As in the seed: BOTH's id is captured at entry and its parameters
 	// and duration recorded at exit; FOO and BAR record their ids and the
 	// calls pair with BOTH's id.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"pmm.dev/pmm/internal/golden"
+
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"pmm.dev/pmm/spec"
@@ -490,15 +492,7 @@ func TestInexpressible(t *testing.T) {
 func TestStatementsGolden(t *testing.T) {
 	s := generate(t, readFile(t, "../testdata/fig41/questions.pmm"))
 	got := strings.Join(s.Statements(), ";\n\n") + ";\n"
-	golden := filepath.Join("testdata", "fig42.sql")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want := readFile(t, golden); got != want {
-		t.Errorf("Statements() differ from %s (go test -update to rewrite):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "fig42.sql"), got, *update)
 	openDB(t, s) // and they run
 }
 

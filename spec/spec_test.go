@@ -7,27 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	goldenfile "pmm.dev/pmm/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // golden compares got with the golden file, or rewrites it with -update.
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./spec -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the output:\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
-}
+func golden(t *testing.T, path, got string) { goldenfile.Check(t, path, got, *update) }
 
 func compileFile(t *testing.T, path string) (*Program, error) {
 	t.Helper()

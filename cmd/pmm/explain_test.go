@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"pmm.dev/pmm/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -32,19 +34,7 @@ func TestExplainFigure41(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden := "testdata/explain_fig41.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != string(want) {
-		t.Errorf("pmm explain --json differs from %s (go test ./cmd/pmm -run Explain -update):\n%s", golden, out)
-	}
+	golden.Check(t, "testdata/explain_fig41.golden", out, *update)
 }
 
 func TestExplainText(t *testing.T) {
