@@ -62,6 +62,22 @@ func (a *analysisFlags) build(ctx context.Context, e *env, cmd string, patterns 
 	return res, exitOK
 }
 
+// open builds or reuses the static database of patterns and opens it
+// read-only; the caller closes it. On failure it reports the error as cmd
+// and returns the exit code.
+func (a *analysisFlags) open(ctx context.Context, e *env, cmd string, patterns []string) (*static.Result, *sql.DB, int) {
+	res, code := a.build(ctx, e, cmd, patterns)
+	if res == nil {
+		return nil, nil, code
+	}
+	db, err := openStatic(res.Path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pmm %s: %v\n", cmd, err)
+		return nil, nil, exitFailure
+	}
+	return res, db, exitOK
+}
+
 // openStatic opens a static database read-only.
 func openStatic(path string) (*sql.DB, error) {
 	return sql.Open("sqlite", "file:"+path+"?mode=ro")

@@ -43,14 +43,9 @@ Example:
 					return code
 				}
 				ctx := context.Background()
-				res, code := analysis.build(ctx, e, "explain", patterns)
-				if res == nil {
+				_, db, code := analysis.open(ctx, e, "explain", patterns)
+				if db == nil {
 					return code
-				}
-				db, err := openStatic(res.Path)
-				if err != nil {
-					fmt.Fprintf(e.stderr, "pmm explain: %v\n", err)
-					return exitFailure
 				}
 				defer db.Close()
 				sel, err := sites.Select(ctx, db, prog)

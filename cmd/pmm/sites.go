@@ -49,14 +49,9 @@ Example:
 					return exitUsage
 				}
 				ctx := context.Background()
-				res, code := analysis.build(ctx, e, "sites", args)
-				if res == nil {
+				res, db, code := analysis.open(ctx, e, "sites", args)
+				if db == nil {
 					return code
-				}
-				db, err := openStatic(res.Path)
-				if err != nil {
-					fmt.Fprintf(e.stderr, "pmm sites: %v\n", err)
-					return exitFailure
 				}
 				defer db.Close()
 				if *query != "" {
