@@ -191,6 +191,9 @@ type builder struct {
 // included) say what each variable needs.
 func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, root *spec.Conj, sch *schema.Schema) error {
 	for _, v := range d.Vars {
+		if err := linkable(q, v, root); err != nil {
+			return err
+		}
 		needs, callees := needsOf(v.Name, root)
 		var filters *Filters
 		if b.opts.Filters && c == root { // negated parts are decided at answer time
@@ -412,6 +415,34 @@ func needsOf(v string, root *spec.Conj) (needs []need, callees []need) {
 		}
 	})
 	return dedupNeeds(needs), dedupNeeds(callees)
+}
+
+// linkable reports an error for an event that is both the callee of a
+// lexical relation, recorded at its call sites, and the caller of one,
+// recorded at its definition: the two sites would take two ids for one
+// execution, and the answer would be silently empty. Linking them needs a
+// goroutine-local context (issue 5).
+func linkable(q *spec.Question, v *sites.Var, root *spec.Conj) error {
+	if !isCaller(v.Name, root) {
+		return nil
+	}
+	var callee, caller *spec.Atom
+	root.EachAtom(func(a *spec.Atom) {
+		if a.Prim.Lexical && a.Args[1].Lit == nil && a.Args[1].Var == v.Name {
+			callee = a
+		}
+		if a.Prim.Lexical && a.Args[0].Lit == nil && a.Args[0].Var == v.Name {
+			caller = a
+		}
+	})
+	for _, s := range v.Sites {
+		if s.Kind == spec.SiteCall && callee != nil {
+			return fmt.Errorf("%s: event %s is the callee of %s, recorded at its call sites, and the caller of %s, recorded at its definition; "+
+				"pmm cannot yet tell that both are one execution, so the answer would be empty (write %s with calls* instead, or ask the two relations in two questions)",
+				q.Pos, v.Name, callee, caller, callee)
+		}
+	}
+	return nil
 }
 
 // isCaller reports whether v is the first event of a lexical relation.

@@ -31,12 +31,7 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 	if err != nil {
 		return err
 	}
-	caller := false
-	for _, a := range atoms {
-		if a.Prim.Lexical && a.Args[0].Lit == nil && a.Args[0].Var == vs.Name {
-			caller = true
-		}
-	}
+	caller := vs.caller
 	dropped, synthetic := 0, 0
 	for _, f := range vs.Functions {
 		all, err := s.callSites(f.ID, "callgraph_edges")

@@ -54,6 +54,7 @@ type Var struct {
 	atoms      []*spec.Atom   // the static atoms of its query
 	name       *spec.Literal  // the function name it must have, if a literal
 	callers    []calleeOfAtom // the relations in which it is the callee
+	caller     bool           // it is the first event of a lexical relation
 }
 
 // Function is a function a variable's executions can be of.
@@ -205,6 +206,13 @@ func (s *selector) variable(v string, all []*spec.Atom, types spec.VarTypes) (*V
 		vs.SQL += " WHERE " + strings.Join(q.where, " AND ")
 	}
 	vs.atoms = q.atoms
+	for _, a := range all {
+		// Seen in every mode: without static approximation too, a caller
+		// needs its definition, where its id is taken for its call sites.
+		if a.Prim.Lexical && a.Args[0].Lit == nil && a.Args[0].Var == v {
+			vs.caller = true
+		}
+	}
 	for _, a := range all {
 		switch {
 		case a.Prim.Name == spec.TypeFunctionExecution && a.Args[0].Var == v && a.Args[1].Lit != nil:

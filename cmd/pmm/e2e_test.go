@@ -256,6 +256,9 @@ func TestModesAgree(t *testing.T) {
 		queries []string
 	}{
 		{"../../testdata/fig41", []string{"SELECT y FROM monitor_fns_dura_params"}},
+		// Both is under main and the caller of (calls b f): 4 executions
+		// (Both(i) calls Foo for i = 1..4), in every mode.
+		{"../../testdata/chain", []string{"SELECT count(*) FROM chain"}},
 		{"../../testdata/cache", []string{"SELECT count(*) FROM cacheable_calls", "SELECT count FROM cacheable_count"}},
 		{"../../testdata/e2e", []string{"SELECT k FROM lookups_under_serve", "SELECT n FROM workers_of_main",
 			"SELECT key_, count FROM gets_per_key", "SELECT key_ FROM mean_get_per_key"}},
@@ -286,6 +289,9 @@ func TestModesAgree(t *testing.T) {
 			db.Close()
 			answers[mode] = strings.Join(got, "\n")
 		}
+		if p.module == "../../testdata/chain" && answers[modeStatic] != "SELECT count(*) FROM chain: 4" {
+			t.Errorf("chain: %s, want 4", answers[modeStatic])
+		}
 		for mode, a := range answers {
 			if a != answers[modeStatic] {
 				t.Errorf("%s: the answers of --mode %s differ from those of --mode static:\n%s\n--- static:\n%s", p.module, mode, a, answers[modeStatic])
@@ -306,4 +312,24 @@ func stats(t testing.TB, dir string) *runStats {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// TestUnlinkableCalleeCaller checks that pmm refuses, with an explanation,
+// a question whose event is both the callee of a direct call (recorded at
+// its call sites) and the caller of one (recorded at its definition):
+// the two sites would take two ids for one execution and the answer
+// would be silently empty.
+func TestUnlinkableCalleeCaller(t *testing.T) {
+	dir := copyModule(t, "../../testdata/chain")
+	q := `(defquestion chain :definition
+  ((b) s.t. (exists (m f) (and (function-execution m "main.main") (function-execution b "main.Both")
+                               (function-execution f "main.Foo") (calls m b) (calls b f)))))`
+	if err := os.WriteFile(filepath.Join(dir, "direct.pmm"), []byte(q), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runPMM(t, dir, "instrument", "./...", "direct.pmm")
+	if code == exitOK {
+		t.Fatal("pmm instrument accepted a question whose answer would be empty")
+	}
+	containsAll(t, "stderr", errOut, "direct.pmm:1:1", "event b is the callee of (calls m b)", "the caller of (calls b f)", "calls*")
 }
