@@ -196,12 +196,19 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		}
 		needs, callees := needsOf(v.Name, root)
 		var filters *Filters
-		if b.opts.Filters && c == root { // negated parts are decided at answer time
+		switch {
+		case b.opts.Filters && c == root:
 			f, err := filtersOf(v.Name, root)
 			if err != nil {
 				return err
 			}
 			filters = f
+		case b.opts.Filters:
+			// A negated part is decided at answer time, from every event
+			// of its own: a site that records one for this question must
+			// record it whatever the other events there test, or the
+			// negation would hold where it does not.
+			filters = &Filters{Var: v.Name}
 		}
 		for _, s := range v.Sites {
 			site := b.site(s)

@@ -1,0 +1,3 @@
+module example.com/negation
+
+go 1.21
