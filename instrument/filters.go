@@ -97,6 +97,7 @@ func filtersOf(v string, root *spec.Conj) (*Filters, error) {
 		}
 	}
 	// Direct calls: v requires its callees, and a callee its caller.
+	callers := 0
 	for _, at := range root.Atoms {
 		if at.Prim.Name != "calls" || at.Args[0].Lit != nil || at.Args[1].Lit != nil {
 			continue
@@ -107,7 +108,13 @@ func filtersOf(v string, root *spec.Conj) (*Filters, error) {
 		case at.Args[1].Var:
 			f.Caller = at.Args[0].Var
 			f.Marks = true
+			callers++
 		}
+	}
+	if callers > 1 {
+		// Called directly by two events: they must be one execution, a
+		// join left to the answer; no caller's state is the one to read.
+		f.Caller, f.Marks = "", false
 	}
 	return f, nil
 }

@@ -139,10 +139,11 @@ func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opt
 	return b.plan(), nil
 }
 
-// dropUnmarkableCallees removes, from post-conditions, the callees some of
-// whose call sites may run several functions: such a site has no filters
-// and cannot tell its caller it ran, and a caller waiting for it would
-// drop executions that are answers.
+// dropUnmarkableCallees removes, from post-conditions, the callees that
+// cannot tell their caller they ran at some of their sites (a call site
+// that may run several functions has no filters; a callee of two callers
+// marks neither): a caller waiting for them would drop executions that
+// are answers.
 func (b *builder) dropUnmarkableCallees() {
 	type key struct {
 		q int
@@ -153,7 +154,7 @@ func (b *builder) dropUnmarkableCallees() {
 		for _, t := range s.Targets {
 			for qi, fs := range t.Filters {
 				for _, f := range fs {
-					if len(s.Targets) > 1 || s.Kind != spec.SiteCall {
+					if len(s.Targets) > 1 || s.Kind != spec.SiteCall || !f.Marks {
 						unmarkable[key{qi, f.Var}] = true
 					}
 				}
