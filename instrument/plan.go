@@ -9,6 +9,7 @@ package instrument
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"pmm.dev/pmm/schema"
@@ -214,7 +215,7 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		for _, s := range v.Sites {
 			site := b.site(s)
 			target := site.target(s)
-			if qv := q.Name + "/" + v.Name; !containsString(target.Vars, qv) {
+			if qv := q.Name + "/" + v.Name; !slices.Contains(target.Vars, qv) {
 				target.Vars = append(target.Vars, qv)
 			}
 			for _, n := range needs {
@@ -474,13 +475,4 @@ func dedupNeeds(ns []need) []need {
 		}
 	}
 	return out
-}
-
-func containsString(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

@@ -347,7 +347,9 @@ func (sg *siteGen) exitDecl(extra []string, reads []string) string {
 	for _, l := range append(append([]string(nil), sg.tmpl.After...), reads...) {
 		b.WriteString("\t" + l + "\n")
 	}
-	fmt.Fprintf(&b, "\tif !(%s) {\n\t\treturn\n\t}\n", sg.tmpl.Post)
+	if sg.tmpl.Post != "true" {
+		fmt.Fprintf(&b, "\tif !(%s) {\n\t\treturn\n\t}\n", sg.tmpl.Post)
+	}
 	for _, l := range sg.tmpl.Action {
 		b.WriteString("\t" + l + "\n")
 	}

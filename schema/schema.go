@@ -14,6 +14,7 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"pmm.dev/pmm/spec"
@@ -89,7 +90,7 @@ func Generate(prog *spec.Program) (*Schema, error) {
 	for _, e := range prog.Events {
 		var users []*spec.Question
 		for _, q := range prog.Questions {
-			if containsString(q.Uses, e.Name) {
+			if slices.Contains(q.Uses, e.Name) {
 				users = append(users, q)
 			}
 		}
@@ -213,13 +214,4 @@ func (n nameSet) claim(name, owner string) error {
 	}
 	n[name] = owner
 	return nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

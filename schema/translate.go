@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,7 +105,7 @@ func uniqueName(name string, taken func(string) bool) string {
 }
 
 func inList(list []string) func(string) bool {
-	return func(s string) bool { return containsString(list, s) }
+	return func(s string) bool { return slices.Contains(list, s) }
 }
 
 // translator builds one SELECT over the tables of one question.

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -106,7 +107,7 @@ func typeCheck(c *Conj, outer VarTypes, params map[string]bool, diags *diagnosti
 			case typ == TypeValue:
 				diags.errorf(t.Pos, "use an event variable here, such as e declared by "+declaration(arg.Events, "e"),
 					"%s is a value, but argument %s of %s is an event (IC4)", t.Var, arg.Name, a.Pred())
-			case !contains(arg.Events, typ):
+			case !slices.Contains(arg.Events, typ):
 				diags.errorf(a.Pos, wrongTypeHint(a.Prim, typ),
 					"%s applies to %s events, but %s is a %s event (IC4)", a.Pred(), orList(arg.Events), t.Var, typ)
 			}
@@ -140,7 +141,7 @@ func comparisonTypes(a *Atom, types VarTypes, diags *diagnostics) {
 
 // declaration is the atom that declares v as an event of one of events.
 func declaration(events []string, v string) string {
-	if contains(events, TypeFunctionExecution) {
+	if slices.Contains(events, TypeFunctionExecution) {
 		return fmt.Sprintf("(function-execution %s NAME)", v)
 	}
 	return fmt.Sprintf("(begin %s x) or (end %s x)", v, v)
@@ -167,12 +168,3 @@ func article(typ string) string {
 }
 
 func orList(s []string) string { return strings.Join(s, " or ") }
-
-func contains(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}

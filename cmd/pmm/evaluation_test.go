@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func evaluate(t testing.TB, mode string) evaluationRow {
 	st := stats(t, dir)
 	row := evaluationRow{mode: mode, byFunction: map[string][2]int64{}}
 	for i, s := range st.Sites {
-		if !containsVar(p.Sites[i].Vars, "firing-update-durations/x") {
+		if !slices.Contains(p.Sites[i].Vars, "firing-update-durations/x") {
 			continue
 		}
 		row.checked += s.Checked
@@ -47,15 +48,6 @@ func evaluate(t testing.TB, mode string) evaluationRow {
 	defer db.Close()
 	row.answer = strings.Join(queryStrings(t, db, "SELECT count FROM firing_updates"), " ")
 	return row
-}
-
-func containsVar(vars []string, v string) bool {
-	for _, x := range vars {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // TestEvaluationTable reproduces the table of seed 6.2 on the calendar
