@@ -15,6 +15,7 @@ import (
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/sites"
 	"pmm.dev/pmm/spec"
+	"pmm.dev/pmm/static"
 )
 
 // Plan is the instrumentation of a program: its sites, in source order.
@@ -26,17 +27,13 @@ type Plan struct {
 // (a definition site) or a call expression (a call site). A dynamic call
 // site may record executions of several functions: its Targets.
 type Site struct {
-	Kind     spec.SiteKind
-	File     string // relative to the module root
-	Line     int
-	Col      int
-	EndLine  int
-	EndCol   int
-	Via      string // call sites: call, go or defer
-	CallerID int64  // call sites: the function whose body holds the call
-	Function string // definition sites: the function; call sites: the first target
-	FuncID   int64
-	Targets  []*Target
+	Kind        spec.SiteKind
+	static.Span        // where, the file relative to the module root
+	Via         string // call sites: call, go or defer
+	CallerID    int64  // call sites: the function whose body holds the call
+	Function    string // definition sites: the function; call sites: the first target
+	FuncID      int64
+	Targets     []*Target
 	// Caller says the site's execution id is needed by call sites in its
 	// body (it is the first event of a lexical relation such as calls).
 	Caller bool
@@ -107,9 +104,8 @@ func (s *Site) Captures() map[Capture]bool {
 
 // siteKey identifies a site across questions and variables.
 type siteKey struct {
-	kind                       spec.SiteKind
-	file                       string
-	line, col, endLine, endCol int
+	kind spec.SiteKind
+	span static.Span
 }
 
 // Build plans the instrumentation of every site of sel for the questions
@@ -262,10 +258,11 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 type callerRef struct{ callerFunc int64 }
 
 func (b *builder) site(s sites.Site) *Site {
-	k := siteKey{s.Kind, s.File, s.Line, s.Col, s.EndLine, s.EndCol}
+	span := static.Span{File: s.File, Line: s.Line, Col: s.Col, EndLine: s.EndLine, EndCol: s.EndCol}
+	k := siteKey{s.Kind, span}
 	site, ok := b.sites[k]
 	if !ok {
-		site = &Site{Kind: s.Kind, File: s.File, Line: s.Line, Col: s.Col, EndLine: s.EndLine, EndCol: s.EndCol,
+		site = &Site{Kind: s.Kind, Span: span,
 			Via: s.Via, CallerID: s.CallerID, Function: s.Function, FuncID: s.FuncID}
 		b.sites[k] = site
 	}
@@ -338,22 +335,7 @@ func (b *builder) plan() *Plan {
 	for _, s := range b.sites {
 		p.Sites = append(p.Sites, s)
 	}
-	sort.Slice(p.Sites, func(i, j int) bool {
-		a, c := p.Sites[i], p.Sites[j]
-		if a.File != c.File {
-			return a.File < c.File
-		}
-		if a.Line != c.Line {
-			return a.Line < c.Line
-		}
-		if a.Col != c.Col {
-			return a.Col < c.Col
-		}
-		if a.EndLine != c.EndLine {
-			return a.EndLine > c.EndLine // outer calls first
-		}
-		return a.EndCol > c.EndCol
-	})
+	sort.Slice(p.Sites, func(i, j int) bool { return p.Sites[i].Span.Less(p.Sites[j].Span) })
 	id := 0
 	for i, s := range p.Sites {
 		s.Index = i + 1

@@ -19,10 +19,30 @@ type posKey struct {
 	offset int
 }
 
-// span is a source range, with the file relative to the module root.
-type span struct {
-	file                       string
-	line, col, endLine, endCol int
+// Span is a source range, with the file relative to the module root:
+// where a site is, in static.db and in the stages after.
+type Span struct {
+	File                       string
+	Line, Col, EndLine, EndCol int
+}
+
+// Less orders spans by file, then start, and an outer span before the
+// spans it contains that start with it (a call before the calls in its
+// callee expression, such as f(a)(b)).
+func (a Span) Less(b Span) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	if a.Col != b.Col {
+		return a.Col < b.Col
+	}
+	if a.EndLine != b.EndLine {
+		return a.EndLine > b.EndLine
+	}
+	return a.EndCol > b.EndCol
 }
 
 // function is a row of the functions table: a definition in the loaded
@@ -38,7 +58,7 @@ type function struct {
 	exported bool
 	inModule bool // the package is in the user's module
 	defined  bool // the body was loaded, so the span is known
-	where    span // from "func" to the closing brace
+	where    Span // from "func" to the closing brace
 	parent   *function
 	closures int // direct function literals numbered so far
 	used     bool
@@ -49,7 +69,7 @@ type call struct {
 	id        int
 	key       posKey // the position of "(", which SSA reports for the call
 	caller    *function
-	where     span
+	where     Span
 	kind      string // static, interface, funcvalue, implicit
 	via       string // call, go, defer
 	callee    *function
@@ -100,9 +120,9 @@ func (c *collector) relative(file string) string {
 	return filepath.ToSlash(file)
 }
 
-func (c *collector) span(from, to token.Pos) span {
+func (c *collector) span(from, to token.Pos) Span {
 	p, q := c.fset.Position(from), c.fset.Position(to)
-	return span{c.relative(p.Filename), p.Line, p.Column, q.Line, q.Column}
+	return Span{c.relative(p.Filename), p.Line, p.Column, q.Line, q.Column}
 }
 
 func (c *collector) inModule(path string) bool {

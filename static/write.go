@@ -85,8 +85,8 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 	}
 	for _, f := range c.functions {
 		var file, line, col, endLine, endCol any
-		if w := f.where; w.file != "" { // package initializers have no position
-			file, line, col, endLine, endCol = w.file, w.line, w.col, w.endLine, w.endCol
+		if w := f.where; w.File != "" { // package initializers have no position
+			file, line, col, endLine, endCol = w.File, w.Line, w.Col, w.EndLine, w.EndCol
 		}
 		ins.row("INSERT INTO functions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			f.id, f.name, matchName(f.name), f.pkg, nullable(f.recv), f.base, f.kind,
@@ -105,7 +105,7 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 		}
 		w := site.where
 		ins.row("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			site.id, idOf(site.caller), w.file, w.line, w.col, w.endLine, w.endCol,
+			site.id, idOf(site.caller), w.File, w.Line, w.Col, w.EndLine, w.EndCol,
 			site.kind, site.via, callee, idOf(site.callee), nullable(site.method), site.external())
 		for _, t := range sortedTargets(site.targets) {
 			ins.row("INSERT INTO call_targets VALUES (?, ?, ?)", site.id, t.name, t.id)
@@ -204,7 +204,7 @@ func (c *collector) number() {
 			return a.defined
 		}
 		if a.where != b.where {
-			return lessSpan(a.where, b.where)
+			return a.where.Less(b.where)
 		}
 		return a.name < b.name
 	})
@@ -214,29 +214,13 @@ func (c *collector) number() {
 	sort.SliceStable(c.callList, func(i, j int) bool {
 		a, b := c.callList[i], c.callList[j]
 		if a.where != b.where {
-			return lessSpan(a.where, b.where)
+			return a.where.Less(b.where)
 		}
 		return a.key.offset < b.key.offset
 	})
 	for i, site := range c.callList {
 		site.id = i + 1
 	}
-}
-
-func lessSpan(a, b span) bool {
-	if a.file != b.file {
-		return a.file < b.file
-	}
-	if a.line != b.line {
-		return a.line < b.line
-	}
-	if a.col != b.col {
-		return a.col < b.col
-	}
-	if a.endLine != b.endLine {
-		return a.endLine > b.endLine // outer before inner
-	}
-	return a.endCol > b.endCol
 }
 
 // external is 1 when every known callee of the call is outside the
