@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"pmm.dev/pmm/internal/golden"
+	"pmm.dev/pmm/internal/stagetest"
 	"pmm.dev/pmm/spec"
 )
 
@@ -13,14 +14,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 func analyzeFile(t *testing.T, path string) string {
 	t.Helper()
-	srcs, err := spec.ReadFiles(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := spec.Compile(srcs...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := stagetest.CompileFile(t, path)
 	var b strings.Builder
 	for _, q := range prog.Questions {
 		for i, c := range q.Disjuncts {

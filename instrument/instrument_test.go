@@ -2,22 +2,19 @@ package instrument
 
 import (
 	"context"
-	"database/sql"
 	"flag"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"pmm.dev/pmm/internal/golden"
-
 	"golang.org/x/tools/go/packages"
-	_ "modernc.org/sqlite"
 
+	"pmm.dev/pmm/internal/golden"
+	"pmm.dev/pmm/internal/stagetest"
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/sites"
 	"pmm.dev/pmm/spec"
-	"pmm.dev/pmm/static"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -25,25 +22,9 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // generate runs the stages up to code generation on a test module.
 func generate(t *testing.T, dir string) (*Plan, *Code) {
 	t.Helper()
-	ctx := context.Background()
-	res, err := static.Build(ctx, static.Config{Dir: dir, Output: filepath.Join(t.TempDir(), "static.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", "file:"+res.Path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	srcs, err := spec.ReadFiles(filepath.Join(dir, "questions.pmm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := spec.Compile(srcs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel, err := sites.Select(ctx, db, prog)
+	res, db := stagetest.StaticDB(t, dir)
+	prog := stagetest.CompileFile(t, filepath.Join(dir, "questions.pmm"))
+	sel, err := sites.Select(context.Background(), db, prog)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package sites
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -11,33 +10,16 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"pmm.dev/pmm/internal/stagetest"
 	"pmm.dev/pmm/spec"
-	"pmm.dev/pmm/static"
 )
 
 // selectIn builds the static database of the module in dir and selects
 // the sites of the questions in its questions.pmm.
 func selectIn(t *testing.T, dir string) *Selection {
 	t.Helper()
-	ctx := context.Background()
-	res, err := static.Build(ctx, static.Config{Dir: dir, Output: filepath.Join(t.TempDir(), "static.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", "file:"+res.Path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	srcs, err := spec.ReadFiles(filepath.Join(dir, "questions.pmm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := spec.Compile(srcs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel, err := Select(ctx, db, prog)
+	_, db := stagetest.StaticDB(t, dir)
+	sel, err := Select(context.Background(), db, stagetest.CompileFile(t, filepath.Join(dir, "questions.pmm")))
 	if err != nil {
 		t.Fatal(err)
 	}

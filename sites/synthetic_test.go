@@ -2,13 +2,11 @@ package sites
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"pmm.dev/pmm/internal/stagetest"
 	"pmm.dev/pmm/spec"
-	"pmm.dev/pmm/static"
 )
 
 // TestEveryFunction checks a question about every function of a module:
@@ -18,15 +16,7 @@ import (
 // file, which made pmm instrument load the module root as a package.
 func TestEveryFunction(t *testing.T) {
 	ctx := context.Background()
-	res, err := static.Build(ctx, static.Config{Dir: "../testdata/inits", Output: filepath.Join(t.TempDir(), "static.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", "file:"+res.Path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	_, db := stagetest.StaticDB(t, "../testdata/inits")
 	var inits int
 	if err := db.QueryRow("SELECT count(*) FROM functions WHERE in_module = 1 AND coalesce(file, '') = ''").Scan(&inits); err != nil {
 		t.Fatal(err)
@@ -34,12 +24,9 @@ func TestEveryFunction(t *testing.T) {
 	if inits == 0 {
 		t.Fatal("static.db has no synthesized function: the test checks nothing")
 	}
-	prog, err := spec.Compile(spec.Source{Name: "every.pmm", Text: []byte(`
+	prog := stagetest.Compile(t, "every.pmm", `
 (defevent exec :definition ((x n) s.t. (function-execution x n)))
-(defquestion calls-per-function :definition (count exec (output input)))`)})
-	if err != nil {
-		t.Fatal(err)
-	}
+(defquestion calls-per-function :definition (count exec (output input)))`)
 	sel, err := Select(ctx, db, prog)
 	if err != nil {
 		t.Fatal(err)
