@@ -187,7 +187,8 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	for _, l := range sg.tmpl.Before {
 		rec.WriteString("\t" + l + "\n")
 	}
-	fmt.Fprintf(&rec, "\tdefer %s%s(%s)\n", sg.name("exit"), sg.targs, strings.Join(append([]string{"&s"}, exitArgs...), ", "))
+	// Executions the pre-condition filtered out defer nothing.
+	fmt.Fprintf(&rec, "\tif s.on {\n\t\tdefer %s%s(%s)\n\t}\n", sg.name("exit"), sg.targs, strings.Join(append([]string{"&s"}, exitArgs...), ", "))
 	if len(results) > 0 {
 		fmt.Fprintf(&rec, "\t%s%s = %s\n", line, strings.Join(resultNames, ", "), invoke)
 	} else {
