@@ -15,8 +15,9 @@ import (
 )
 
 // schemaVersion changes whenever the content Build writes for the same
-// input changes (schema, names, resolution), so that old databases are
-// not reused by a newer pmm whose version string did not change.
+// input changes (names, resolution), so that old databases are not
+// reused by a newer pmm whose version string did not change. A change of
+// the tables themselves needs no bump: the fingerprint hashes the schema.
 const schemaVersion = 1
 
 // fingerprint hashes everything the database depends on: the
@@ -27,8 +28,8 @@ const schemaVersion = 1
 func fingerprint(root string, cfg Config) (string, error) {
 	h := sha256.New()
 	dir, _ := filepath.Rel(root, cfg.Dir)
-	fmt.Fprintf(h, "schema=%d\ndir=%s\npatterns=%q\ntests=%v\ntags=%q\ncallgraph=%s\npmm=%s\ngo=%s\n",
-		schemaVersion, dir, cfg.Patterns, cfg.Tests, cfg.Tags, cfg.CallGraph, cfg.Version, runtime.Version())
+	fmt.Fprintf(h, "schema=%d\n%s\ndir=%s\npatterns=%q\ntests=%v\ntags=%q\ncallgraph=%s\npmm=%s\ngo=%s\n",
+		schemaVersion, schema, dir, cfg.Patterns, cfg.Tests, cfg.Tags, cfg.CallGraph, cfg.Version, runtime.Version())
 	for _, v := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOWORK"} {
 		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
 	}
