@@ -94,7 +94,12 @@ func GoID() int64 {
 // the given id, and resets r so that it can be reused.
 func Emit(table uint16, r *Rec) {
 	r.close()
-	body := r.bytes()
+	emitBody(table, r.bytes())
+	r.Reset()
+}
+
+// emitBody appends a record of tagged fields.
+func emitBody(table uint16, body []byte) {
 	size := roundRecord(headerSize + len(body))
 	seg, off := std.reserve(size)
 	if seg != nil {
@@ -104,7 +109,6 @@ func Emit(table uint16, r *Rec) {
 		copy(rec[headerSize:], body)
 		seg.commit(rec, size)
 	}
-	r.Reset()
 }
 
 // Emit2 appends a tuple of two int64 fields: the commonest tuple (an event

@@ -1,0 +1,71 @@
+package pmmrt
+
+import "encoding/binary"
+
+// Held keeps the tuples of an execution whose part in an answer is not
+// known when it ends: an earlier event of an inter-event test (seed
+// 5.3.2), kept until a later event's test finds it, and forgotten with
+// the state of the outermost execution that holds it (Algorithm 3) when
+// none does. Its methods are Emit's; Release writes what it holds to the
+// log. The zero Held is empty and ready.
+type Held struct {
+	b []byte // per tuple: table uint16, format byte, body length uint32, body
+}
+
+const heldHeader = 7
+
+// Emit holds the tuple built in r, and resets r.
+func (h *Held) Emit(table uint16, r *Rec) {
+	r.close()
+	h.put(table, formatFields, r.bytes())
+	r.Reset()
+}
+
+// Emit2 holds a tuple of two int64 fields.
+func (h *Held) Emit2(table uint16, a, b int64) {
+	var body [16]byte
+	putInt64(body[:], a)
+	putInt64(body[8:], b)
+	h.put(table, formatInt2, body[:])
+}
+
+// Emit3 holds a tuple of three int64 fields.
+func (h *Held) Emit3(table uint16, a, b, c int64) {
+	var body [24]byte
+	putInt64(body[:], a)
+	putInt64(body[8:], b)
+	putInt64(body[16:], c)
+	h.put(table, formatInt3, body[:])
+}
+
+func (h *Held) put(table uint16, format byte, body []byte) {
+	var hdr [heldHeader]byte
+	binary.LittleEndian.PutUint16(hdr[:], table)
+	hdr[2] = format
+	binary.LittleEndian.PutUint32(hdr[3:], uint32(len(body)))
+	h.b = append(append(h.b, hdr[:]...), body...)
+}
+
+// Release writes the held tuples to the log, in the order they were
+// held, and empties h.
+func (h *Held) Release() {
+	for b := h.b; len(b) >= heldHeader; {
+		table := binary.LittleEndian.Uint16(b)
+		format := b[2]
+		n := int(binary.LittleEndian.Uint32(b[3:]))
+		body := b[heldHeader : heldHeader+n]
+		switch format {
+		case formatFields:
+			emitBody(table, body)
+		default:
+			a := int64(binary.LittleEndian.Uint64(body))
+			c := int64(0)
+			if format == formatInt3 {
+				c = int64(binary.LittleEndian.Uint64(body[16:]))
+			}
+			emitInts(table, format, a, int64(binary.LittleEndian.Uint64(body[8:])), c)
+		}
+		b = b[heldHeader+n:]
+	}
+	h.b = h.b[:0]
+}
