@@ -1,0 +1,175 @@
+package pmmrt
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Goroutine-local context: the run-time filter of (calls* f g). The site
+// of f marks, for the executions of f that passed their own tests, that
+// an execution of f is active in the calling goroutine (Enter, and Leave
+// from a deferred function); the site of g asks Active and drops g's
+// executions when none is. docs/RUNTIME.md ("Goroutine-local context")
+// has the mechanism and its measured cost.
+//
+// Go has no goroutine-local storage, and the only exact goroutine
+// identity the standard library exposes is the id in the header of
+// runtime.Stack (GoID), which costs microseconds. So Active answers from
+// a global count of the active Enters of the slot when it is 0 (one
+// atomic load: no execution of f is active anywhere, so none in this
+// goroutine) and finds the goroutine only when it is not.
+
+// MaxSlots is the number of slots with a count of their own (a power of
+// 2). A slot k of MaxSlots or more shares the count of k mod MaxSlots:
+// its answers stay exact (the marks are kept per slot), only its fast
+// path is taken less often.
+const MaxSlots = 256
+
+// ctxCount holds, per slot, the number of Enters not yet left, in every
+// goroutine. Each count has a cache line of its own, so that the Enters
+// of different slots do not contend.
+var ctxCount [MaxSlots]struct {
+	n int64 // first in the element: 64-bit aligned on 32-bit systems too
+	_ [56]byte
+}
+
+// The marks, (goroutine, slot) → the number of active Enters of the slot
+// in the goroutine, in shards chosen by the goroutine id under a mutex
+// each. An entry is deleted when its count returns to 0, so that the
+// table holds only the goroutines inside a marked execution.
+const ctxShards = 64 // a power of 2
+
+var ctxShard [ctxShards]struct {
+	mu sync.Mutex
+	m  map[ctxKey]int64
+	_  [48]byte
+}
+
+type ctxKey struct {
+	g int64 // GoID
+	k int
+}
+
+// Ctx is an active Enter, returned by Enter and EnterG; Leave ends it.
+// The zero Ctx is no Enter: its Leave does nothing.
+type Ctx struct {
+	g  int64
+	k  int
+	on bool
+}
+
+func countOf(k int) *int64 { return &ctxCount[k&(MaxSlots-1)].n }
+
+// Enter marks that an execution of slot k is active in the calling
+// goroutine until the returned Ctx's Leave. Enters nest: the slot stays
+// active until every one of them is left. It finds the goroutine's id
+// (as GoID does); a site that has taken it already passes it to EnterG.
+func Enter(k int) Ctx {
+	buf := goidBufs.Get().(*[64]byte)
+	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
+	goidBufs.Put(buf)
+	return EnterG(k, g)
+}
+
+// EnterG is Enter for a caller that knows its goroutine's id: g must be
+// GoID() of the calling goroutine.
+func EnterG(k int, g int64) Ctx {
+	atomic.AddInt64(countOf(k), 1)
+	sh := &ctxShard[uint64(g)%ctxShards]
+	sh.mu.Lock()
+	if sh.m == nil {
+		sh.m = make(map[ctxKey]int64)
+	}
+	sh.m[ctxKey{g, k}]++
+	sh.mu.Unlock()
+	return Ctx{g: g, k: k, on: true}
+}
+
+// Leave ends the Enter that returned c, and clears c: a second Leave, or
+// the Leave of a zero Ctx, does nothing. Generated code calls it from a
+// deferred function, so it runs when the execution returns, panics or
+// calls runtime.Goexit. It does not look for the goroutine (c holds its
+// id), so it is cheap, and it allocates nothing.
+func (c *Ctx) Leave() {
+	if !c.on {
+		return
+	}
+	c.on = false
+	key := ctxKey{c.g, c.k}
+	sh := &ctxShard[uint64(c.g)%ctxShards]
+	sh.mu.Lock()
+	n, ok := sh.m[key]
+	if n > 1 {
+		sh.m[key] = n - 1
+	} else if ok {
+		delete(sh.m, key)
+	}
+	sh.mu.Unlock()
+	// Enter counts before it marks, Leave counts down after it unmarks
+	// and only if it did: a count is never below its slot's marks, even
+	// if a copy of a Ctx is left twice.
+	if ok {
+		atomic.AddInt64(countOf(c.k), -1)
+	}
+}
+
+// Active reports whether an Enter(k) that has not been left is active in
+// the calling goroutine. When no goroutine has one, it is one atomic load
+// and a branch (inlined in the caller); otherwise it finds the
+// goroutine's id (as GoID does) and looks it up. It never answers false
+// while the calling goroutine has one.
+func Active(k int) bool {
+	if atomic.LoadInt64(countOf(k)) == 0 {
+		return false
+	}
+	return activeSlow(k)
+}
+
+func activeSlow(k int) bool {
+	buf := goidBufs.Get().(*[64]byte)
+	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
+	goidBufs.Put(buf)
+	return activeIn(k, g)
+}
+
+// ActiveG is Active for a caller that knows its goroutine's id: g must
+// be GoID() of the calling goroutine.
+func ActiveG(k int, g int64) bool {
+	if atomic.LoadInt64(countOf(k)) == 0 {
+		return false
+	}
+	return activeIn(k, g)
+}
+
+func activeIn(k int, g int64) bool {
+	sh := &ctxShard[uint64(g)%ctxShards]
+	sh.mu.Lock()
+	n := sh.m[ctxKey{g, k}]
+	sh.mu.Unlock()
+	return n > 0
+}
+
+// goidBufs holds the buffers of runtime.Stack for Enter and Active:
+// runtime.Stack keeps its buffer (the compiler moves a local array passed
+// to it to the heap, which is why GoID allocates 64 bytes a call), so
+// they come from a pool. Enter and Active call runtime.Stack themselves
+// rather than through a function, because it formats every frame of the
+// stack (see docs/RUNTIME.md): one frame less is worth it.
+var goidBufs = sync.Pool{New: func() interface{} { return new([64]byte) }}
+
+// parseGoID reads the id in the header of runtime.Stack: "goroutine 18
+// [running]:".
+func parseGoID(b []byte) int64 {
+	const prefix = "goroutine "
+	var id int64
+	if len(b) > len(prefix) {
+		for _, c := range b[len(prefix):] {
+			if c < '0' || c > '9' {
+				break
+			}
+			id = id*10 + int64(c-'0')
+		}
+	}
+	return id
+}
