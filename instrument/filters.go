@@ -40,6 +40,14 @@ type Filters struct {
 	// question names it: at a site of another function the pre-condition
 	// is false (an intra-event test decided when the site is generated).
 	Name string
+	// Hold is the inter-event test whose earlier event this is: an
+	// execution that passed is held in its caller's state, not recorded.
+	// Probe is the one whose later event this is: an execution passes
+	// only if an earlier one with equal values is held. Holds are the
+	// tests whose held executions the state of this event, the caller,
+	// keeps.
+	Hold, Probe *Pair
+	Holds       []*Pair
 }
 
 // Cond is a comparison an event can test alone: every variable it reads
@@ -57,8 +65,8 @@ type Options struct {
 }
 
 // filtersOf computes the filters of variable v of a question in the
-// disjunct root.
-func filtersOf(v string, root *spec.Conj) (*Filters, error) {
+// disjunct root, whose inter-event tests decided at run time are pairs.
+func filtersOf(v string, root *spec.Conj, pairs []*Pair) (*Filters, error) {
 	a, err := incremental.Analyze(root)
 	if err != nil {
 		return nil, err
@@ -115,6 +123,16 @@ func filtersOf(v string, root *spec.Conj) (*Filters, error) {
 		// Called directly by two events: they must be one execution, a
 		// join left to the answer; no caller's state is the one to read.
 		f.Caller, f.Marks = "", false
+	}
+	for _, p := range pairs {
+		switch v {
+		case p.Earlier:
+			f.Hold = p
+		case p.Later:
+			f.Probe = p
+		case p.Caller:
+			f.Holds = append(f.Holds, p)
+		}
 	}
 	return f, nil
 }
@@ -285,6 +303,12 @@ func (sg *siteGen) filterSetup() error {
 			if f.Caller != "" && sg.callerPtr {
 				pre = append(pre, "s.cs."+passFlag(qi, f.Caller))
 			}
+			if f.Probe != nil && !atEnd(f.Probe.LaterKey) {
+				if probe := sg.probe(qi, f); probe != "" {
+					pre = append(pre, probe)
+				}
+			}
+			sg.heldFields(qi, f)
 			if len(pre) == 0 {
 				pre = []string{"true"}
 			}
@@ -318,6 +342,11 @@ func (sg *siteGen) passes(qi int, f *Filters) string {
 	}
 	for _, callee := range f.Callees {
 		conds = append(conds, "s."+calleeFlag(qi, callee))
+	}
+	if f.Probe != nil && atEnd(f.Probe.LaterKey) {
+		if probe := sg.probe(qi, f); probe != "" {
+			conds = append(conds, probe)
+		}
 	}
 	return strings.Join(conds, " && ")
 }

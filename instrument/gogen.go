@@ -101,17 +101,28 @@ const runtimeName = "rt"
 // packages pkgs of the module at root; rtPath is the import path of the
 // runtime package in the module.
 func Generate(plan *Plan, pkgs []*packages.Package, root, rtPath string) (*Code, error) {
-	g := &generator{code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root}
-	g.index(pkgs)
-	// Definition sites first: call sites refer to their state variables.
-	for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
-		for _, s := range plan.Sites {
-			if s.Kind != kind {
-				continue
+	var g *generator
+	for {
+		g = &generator{code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, pairFailed: map[*Pair]bool{}}
+		g.index(pkgs)
+		// Definition sites first: call sites refer to their state variables.
+		for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
+			for _, s := range plan.Sites {
+				if s.Kind != kind {
+					continue
+				}
+				if err := g.site(s); err != nil {
+					g.code.Skipped = append(g.code.Skipped, Skip{Site: s, Reason: err.Error()})
+				}
 			}
-			if err := g.site(s); err != nil {
-				g.code.Skipped = append(g.code.Skipped, Skip{Site: s, Reason: err.Error()})
-			}
+		}
+		if len(g.pairFailed) == 0 {
+			break
+		}
+		// A site could not take part in an inter-event test that others
+		// generated code for: without it, the test is left to the answer.
+		for p := range g.pairFailed {
+			p.Off = true
 		}
 	}
 	sort.Slice(g.code.Sites, func(i, j int) bool { return g.code.Sites[i].Site.Index < g.code.Sites[j].Site.Index })
@@ -130,6 +141,8 @@ type generator struct {
 	// fileImports are the packages imported into each user's file for
 	// the code of its sites (absolute path → import paths).
 	fileImports map[string]map[string]bool
+	// pairFailed are the inter-event tests some site could not generate.
+	pairFailed map[*Pair]bool
 }
 
 type fileInfo struct {

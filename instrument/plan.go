@@ -96,6 +96,16 @@ func (s *Site) Captures() map[Capture]bool {
 						add(v)
 					}
 				}
+				if f.Hold != nil {
+					for _, v := range f.Hold.EarlierKey {
+						add(v)
+					}
+				}
+				if f.Probe != nil {
+					for _, v := range f.Probe.LaterKey {
+						add(v)
+					}
+				}
 			}
 		}
 	}
@@ -133,6 +143,7 @@ func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opt
 		return nil, err
 	}
 	b.dropUnmarkableCallees()
+	b.checkPairs()
 	return b.plan(), nil
 }
 
@@ -178,6 +189,31 @@ func (b *builder) dropUnmarkableCallees() {
 	}
 }
 
+// checkPairs turns off the inter-event tests some of whose sites cannot
+// take part: the earlier and later events must be recorded at call sites
+// of one function each that mark their caller, and the caller at its
+// definition, whose state holds the earlier executions.
+func (b *builder) checkPairs() {
+	for _, s := range b.sites {
+		for _, t := range s.Targets {
+			for _, fs := range t.Filters {
+				for _, f := range fs {
+					for _, p := range []*Pair{f.Hold, f.Probe} {
+						if p != nil && (s.Kind != spec.SiteCall || len(s.Targets) > 1 || !f.Marks || f.Caller != p.Caller) {
+							p.Off = true
+						}
+					}
+					for _, p := range f.Holds {
+						if s.Kind != spec.SiteDefinition || len(s.Targets) > 1 {
+							p.Off = true
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 type builder struct {
 	sites  map[siteKey]*Site
 	opts   Options
@@ -188,6 +224,10 @@ type builder struct {
 // question q; root is the disjunct c lies in, whose atoms (negated ones
 // included) say what each variable needs.
 func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, root *spec.Conj, sch *schema.Schema) error {
+	var pairs []*Pair
+	if b.opts.Filters && c == root {
+		pairs = pairsOf(root)
+	}
 	for _, v := range d.Vars {
 		if err := linkable(q, v, root); err != nil {
 			return err
@@ -196,7 +236,7 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		var filters *Filters
 		switch {
 		case b.opts.Filters && c == root:
-			f, err := filtersOf(v.Name, root)
+			f, err := filtersOf(v.Name, root, pairs)
 			if err != nil {
 				return err
 			}

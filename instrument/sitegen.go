@@ -68,11 +68,15 @@ type siteGen struct {
 	// imports are the packages the site's code in the user's file names
 	// with the helpers' names for them (type arguments of generic calls).
 	imports []string
+	// decls are helper declarations beyond the state, enter and exit
+	// (the keys of inter-event tests), declared names the set of them.
+	decls    []string
+	declared map[string]bool
 }
 
 func (g *generator) newSiteGen(s *Site, fi *fileInfo) *siteGen {
 	pc := g.helpers(fi)
-	sg := &siteGen{g: g, s: s, fi: fi, pc: pc, self: fi.pkg.Types, caps: s.Captures(), vals: map[string]value{}, p: pc.prefix}
+	sg := &siteGen{g: g, s: s, fi: fi, pc: pc, self: fi.pkg.Types, caps: s.Captures(), vals: map[string]value{}, p: pc.prefix, declared: map[string]bool{}}
 	sg.name = func(n string) string { return sg.p + n + strconv.Itoa(s.Index) }
 	if len(s.Targets) > 0 && len(s.Targets[0].Emits) > 0 {
 		sg.caps[CapID] = true
@@ -178,21 +182,42 @@ func (sg *siteGen) action() error {
 		// site has run-time filters.
 		var stmts []string
 		for _, qi := range questionsOf(t) {
-			var block []string
-			for _, e := range t.Emits {
-				if e.QIndex != qi {
-					continue
+			tuples := func(dest string) ([]string, error) {
+				var block []string
+				for _, e := range t.Emits {
+					if e.QIndex != qi {
+						continue
+					}
+					st, err := sg.emit(rt, dest, t, e)
+					if err != nil {
+						return nil, err
+					}
+					block = append(block, st...)
 				}
-				st, err := sg.emit(rt, t, e)
-				if err != nil {
-					return err
-				}
-				block = append(block, st...)
+				return block, nil
+			}
+			block, err := tuples(rt)
+			if err != nil {
+				return err
 			}
 			if fs := sg.filters(t, qi); fs != nil {
-				block = append([]string{"if " + sg.postCondition(qi, fs) + " {"}, append(indent(block), "}")...)
-				// A callee that passed tells its caller (Table 4.1).
+				var direct, held []*Filters
+				var holds []string
 				for _, f := range fs {
+					if h := sg.hold(qi, f); h != "" {
+						held, holds = append(held, f), append(holds, h)
+					} else {
+						direct = append(direct, f)
+					}
+				}
+				if len(held) == 0 {
+					block = append([]string{"if " + sg.postCondition(qi, fs) + " {"}, append(indent(block), "}")...)
+				} else if block, err = sg.holding(qi, direct, held, holds, block, tuples); err != nil {
+					return err
+				}
+				// A callee that passed tells its caller (Table 4.1); a held
+				// one does when a later event finds it.
+				for _, f := range direct {
 					if f.Caller != "" && f.Marks && sg.callerPtr {
 						block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+calleeFlag(qi, f.Var)+" = true", "}")
 					}
@@ -220,7 +245,7 @@ func indent(lines []string) []string {
 }
 
 // emit renders one tuple: the runtime's int64 fast paths when it can.
-func (sg *siteGen) emit(rt string, t *Target, e Emit) ([]string, error) {
+func (sg *siteGen) emit(rt, dest string, t *Target, e Emit) ([]string, error) {
 	table := strconv.Itoa(int(e.Table.ID))
 	allInt := len(e.Fields) == 2 || len(e.Fields) == 3
 	for _, f := range e.Fields {
@@ -232,7 +257,7 @@ func (sg *siteGen) emit(rt string, t *Target, e Emit) ([]string, error) {
 			a, _ := sg.intField(t, f)
 			args = append(args, a)
 		}
-		return []string{fmt.Sprintf("%s.Emit%d(%s, %s) // %s", rt, len(args), table, strings.Join(args, ", "), e.Table.Name)}, nil
+		return []string{fmt.Sprintf("%s.Emit%d(%s, %s) // %s", dest, len(args), table, strings.Join(args, ", "), e.Table.Name)}, nil
 	}
 	out := []string{"{", "\tvar r " + rt + ".Rec"}
 	for _, f := range e.Fields {
@@ -247,7 +272,7 @@ func (sg *siteGen) emit(rt string, t *Target, e Emit) ([]string, error) {
 		}
 		out = append(out, indent(lines)...)
 	}
-	out = append(out, fmt.Sprintf("\t%s.Emit(%s, &r) // %s", rt, table, e.Table.Name), "}")
+	out = append(out, fmt.Sprintf("\t%s.Emit(%s, &r) // %s", dest, table, e.Table.Name), "}")
 	return out, nil
 }
 
@@ -359,7 +384,7 @@ func (sg *siteGen) exitDecl(extra []string, reads []string) string {
 
 func (sg *siteGen) finish(decls ...string) {
 	sg.tmpl.Locals = append([]string(nil), sg.fields...)
-	sg.pc.Decls = append(sg.pc.Decls, decls...)
+	sg.pc.Decls = append(append(sg.pc.Decls, decls...), sg.decls...)
 	path := sg.fi.tf.Name()
 	sg.g.code.Files[path] = append(sg.g.code.Files[path], sg.edits...)
 	// The user's file imports, once, what the site's code in it names,

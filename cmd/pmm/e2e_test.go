@@ -159,9 +159,13 @@ func TestCacheScenario(t *testing.T) {
 		t.Fatalf("go run . -hand: %v\n%s", err, out)
 	}
 	var want string
+	var takingPart []string
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.HasPrefix(line, "repeats ") {
 			want = strings.TrimPrefix(line, "repeats ")
+		}
+		if f := strings.Fields(line); len(f) == 10 && f[0] == "taking" {
+			takingPart = []string{f[9], f[5]} // F, then G, as the sites
 		}
 	}
 	if want == "" || want == "0" {
@@ -177,6 +181,16 @@ func TestCacheScenario(t *testing.T) {
 	sum := queryStrings(t, db, "SELECT (SELECT sum FROM cacheable_time) = (SELECT sum(d) FROM cacheable_calls), (SELECT min(d) FROM cacheable_calls) > 0")
 	if sum[0] != "1 1" {
 		t.Errorf("cacheable_time is not the sum of positive durations of cacheable_calls: %v", sum)
+	}
+	// The equal parameters are tested at run time: an execution of G is
+	// recorded only when it takes part in a repeat, as the later call or
+	// as an earlier one a later call found, and F only when it has one.
+	var recorded []string
+	for _, s := range stats(t, dir).Sites {
+		recorded = append(recorded, strconv.FormatInt(s.Recorded, 10))
+	}
+	if len(takingPart) != 2 || strings.Join(recorded, " ") != strings.Join(takingPart, " ") {
+		t.Errorf("recorded at the sites of F and G: %v, the hand count of executions taking part: %v", recorded, takingPart)
 	}
 }
 

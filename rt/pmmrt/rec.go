@@ -80,6 +80,13 @@ func (r *Rec) bytes() []byte {
 	return r.inline[:r.n]
 }
 
+// Encoded returns the fields encoded so far, the lists left open ended:
+// the key under which pmm's run-time tests find equal values.
+func (r *Rec) Encoded() []byte {
+	r.close()
+	return r.bytes()
+}
+
 // close ends the lists left open, so that the record always decodes.
 func (r *Rec) close() {
 	for ; r.depth > 0; r.depth-- {

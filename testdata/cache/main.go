@@ -32,34 +32,49 @@ func F(xs []int) int {
 }
 
 // handF is F with hand-written instrumentation: it counts the calls of G
-// whose arguments repeat those of an earlier call in the same execution.
-func handF(xs []int, repeats *int) int {
-	seen := map[[2]int]bool{}
+// whose arguments repeat those of an earlier call in the same execution,
+// and, to check what run-time filtering records, the calls that take part
+// in a repeat (the earlier ones too) and the executions with a repeat.
+func handF(xs []int, c *counts) int {
+	seen := map[[2]int]int{}
 	t := 0
 	for _, x := range xs {
 		k := [2]int{x % 4, x % 3}
-		if seen[k] {
-			*repeats++
+		if seen[k] > 0 {
+			c.repeats++
 		}
-		seen[k] = true
+		seen[k]++
 		t += G(k[0], k[1])
+	}
+	repeated := false
+	for _, n := range seen {
+		if n > 1 {
+			c.calls += n
+			repeated = true
+		}
+	}
+	if repeated {
+		c.executions++
 	}
 	return t
 }
+
+type counts struct{ repeats, calls, executions int }
 
 func main() {
 	hand := flag.Bool("hand", false, "count the repeated calls by hand")
 	n := flag.Int("n", 60, "executions of F")
 	flag.Parse()
 	rng := rand.New(rand.NewSource(1))
-	total, repeats := 0, 0
+	total := 0
+	var c counts
 	for i := 0; i < *n; i++ {
 		xs := make([]int, rng.Intn(9))
 		for j := range xs {
 			xs[j] = rng.Intn(24)
 		}
 		if *hand {
-			total += handF(xs, &repeats)
+			total += handF(xs, &c)
 		} else {
 			total += F(xs)
 		}
@@ -69,6 +84,7 @@ func main() {
 	total += G(1, 1) + G(1, 1)
 	fmt.Println("total", total)
 	if *hand {
-		fmt.Println("repeats", repeats)
+		fmt.Println("repeats", c.repeats)
+		fmt.Println("taking part: calls of G", c.calls, "executions of F", c.executions)
 	}
 }
