@@ -58,6 +58,13 @@ const SitesTable = "pmm_sites"
 
 const sitesColumns = "site INTEGER PRIMARY KEY, function TEXT, kind TEXT, file TEXT, line INTEGER, col INTEGER"
 
+// SiteVarsTable says which events of which questions each site records;
+// an event variable of a question's view ranges over the executions its
+// sites recorded.
+const SiteVarsTable = "pmm_site_vars"
+
+const siteVarsColumns = "site INTEGER, question TEXT, var TEXT, PRIMARY KEY (site, question, var)"
+
 // Generate returns the schema of prog: for each question a table per
 // stored relation it uses, a view per question and a view per derived
 // event that some question uses.
@@ -65,6 +72,9 @@ func Generate(prog *spec.Program) (*Schema, error) {
 	s := &Schema{}
 	names := newNameSet()
 	if err := names.claim(SitesTable, "pmm's table of sites"); err != nil {
+		return nil, err
+	}
+	if err := names.claim(SiteVarsTable, "pmm's table of the events of sites"); err != nil {
 		return nil, err
 	}
 	for _, q := range prog.Questions {
@@ -135,7 +145,8 @@ func (s *Schema) Table(question, prim string) *Table {
 // each dropped first so that a database can take the views of changed
 // questions. The views read only tables, so their order is free.
 func (s *Schema) Statements() []string {
-	stmts := []string{"CREATE TABLE IF NOT EXISTS " + SitesTable + " (" + sitesColumns + ")"}
+	stmts := []string{"CREATE TABLE IF NOT EXISTS " + SitesTable + " (" + sitesColumns + ")",
+		"CREATE TABLE IF NOT EXISTS " + SiteVarsTable + " (" + siteVarsColumns + ")"}
 	for _, t := range s.Tables {
 		cols := []string{"run INTEGER"}
 		for _, c := range t.Columns {

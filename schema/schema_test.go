@@ -370,6 +370,7 @@ func TestViews(t *testing.T) {
 			for site, fn := range siteNames {
 				exec(t, db, "INSERT INTO pmm_sites (site, function, kind) VALUES (?, ?, 'definition')", site, fn)
 			}
+			recordEverywhere(t, db, sc.pmm)
 			for question, tr := range sc.traces {
 				for kind, rows := range tr {
 					table := s.Table(question, kind)
@@ -395,6 +396,62 @@ func TestViews(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// recordEverywhere says that every site of siteNames records every
+// variable of every question of text.
+func recordEverywhere(t *testing.T, db *sql.DB, text string) {
+	t.Helper()
+	prog, err := spec.Compile(spec.Source{Name: "test.pmm", Text: []byte(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range prog.Questions {
+		vars := map[string]bool{}
+		var walk func(c *spec.Conj)
+		walk = func(c *spec.Conj) {
+			c.EachAtom(func(a *spec.Atom) {
+				for _, t := range a.Args {
+					if t.Lit == nil {
+						vars[t.Var] = true
+					}
+				}
+			})
+			for _, n := range c.Not {
+				walk(n)
+			}
+		}
+		for _, c := range q.Relation.Disjuncts {
+			walk(c)
+		}
+		for site := range siteNames {
+			for v := range vars {
+				exec(t, db, "INSERT INTO "+SiteVarsTable+" (site, question, var) VALUES (?, ?, ?)", site, q.Name, v)
+			}
+		}
+	}
+}
+
+// TestViewsOwnSites checks that an event variable ranges over the
+// executions recorded for it: F's executions are recorded at its
+// definition for f and at its call sites for g, each with its own id,
+// and f must not range over the ids of g.
+func TestViewsOwnSites(t *testing.T) {
+	const siteCall = 100
+	s := generate(t, `(defquestion no-zero-callee :definition
+  ((f) s.t. (and (function-execution f "main.F")
+                 (not (exists (g q) (and (function-execution g "main.F") (calls f g)
+                                          (parameter g 1 q) (= q 0)))))))`)
+	db := openDB(t, s)
+	exec(t, db, "INSERT INTO pmm_sites (site, function, kind) VALUES (?, 'main.F', 'definition'), (?, 'main.F', 'call')", siteF, siteCall)
+	exec(t, db, "INSERT INTO pmm_site_vars (site, question, var) VALUES (?, 'no-zero-callee', 'f'), (?, 'no-zero-callee', 'g')", siteF, siteCall)
+	exec(t, db, "INSERT INTO no_zero_callee__exec VALUES (1, 1, ?), (1, 2, ?), (1, 3, ?), (1, 10, ?), (1, 11, ?)", siteF, siteF, siteF, siteCall, siteCall)
+	exec(t, db, "INSERT INTO no_zero_callee__calls VALUES (1, 1, 10), (1, 2, 11)")
+	exec(t, db, "INSERT INTO no_zero_callee__parameter VALUES (1, 10, 1, 0), (1, 11, 1, 1)")
+	// 1 calls F(0); 2 calls F(1); 3 calls nothing; 10 and 11 are g's.
+	if got := queryAll(t, db, "SELECT f FROM no_zero_callee ORDER BY f"); !reflect.DeepEqual(got, [][]any{{int64(2)}, {int64(3)}}) {
+		t.Errorf("no-zero-callee = %v, want [[2] [3]]", got)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // the aggregate of that relation.
 func questionSQL(q *spec.Question) (string, error) {
 	cols := headColumns(q.Head)
-	body, err := relationSQL(q, &q.Relation, cols)
+	body, err := relationSQL(q, &q.Relation, cols, true)
 	if err != nil || q.Aggregate == nil {
 		return body, err
 	}
@@ -43,7 +43,7 @@ func questionSQL(q *spec.Question) (string, error) {
 func eventSQL(e *spec.Relation, users []*spec.Question) (string, error) {
 	var parts []string
 	for _, q := range users {
-		part, err := relationSQL(q, e, headColumns(e.Head))
+		part, err := relationSQL(q, e, headColumns(e.Head), false)
 		if err != nil {
 			return "", err
 		}
@@ -54,11 +54,15 @@ func eventSQL(e *spec.Relation, users []*spec.Question) (string, error) {
 
 // relationSQL is the union of one SELECT DISTINCT per disjunct of r over
 // the tables of question q, with the columns run and cols (one per head
-// variable).
-func relationSQL(q *spec.Question, r *spec.Relation, cols []string) (string, error) {
+// variable). With ownSites, r is q's own relation, whose variables are
+// those the instrumentation records, and each event variable ranges over
+// the executions recorded for it (pmm_site_vars): one execution recorded
+// for two events, at its definition for one and at a call site for the
+// other, has an id at each, and each id is an execution of one event.
+func relationSQL(q *spec.Question, r *spec.Relation, cols []string, ownSites bool) (string, error) {
 	var selects []string
 	for _, c := range r.Disjuncts {
-		t := &translator{question: q.Name, aliases: map[string]bool{}}
+		t := &translator{question: q.Name, aliases: map[string]bool{}, ownSites: ownSites}
 		types, _ := c.Types(nil)
 		s := t.newScope(nil, types)
 		s.fill(c)
@@ -111,6 +115,7 @@ func inList(list []string) func(string) bool {
 // translator builds one SELECT over the tables of one question.
 type translator struct {
 	question string
+	ownSites bool            // executions only from the sites that record each variable
 	aliases  map[string]bool // the aliases of the statement, subqueries included
 	err      error           // the first thing that could not be translated
 }
@@ -285,6 +290,9 @@ func (s *scope) declareExecution(a *spec.Atom) {
 func (s *scope) newExecution(x string) binding {
 	alias := s.join(kindExec, x, nil)
 	b := binding{kind: execVar, name: x, expr: alias + ".id", site: alias + ".site"}
+	if s.t.ownSites {
+		s.where = append(s.where, b.site+" IN (SELECT site FROM "+SiteVarsTable+" WHERE question = "+quote(s.t.question)+" AND var = "+quote(x)+")")
+	}
 	s.vars[x] = b
 	return b
 }
@@ -472,7 +480,7 @@ func comparison(op, l, r string) string {
 func literal(l *spec.Literal) string {
 	switch l.Kind {
 	case spec.LitString:
-		return "'" + strings.ReplaceAll(l.Str, "'", "''") + "'"
+		return quote(l.Str)
 	case spec.LitInt:
 		return strconv.FormatInt(l.Int, 10)
 	case spec.LitFloat:
@@ -485,6 +493,9 @@ func literal(l *spec.Literal) string {
 	}
 	return "NULL"
 }
+
+// quote is the SQL string literal of s.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // render is the SELECT of s with the select list list: the first FROM
 // item's key conditions join the WHERE clause.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"pmm.dev/pmm/rt/load"
+	"pmm.dev/pmm/schema"
 )
 
 func runCommand() *command {
@@ -232,9 +233,18 @@ func writeAnswerSchema(p *project, dbPath string) error {
 		}
 	}
 	for _, s := range p.Sites {
-		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO pmm_sites (site, function, kind, file, line, col) VALUES (?, ?, ?, ?, ?, ?)",
+		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO "+schema.SitesTable+" (site, function, kind, file, line, col) VALUES (?, ?, ?, ?, ?, ?)",
 			s.Site, s.Function, s.Kind, s.File, s.Line, s.Col); err != nil {
 			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+schema.SiteVarsTable+" WHERE site = ?", s.Site); err != nil {
+			return err
+		}
+		for _, qv := range s.Vars {
+			q, v, _ := strings.Cut(qv, "/")
+			if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO "+schema.SiteVarsTable+" (site, question, var) VALUES (?, ?, ?)", s.Site, q, v); err != nil {
+				return err
+			}
 		}
 	}
 	return tx.Commit()

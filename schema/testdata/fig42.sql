@@ -1,5 +1,7 @@
 CREATE TABLE IF NOT EXISTS pmm_sites (site INTEGER PRIMARY KEY, function TEXT, kind TEXT, file TEXT, line INTEGER, col INTEGER);
 
+CREATE TABLE IF NOT EXISTS pmm_site_vars (site INTEGER, question TEXT, var TEXT, PRIMARY KEY (site, question, var));
+
 CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__exec (run INTEGER, id INTEGER, site INTEGER);
 
 CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__parameters (run INTEGER, id INTEGER, v TEXT);
@@ -39,8 +41,11 @@ JOIN monitor_fns_dura_params__calls AS z_calls_foo ON z_calls_foo.run = foo.run 
 JOIN monitor_fns_dura_params__calls AS z_calls_bar ON z_calls_bar.run = foo.run AND z_calls_bar.caller = z.id AND z_calls_bar.callee = bar.id
 JOIN monitor_fns_dura_params__duration AS z_duration ON z_duration.run = foo.run AND z_duration.id = z.id
 JOIN monitor_fns_dura_params__parameters AS z_parameters ON z_parameters.run = foo.run AND z_parameters.id = z.id
-WHERE foo.site IN (SELECT site FROM pmm_sites WHERE function = 'main.FOO')
+WHERE foo.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'foo')
+  AND foo.site IN (SELECT site FROM pmm_sites WHERE function = 'main.FOO')
+  AND bar.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'bar')
   AND bar.site IN (SELECT site FROM pmm_sites WHERE function = 'main.BAR')
+  AND z.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'z')
   AND NOT EXISTS (
       SELECT 1
       WHERE z_parameter.v = 0
