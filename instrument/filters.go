@@ -48,6 +48,11 @@ type Filters struct {
 	// keeps.
 	Hold, Probe *Pair
 	Holds       []*Pair
+	// Absent is the negated part this event, a callee, is the event of:
+	// an execution that passes its tests tells its caller, and is not
+	// recorded. Absences are those this event, the caller, requires.
+	Absent   *Absence
+	Absences []*Absence
 }
 
 // Cond is a comparison an event can test alone: every variable it reads
@@ -65,8 +70,9 @@ type Options struct {
 }
 
 // filtersOf computes the filters of variable v of a question in the
-// disjunct root, whose inter-event tests decided at run time are pairs.
-func filtersOf(v string, root *spec.Conj, pairs []*Pair) (*Filters, error) {
+// disjunct root, whose inter-event tests decided at run time are pairs
+// and negated parts absences.
+func filtersOf(v string, root *spec.Conj, pairs []*Pair, absences map[*spec.Conj]*Absence) (*Filters, error) {
 	a, err := incremental.Analyze(root)
 	if err != nil {
 		return nil, err
@@ -132,6 +138,11 @@ func filtersOf(v string, root *spec.Conj, pairs []*Pair) (*Filters, error) {
 			f.Probe = p
 		case p.Caller:
 			f.Holds = append(f.Holds, p)
+		}
+	}
+	for _, n := range root.Not {
+		if a := absences[n]; a != nil && a.Caller == v {
+			f.Absences = append(f.Absences, a)
 		}
 	}
 	return f, nil
@@ -258,7 +269,7 @@ func (sg *siteGen) filters(t *Target, qi int) []*Filters {
 // qi is the callee of a lexical relation.
 func hasCaller(fs []*Filters) bool {
 	for _, f := range fs {
-		if f.Caller != "" {
+		if f.Caller != "" || f.Absent != nil && !f.Absent.Off {
 			return true
 		}
 	}
@@ -298,10 +309,24 @@ func (sg *siteGen) filterSetup() error {
 			for _, c := range f.Pre {
 				if g, ok := sg.goCond(c); ok {
 					pre = append(pre, g)
+				} else if sg.absent(f.Absent) {
+					sg.failAbsent(f.Absent) // the negation would not be exact
 				}
 			}
 			if f.Caller != "" && sg.callerPtr {
 				pre = append(pre, "s.cs."+passFlag(qi, f.Caller))
+			}
+			if sg.absent(f.Absent) {
+				if !sg.callerPtr {
+					sg.failAbsent(f.Absent)
+				} else {
+					pre = append(pre, "s.cs."+passFlag(qi, f.Absent.Caller))
+				}
+			}
+			for _, a := range f.Absences {
+				if sg.absent(a) {
+					sg.fields = append(sg.fields, absentFlag(qi, a.Var)+" bool")
+				}
 			}
 			if f.Probe != nil && !atEnd(f.Probe.LaterKey) {
 				if probe := sg.probe(qi, f); probe != "" {
@@ -338,6 +363,13 @@ func (sg *siteGen) passes(qi int, f *Filters) string {
 	for _, c := range f.Post {
 		if g, ok := sg.goCond(c); ok {
 			conds = append(conds, g)
+		} else if sg.absent(f.Absent) {
+			sg.failAbsent(f.Absent)
+		}
+	}
+	for _, a := range f.Absences {
+		if sg.absent(a) {
+			conds = append(conds, "!s."+absentFlag(qi, a.Var))
 		}
 	}
 	for _, callee := range f.Callees {

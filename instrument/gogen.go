@@ -103,7 +103,7 @@ const runtimeName = "rt"
 func Generate(plan *Plan, pkgs []*packages.Package, root, rtPath string) (*Code, error) {
 	var g *generator
 	for {
-		g = &generator{code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, pairFailed: map[*Pair]bool{}}
+		g = &generator{code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[*bool]bool{}}
 		g.index(pkgs)
 		// Definition sites first: call sites refer to their state variables.
 		for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
@@ -116,13 +116,14 @@ func Generate(plan *Plan, pkgs []*packages.Package, root, rtPath string) (*Code,
 				}
 			}
 		}
-		if len(g.pairFailed) == 0 {
+		if len(g.failed) == 0 {
 			break
 		}
-		// A site could not take part in an inter-event test that others
-		// generated code for: without it, the test is left to the answer.
-		for p := range g.pairFailed {
-			p.Off = true
+		// A site could not take part in a test decided at run time that
+		// others generated code for: without it, the test is left to the
+		// answer.
+		for off := range g.failed {
+			*off = true
 		}
 	}
 	sort.Slice(g.code.Sites, func(i, j int) bool { return g.code.Sites[i].Site.Index < g.code.Sites[j].Site.Index })
@@ -141,8 +142,9 @@ type generator struct {
 	// fileImports are the packages imported into each user's file for
 	// the code of its sites (absolute path → import paths).
 	fileImports map[string]map[string]bool
-	// pairFailed are the inter-event tests some site could not generate.
-	pairFailed map[*Pair]bool
+	// failed are the Off flags of the tests decided at run time (Pair,
+	// Absence) some site could not generate.
+	failed map[*bool]bool
 }
 
 type fileInfo struct {

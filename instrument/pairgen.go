@@ -15,10 +15,10 @@ import (
 // cannot (a value the key cannot hold, no caller state) turns p off for
 // every site, and Generate starts again.
 func (sg *siteGen) active(p *Pair) bool {
-	return p != nil && !p.Off && !sg.g.pairFailed[p]
+	return p != nil && !p.Off && !sg.g.failed[&p.Off]
 }
 
-func (sg *siteGen) fail(p *Pair) { sg.g.pairFailed[p] = true }
+func (sg *siteGen) fail(p *Pair) { sg.g.failed[&p.Off] = true }
 
 // heldMap names the caller's state field that holds the earlier
 // executions of pair p of question qi, by key.

@@ -35,3 +35,33 @@ func TestPairs(t *testing.T) {
 		})
 	}
 }
+
+// TestAbsences checks which negated parts run time decides exactly: a
+// direct callee whose tests read only its own values.
+func TestAbsences(t *testing.T) {
+	const head = `(defquestion q :definition ((f) s.t. (exists (p) (and (function-execution f "main.F") (parameter f 1 p)
+  (not (exists (g q) (and (calls f g) `
+	for _, c := range []struct{ name, atoms, want string }{
+		{"named and tested", `(function-execution g "main.G") (parameter g 1 q) (< q 3)`, "f: g main.G [(< q 3)]"},
+		{"a test at the end", `(function-execution g "main.G") (duration g q) (> q 10)`, "f: g main.G [(> q 10)]"},
+		{"a join with the caller", `(function-execution g "main.G") (parameter g 1 q) (= q p)`, ""},
+		{"an attribute not tested", `(function-execution g "main.G") (parameter g 1 q)`, ""},
+		{"a join inside", `(function-execution g "main.G") (parameter g 1 q) (parameter g 2 q)`, ""},
+		{"calls*", `(function-execution g "main.G") (calls* g f) (parameter g 1 q) (= q 0)`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prog := stagetest.Compile(t, "q.pmm", head+c.atoms+")))))))")
+			var got []string
+			for _, a := range absencesOf(prog.Questions[0].Disjuncts[0]) {
+				var conds []string
+				for _, c := range a.Conds {
+					conds = append(conds, c.Atom.String())
+				}
+				got = append(got, fmt.Sprintf("%s: %s %s %v", a.Caller, a.Var, a.Name, conds))
+			}
+			if strings.Join(got, "; ") != c.want {
+				t.Errorf("absences %q, want %q", got, c.want)
+			}
+		})
+	}
+}

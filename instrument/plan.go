@@ -189,10 +189,11 @@ func (b *builder) dropUnmarkableCallees() {
 	}
 }
 
-// checkPairs turns off the inter-event tests some of whose sites cannot
-// take part: the earlier and later events must be recorded at call sites
-// of one function each that mark their caller, and the caller at its
-// definition, whose state holds the earlier executions.
+// checkPairs turns off the inter-event tests and negated parts some of
+// whose sites cannot take part: the earlier and later events, and the
+// event of the negated part, must be recorded at call sites of one
+// function each that mark their caller, and the caller at its
+// definition, whose state holds the earlier executions or the absence.
 func (b *builder) checkPairs() {
 	for _, s := range b.sites {
 		for _, t := range s.Targets {
@@ -208,6 +209,14 @@ func (b *builder) checkPairs() {
 							p.Off = true
 						}
 					}
+					if a := f.Absent; a != nil && (s.Kind != spec.SiteCall || len(s.Targets) > 1) {
+						a.Off = true
+					}
+					for _, a := range f.Absences {
+						if s.Kind != spec.SiteDefinition || len(s.Targets) > 1 {
+							a.Off = true
+						}
+					}
 				}
 			}
 		}
@@ -218,6 +227,9 @@ type builder struct {
 	sites  map[siteKey]*Site
 	opts   Options
 	qindex int // of the question being planned
+	// absences are the negated parts of the disjunct being planned that
+	// run time decides.
+	absences map[*spec.Conj]*Absence
 }
 
 // disjunct plans the variables of d, the selection of conjunction c of
@@ -227,6 +239,7 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 	var pairs []*Pair
 	if b.opts.Filters && c == root {
 		pairs = pairsOf(root)
+		b.absences = absencesOf(root)
 	}
 	for _, v := range d.Vars {
 		if err := linkable(q, v, root); err != nil {
@@ -236,7 +249,7 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		var filters *Filters
 		switch {
 		case b.opts.Filters && c == root:
-			f, err := filtersOf(v.Name, root, pairs)
+			f, err := filtersOf(v.Name, root, pairs, b.absences)
 			if err != nil {
 				return err
 			}
@@ -247,6 +260,18 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 			// record it whatever the other events there test, or the
 			// negation would hold where it does not.
 			filters = &Filters{Var: v.Name}
+			if a := b.absences[c]; a != nil && a.Var == v.Name {
+				// Its own tests are sound filters whether or not run
+				// time decides the negation.
+				filters.Absent, filters.Name = a, a.Name
+				for _, cond := range a.Conds {
+					if onlyBegin(cond) {
+						filters.Pre = append(filters.Pre, cond)
+					} else {
+						filters.Post = append(filters.Post, cond)
+					}
+				}
+			}
 		}
 		for _, s := range v.Sites {
 			site := b.site(s)

@@ -201,19 +201,31 @@ func (sg *siteGen) action() error {
 				return err
 			}
 			if fs := sg.filters(t, qi); fs != nil {
-				var direct, held []*Filters
+				var direct, held, absent []*Filters
 				var holds []string
 				for _, f := range fs {
 					if h := sg.hold(qi, f); h != "" {
 						held, holds = append(held, f), append(holds, h)
+					} else if sg.absent(f.Absent) {
+						absent = append(absent, f)
 					} else {
 						direct = append(direct, f)
 					}
 				}
-				if len(held) == 0 {
-					block = append([]string{"if " + sg.postCondition(qi, fs) + " {"}, append(indent(block), "}")...)
-				} else if block, err = sg.holding(qi, direct, held, holds, block, tuples); err != nil {
-					return err
+				switch {
+				case len(direct) == 0 && len(held) == 0:
+					block = nil // only the events of negated parts, not recorded
+				case len(held) == 0:
+					block = append([]string{"if " + sg.postCondition(qi, direct) + " {"}, append(indent(block), "}")...)
+				default:
+					if block, err = sg.holding(qi, direct, held, holds, block, tuples); err != nil {
+						return err
+					}
+				}
+				// An event of a negated part that passed tells its caller,
+				// which is then no answer.
+				for _, f := range absent {
+					block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+absentFlag(qi, f.Var)+" = true", "}")
 				}
 				// A callee that passed tells its caller (Table 4.1); a held
 				// one does when a later event finds it.

@@ -1,0 +1,108 @@
+package instrument
+
+import (
+	"pmm.dev/pmm/spec"
+)
+
+// Absence is a negated part decided exactly at run time: (not (exists
+// (h ...) (and (calls c h) tests of h alone))). A direct callee of c is
+// absent from an execution of c when no call site in c's body ran an
+// execution of h that passed the tests; that is known when c ends (seed
+// 5.3, the post-condition), and c is recorded only then. The executions
+// of h are not recorded for the question: its view finds none, and the
+// negation holds for every execution of c recorded.
+type Absence struct {
+	Caller, Var string
+	// Name is the function h must be an execution of, if named; Conds
+	// are its tests, each on its own values.
+	Name  string
+	Conds []Cond
+	// Off says some site cannot decide the tests exactly or tell its
+	// caller: the negation is left to the answer, with every execution
+	// of h recorded.
+	Off bool
+}
+
+// absencesOf finds the negated parts of a disjunct that run time can
+// decide exactly.
+func absencesOf(root *spec.Conj) map[*spec.Conj]*Absence {
+	out := map[*spec.Conj]*Absence{}
+	for _, n := range root.Not {
+		if a := absenceOf(n); a != nil {
+			out[n] = a
+		}
+	}
+	return out
+}
+
+func absenceOf(n *spec.Conj) *Absence {
+	if len(n.Not) > 0 {
+		return nil
+	}
+	inside := map[string]bool{}
+	for _, v := range n.Exists {
+		inside[v] = true
+	}
+	var a *Absence
+	for _, at := range n.Atoms {
+		if at.Prim.Name == "calls" && at.Args[0].Lit == nil && at.Args[1].Lit == nil && !inside[at.Args[0].Var] && inside[at.Args[1].Var] {
+			if a != nil {
+				return nil
+			}
+			a = &Absence{Caller: at.Args[0].Var, Var: at.Args[1].Var}
+		}
+	}
+	if a == nil {
+		return nil
+	}
+	values := boundValues(a.Var, n)
+	used, bound := map[string]bool{}, map[string]bool{}
+	for _, at := range n.Atoms {
+		switch {
+		case at.Prim.Name == "calls":
+		case at.Prim.Name == spec.TypeFunctionExecution && at.Args[0].Var == a.Var && at.Args[1].Lit != nil:
+			a.Name = at.Args[1].Lit.Str
+		case at.Prim.Kind == spec.Attribute && at.Args[0].Lit == nil && at.Args[0].Var == a.Var:
+			last := at.Args[len(at.Args)-1]
+			if last.Lit != nil || values[last.Var] == (Field{}) || !inside[last.Var] || bound[last.Var] {
+				return nil // a constant, a value the site cannot test, a join
+			}
+			bound[last.Var] = true
+		case at.Prim.Kind == spec.ValueRelation:
+			c, ok := condOf(at, values, false)
+			if !ok {
+				return nil
+			}
+			for v := range c.Values {
+				used[v] = true
+			}
+			a.Conds = append(a.Conds, c)
+		default:
+			return nil
+		}
+	}
+	// Every value the attributes bind is tested: an attribute alone also
+	// says the value exists, which a test at the site would not check.
+	for v := range values {
+		if !used[v] {
+			return nil
+		}
+	}
+	for _, v := range n.Exists {
+		if v != a.Var && !used[v] {
+			return nil
+		}
+	}
+	return a
+}
+
+// absent reports whether the site generates the code of a; like active.
+func (sg *siteGen) absent(a *Absence) bool {
+	return a != nil && !a.Off && !sg.g.failed[&a.Off]
+}
+
+func (sg *siteGen) failAbsent(a *Absence) { sg.g.failed[&a.Off] = true }
+
+// absentFlag names the caller's state field that says an execution of
+// the negated part's event h of question qi ran in its body.
+func absentFlag(qi int, h string) string { return flagName("n", qi, h) }
