@@ -13,6 +13,11 @@ const (
 	kindExec      = "exec"
 	kindEnd       = "end"
 	kindGoroutine = "goroutine"
+	// KindCells is the table of an aggregate question's cells: the
+	// groups of the partial results the run-time keeps, each with the
+	// number of its cell in CellsTable.
+	KindCells = "cells"
+	kindCells = KindCells
 )
 
 // storedPairs are the control relations the instrumentation records as

@@ -58,6 +58,13 @@ const SitesTable = "pmm_sites"
 
 const sitesColumns = "site INTEGER PRIMARY KEY, function TEXT, kind TEXT, file TEXT, line INTEGER, col INTEGER"
 
+// CellsTable holds the partial results of aggregates kept at run time,
+// by cell: the loader fills it (rt/load), and the views of aggregate
+// questions read it with their q__cells tables.
+const CellsTable = "pmm_cells"
+
+const cellsColumns = "run INTEGER, cell INTEGER, count INTEGER, sum, min, max"
+
 // SiteVarsTable says which events of which questions each site records;
 // an event variable of a question's view ranges over the executions its
 // sites recorded.
@@ -77,6 +84,9 @@ func Generate(prog *spec.Program) (*Schema, error) {
 	if err := names.claim(SiteVarsTable, "pmm's table of the events of sites"); err != nil {
 		return nil, err
 	}
+	if err := names.claim(CellsTable, "pmm's table of aggregate cells"); err != nil {
+		return nil, err
+	}
 	for _, q := range prog.Questions {
 		kinds, err := questionKinds(q)
 		if err != nil {
@@ -91,6 +101,20 @@ func Generate(prog *spec.Program) (*Schema, error) {
 				Columns:  columns(k),
 			}
 			if err := names.claim(t.Name, fmt.Sprintf("the %s table of question %s", k, q.Name)); err != nil {
+				return nil, err
+			}
+			s.Tables = append(s.Tables, t)
+		}
+		if q.Aggregate != nil {
+			t := Table{ID: uint16(len(s.Tables) + 1), Name: tableName(q.Name, kindCells), Question: q.Name, Prim: kindCells,
+				Columns: []Column{{Name: "cell", Type: "INTEGER", Event: true}}}
+			cols := headColumns(q.Head)
+			for i, in := range q.Aggregate.Inputs {
+				if in {
+					t.Columns = append(t.Columns, Column{Name: cols[i]})
+				}
+			}
+			if err := names.claim(t.Name, "the cells table of question "+q.Name); err != nil {
 				return nil, err
 			}
 			s.Tables = append(s.Tables, t)
@@ -146,7 +170,8 @@ func (s *Schema) Table(question, prim string) *Table {
 // questions. The views read only tables, so their order is free.
 func (s *Schema) Statements() []string {
 	stmts := []string{"CREATE TABLE IF NOT EXISTS " + SitesTable + " (" + sitesColumns + ")",
-		"CREATE TABLE IF NOT EXISTS " + SiteVarsTable + " (" + siteVarsColumns + ")"}
+		"CREATE TABLE IF NOT EXISTS " + SiteVarsTable + " (" + siteVarsColumns + ")",
+		"CREATE TABLE IF NOT EXISTS " + CellsTable + " (" + cellsColumns + ")"}
 	for _, t := range s.Tables {
 		cols := []string{"run INTEGER"}
 		for _, c := range t.Columns {

@@ -636,3 +636,40 @@ func sorted(rows [][]any) [][]any {
 	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
 	return out
 }
+
+// TestViewsCells checks that an aggregate question's view combines the
+// partial results kept at run time (its cells) with those of recorded
+// tuples: a run of each kind gives its own answer.
+func TestViewsCells(t *testing.T) {
+	const questions = `(defquestion per-key :definition ((f k d) s.t. (and (function-execution f "main.F") (parameter f 1 k) (duration f d))))
+(defquestion total :definition (sum per-key (output input output)))
+(defquestion mean :definition (average per-key (output input output)))
+(defquestion lowest :definition (min per-key (output input output)))
+(defquestion n :definition (count per-key (output output output)))`
+	s := generate(t, questions)
+	db := openDB(t, s)
+	exec(t, db, "INSERT INTO pmm_sites (site, function, kind) VALUES (?, 'main.F', 'definition')", siteF)
+	recordEverywhere(t, db, questions)
+	// Run 1 kept cells: key a has 2 executions of 10 and 20, key b one of 7.
+	for _, q := range []string{"total", "mean", "lowest"} {
+		exec(t, db, "INSERT INTO "+q+"__cells VALUES (1, 5, 'a'), (1, 6, 'b')")
+	}
+	exec(t, db, "INSERT INTO n__cells VALUES (1, 7)")
+	exec(t, db, "INSERT INTO pmm_cells VALUES (1, 5, 2, 30, 10, 20), (1, 6, 1, 7, 7, 7), (1, 7, 3, 37, 7, 20)")
+	// Run 2 recorded tuples: key a has executions of 4 and 6.
+	for _, q := range []string{"total", "mean", "lowest", "n"} {
+		exec(t, db, "INSERT INTO "+q+"__exec VALUES (2, 1, ?), (2, 2, ?)", siteF, siteF)
+		exec(t, db, "INSERT INTO "+q+"__parameter VALUES (2, 1, 1, 'a'), (2, 2, 1, 'a')")
+		exec(t, db, "INSERT INTO "+q+"__duration VALUES (2, 1, 4), (2, 2, 6)")
+	}
+	for q, want := range map[string][][]any{
+		"total":  {{int64(1), "a", int64(30)}, {int64(1), "b", int64(7)}, {int64(2), "a", int64(10)}},
+		"mean":   {{int64(1), "a", 15.0}, {int64(1), "b", 7.0}, {int64(2), "a", 5.0}},
+		"lowest": {{int64(1), "a", int64(10)}, {int64(1), "b", int64(7)}, {int64(2), "a", int64(4)}},
+		"n":      {{int64(1), int64(3)}, {int64(2), int64(2)}},
+	} {
+		if got := queryAll(t, db, "SELECT * FROM "+q+" ORDER BY 1, 2"); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %v, want %v", q, got, want)
+		}
+	}
+}

@@ -17,6 +17,11 @@ func questionSQL(q *spec.Question) (string, error) {
 	if err != nil || q.Aggregate == nil {
 		return body, err
 	}
+	// The aggregate combines the partial results of two sources: the
+	// relation over the recorded tuples, and the cells the run-time kept
+	// instead when it decided the relation itself (q__cells, pmm_cells).
+	// One of them is empty: which depends on how the program was
+	// instrumented, and the view does not.
 	agg := q.Aggregate
 	group := []string{"run"}
 	for i, in := range agg.Inputs {
@@ -24,18 +29,39 @@ func questionSQL(q *spec.Question) (string, error) {
 			group = append(group, cols[i])
 		}
 	}
-	arg := "*"
+	arg := "NULL"
 	if agg.Value >= 0 {
 		arg = cols[agg.Value]
 	}
-	fn := agg.Op
-	if fn == "average" {
-		fn = "avg"
+	keys := strings.Join(group, ", ")
+	var cellKeys []string
+	for _, g := range group {
+		cellKeys = append(cellKeys, "c."+g)
 	}
-	result := uniqueName(SQLName(agg.Op), inList(group))
-	return "SELECT " + strings.Join(group, ", ") + ", " + fn + "(" + arg + ") AS " + result + "\n" +
+	fromTuples := "SELECT " + keys + ", count(*) AS n, sum(" + arg + ") AS s, min(" + arg + ") AS lo, max(" + arg + ") AS hi\n" +
 		"FROM (\n" + indent(body, "    ") + "\n)\n" +
-		"GROUP BY " + strings.Join(group, ", "), nil
+		"GROUP BY " + keys
+	fromCells := "SELECT " + strings.Join(cellKeys, ", ") + ", p.count, p.sum, p.min, p.max\n" +
+		"FROM " + tableName(q.Name, kindCells) + " AS c JOIN " + CellsTable + " AS p ON p.run = c.run AND p.cell = c.cell"
+	var result string
+	switch agg.Op {
+	case "count":
+		result = "sum(n)"
+	case "sum":
+		result = "sum(s)"
+	case "min":
+		result = "min(lo)"
+	case "max":
+		result = "max(hi)"
+	case "average":
+		result = "CAST(sum(s) AS REAL) / sum(n)"
+	default:
+		return "", fmt.Errorf("schema: unknown aggregate %s", agg.Op)
+	}
+	name := uniqueName(SQLName(agg.Op), inList(group))
+	return "SELECT " + keys + ", " + result + " AS " + name + "\n" +
+		"FROM (\n" + indent(fromTuples+"\nUNION ALL\n"+fromCells, "    ") + "\n)\n" +
+		"GROUP BY " + keys, nil
 }
 
 // eventSQL is the SELECT of a derived event's view: the union, over the

@@ -2,6 +2,8 @@ CREATE TABLE IF NOT EXISTS pmm_sites (site INTEGER PRIMARY KEY, function TEXT, k
 
 CREATE TABLE IF NOT EXISTS pmm_site_vars (site INTEGER, question TEXT, var TEXT, PRIMARY KEY (site, question, var));
 
+CREATE TABLE IF NOT EXISTS pmm_cells (run INTEGER, cell INTEGER, count INTEGER, sum, min, max);
+
 CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__exec (run INTEGER, id INTEGER, site INTEGER);
 
 CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__parameters (run INTEGER, id INTEGER, v TEXT);
