@@ -67,8 +67,15 @@ type Stats struct {
 	UnknownTable int64
 	// Malformed counts records whose fields did not decode or did not
 	// match their table's columns (missing fields are stored as NULL,
-	// extra ones dropped), and segments whose records end in garbage.
+	// extra ones dropped), segments whose records end in garbage, and
+	// counted aggregate cells of an unknown kind.
 	Malformed int64
+	// Cells counts the rows inserted into CellsTable.
+	Cells int64
+	// CellFilesSkipped counts the aggregate chunk files of processes that
+	// left no log segment: they are not loaded and stay in the log
+	// directory.
+	CellFilesSkipped int
 }
 
 // Tables of pmm.db that Load owns, besides the stored relations.
@@ -98,9 +105,10 @@ const timeFormat = "2006-01-02T15:04:05.000000000Z"
 
 // Load creates pmm.db at dbPath if needed, with the runs table and the
 // given tables, inserts a row for run, then loads every log segment in
-// logDir (tagged with the new run's id) and removes the segments. All of
-// it is one transaction: a failed load leaves the database and the logs
-// as they were.
+// logDir (tagged with the new run's id) and the aggregate cells of their
+// processes (into CellsTable), and removes the files. All of it is one
+// transaction: a failed load leaves the database and the logs as they
+// were.
 //
 // One goroutine decodes the segments into batches of rows while the
 // calling one inserts the batches, each with one multi-row INSERT.
@@ -181,6 +189,12 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	if err := insertProcesses(c, procs, d.procs, stats.Run); err != nil {
 		return nil, err
 	}
+	cells, err := loadCells(c, logDir, procs, stats.Run)
+	if err != nil {
+		return nil, err
+	}
+	stats.Cells, stats.CellFilesSkipped = cells.stored, cells.skipped
+	stats.Malformed += cells.malformed
 	if err := c.exec("COMMIT"); err != nil {
 		return nil, err
 	}
@@ -192,6 +206,9 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 		}
 	}
 	for _, path := range notSegments {
+		os.Remove(path)
+	}
+	for _, path := range cells.files {
 		os.Remove(path)
 	}
 	return stats, nil

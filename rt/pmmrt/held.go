@@ -14,6 +14,14 @@ type Held struct {
 
 const heldHeader = 7
 
+// Formats of held entries besides the record formats: an addition to an
+// aggregate cell (AggInt, AggFloat), whose body is the value's bits, then
+// the group's encoded fields.
+const (
+	heldAggInt   = 0x81
+	heldAggFloat = 0x82
+)
+
 // Emit holds the tuple built in r, and resets r.
 func (h *Held) Emit(table uint16, r *Rec) {
 	r.close()
@@ -46,8 +54,9 @@ func (h *Held) put(table uint16, format byte, body []byte) {
 	h.b = append(append(h.b, hdr[:]...), body...)
 }
 
-// Release writes the held tuples to the log, in the order they were
-// held, and empties h.
+// Release writes the held tuples to the log and applies the held
+// additions to aggregate cells, in the order they were held, and empties
+// h.
 func (h *Held) Release() {
 	for b := h.b; len(b) >= heldHeader; {
 		table := binary.LittleEndian.Uint16(b)
@@ -57,6 +66,8 @@ func (h *Held) Release() {
 		switch format {
 		case formatFields:
 			emitBody(table, body)
+		case heldAggInt, heldAggFloat:
+			releaseAgg(table, format, body)
 		default:
 			a := int64(binary.LittleEndian.Uint64(body))
 			c := int64(0)

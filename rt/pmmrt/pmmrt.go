@@ -139,10 +139,12 @@ func emitInts(table uint16, format byte, a, b, c int64) {
 
 // Flush writes out what is buffered. With memory-mapped logs every
 // committed record is already in the kernel's page cache, so there is
-// nothing to do; on systems without mmap support it writes the buffer.
+// nothing to do; on systems without mmap support it writes the buffer,
+// the counters and the aggregate cells.
 func Flush() {
 	std.flush()
 	flushCounters()
+	flushAggs()
 }
 
 // Exit is what a rewritten os.Exit calls: it flushes, then exits.
@@ -153,9 +155,11 @@ func Exit(code int) {
 
 // Close finishes the current log files: it waits for the records being
 // written to be committed, unmaps and closes the files. Recording may go
-// on: a later record opens new files (reading PMM_DIR again). pmm's own
-// tests use it; an instrumented program need not call it.
+// on: a later record opens new files (reading PMM_DIR again), and a later
+// addition to an aggregate makes a new cell in a new chunk file. pmm's
+// own tests use it; an instrumented program need not call it.
 func Close() {
 	std.close()
 	flushCounters()
+	closeAggs()
 }

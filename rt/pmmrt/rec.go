@@ -87,6 +87,13 @@ func (r *Rec) Encoded() []byte {
 	return r.bytes()
 }
 
+// appendEncoded appends fields encoded by another Rec (its bytes()).
+func (r *Rec) appendEncoded(b []byte) {
+	if dst := r.room(len(b)); dst != nil {
+		r.n += copy(dst, b)
+	}
+}
+
 // close ends the lists left open, so that the record always decodes.
 func (r *Rec) close() {
 	for ; r.depth > 0; r.depth-- {

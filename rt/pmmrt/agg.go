@@ -1,0 +1,519 @@
+package pmmrt
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Aggregate cells: the partial results of a question that asks only for
+// count, sum, min or max per group. Instead of a tuple per execution, the
+// generated code adds the execution's value to the cell of its group
+// (AggInt, AggFloat); a cell holds five words, updated in place with
+// atomic operations:
+//
+//	kind  AggKindInt or AggKindFloat, stored last when the cell is made
+//	count the values added
+//	sum   their sum (an int64 that wraps, or float64 bits)
+//	min   their minimum (starts at MaxInt64 or +Inf)
+//	max   their maximum (starts at MinInt64 or -Inf)
+//
+// count is incremented after sum, min and max: a cell whose count is
+// positive has real minimum and maximum values even if the process was
+// killed in the middle of an add (the value in flight is then in the sum
+// but not counted).
+//
+// The cells live in chunk files beside the log segments, mapped like
+// them, so that they survive any exit as the counters do:
+// <pid>-<start unix ns>-<tag hex>-<chunk>.pmmagg, each a header of
+// AggHeaderSize bytes and AggCellsPerChunk cells of AggCellSize bytes
+// (the files are sparse: a page is written only when one of its cells
+// is). A cell's number, unique within the process, is
+// chunk*AggCellsPerChunk + its index in the chunk. Where files cannot be
+// mapped the chunks are kept in memory and written by Flush, Exit and
+// Close.
+//
+// Creating a cell emits a record to the aggregate's table first: the
+// cell number, then the group's fields. The loader stores it as a tuple
+// (the cell number is an ID column) and the cell's values in the table
+// pmm_cells, so that the two join on (run, cell).
+
+// AggMagic starts an aggregate chunk file.
+const AggMagic = "PMMAGG01"
+
+// The layout of a chunk file, little-endian.
+const (
+	AggHeaderSize    = 64   // the header: see the AggHdr offsets
+	AggCellSize      = 64   // a cell's five words, padded to a cache line
+	AggCellsPerChunk = 4096 // cells in a chunk file
+	AggFileSuffix    = ".pmmagg"
+
+	// Offsets of the header's fields, after the magic.
+	AggHdrCells    = 8  // uint64: AggCellsPerChunk
+	AggHdrCellSize = 16 // uint64: AggCellSize
+	AggHdrChunk    = 24 // uint64: the chunk's number, from 0
+	AggHdrPID      = 32 // int64
+	AggHdrStart    = 40 // int64: the process's start, Unix ns (as in the segments)
+	AggHdrProcess  = 48 // uint64: the process's random tag (as in the segments)
+
+	// Offsets of a cell's words.
+	AggCellKind  = 0
+	AggCellCount = 8
+	AggCellSum   = 16
+	AggCellMin   = 24
+	AggCellMax   = 32
+)
+
+// Cell kinds, the first word of a cell; 0 is a cell not (yet) made.
+const (
+	AggKindInt   = 1 // sum, min, max are int64
+	AggKindFloat = 2 // sum, min, max are float64 bits
+)
+
+// aggChunkSize is the size of a chunk file.
+const aggChunkSize = AggHeaderSize + AggCellsPerChunk*AggCellSize
+
+// aggCell is a cell, in a chunk's memory.
+type aggCell struct {
+	kind, count, sum, min, max uint64
+}
+
+// aggChunk is one chunk file and its memory.
+type aggChunk struct {
+	num   uint64
+	data  []byte
+	words []uint64 // data as words
+	file  *os.File // where not mapped: written by flushAggs
+}
+
+func (ch *aggChunk) cell(i int) *aggCell {
+	return (*aggCell)(unsafe.Pointer(&ch.data[AggHeaderSize+i*AggCellSize]))
+}
+
+// aggTable is the cells of one table, by the encoded fields of their
+// group. Lookups read the map in read without a lock (m[string(b)] does
+// not allocate); a new cell goes into dirty, a copy of read plus the new
+// cells, which replaces read once it has been missed as many times as it
+// has cells (as sync.Map does, whose Load(string(b)) would allocate).
+type aggTable struct {
+	read   unsafe.Pointer      // *map[string]*aggCell; the map never changes once stored
+	dirty  map[string]*aggCell // under aggMu: nil, or every cell
+	misses int                 // under aggMu
+	kind   uint64              // under aggMu: the kind of the first cell, 0 before
+}
+
+// aggSet is the cells of the process, until Close.
+type aggSet struct {
+	tables unsafe.Pointer // *[]*aggTable indexed by table id; replaced under aggMu
+	// Under aggMu:
+	chunks []*aggChunk
+	used   int  // cells made in the last chunk
+	failed bool // a chunk could not be made: no new cells
+}
+
+var (
+	aggMu     sync.Mutex                  // guards making cells, chunks and tables
+	aggCur    = unsafe.Pointer(&aggSet{}) // *aggSet
+	aggChunks uint64                      // the number of the next chunk file, under aggMu
+	aggMapped = useMmap                   // tests change it (under aggMu, with no chunk)
+)
+
+// AggInt adds v to the cell of (table, group) of this process, making
+// the cell if it is new, and resets group. A table's cells are all int or
+// all float: the first value of a table fixes its kind, and a value of
+// the other kind is dropped.
+// Like Emit it does not test the gate (generated code does); once the
+// log is broken it does nothing but reset group.
+func AggInt(table uint16, group *Rec, v int64) {
+	aggAdd(table, group, AggKindInt, uint64(v))
+}
+
+// AggFloat is AggInt for a float64 value.
+func AggFloat(table uint16, group *Rec, v float64) {
+	aggAdd(table, group, AggKindFloat, math.Float64bits(v))
+}
+
+func aggAdd(table uint16, group *Rec, kind, bits uint64) {
+	if atomic.LoadInt32(&state) != stateBroken {
+		group.close()
+		aggApply(table, group.bytes(), kind, bits)
+	}
+	group.Reset()
+}
+
+// AggInt holds the addition of v to the cell of (table, group) until
+// Release, which applies it in order with the held tuples, and resets
+// group.
+func (h *Held) AggInt(table uint16, group *Rec, v int64) {
+	h.putAgg(table, heldAggInt, uint64(v), group)
+}
+
+// AggFloat is Held.AggInt for a float64 value.
+func (h *Held) AggFloat(table uint16, group *Rec, v float64) {
+	h.putAgg(table, heldAggFloat, math.Float64bits(v), group)
+}
+
+func (h *Held) putAgg(table uint16, format byte, bits uint64, group *Rec) {
+	group.close()
+	key := group.bytes()
+	var hdr [heldHeader + 8]byte
+	binary.LittleEndian.PutUint16(hdr[:], table)
+	hdr[2] = format
+	binary.LittleEndian.PutUint32(hdr[3:], uint32(8+len(key)))
+	binary.LittleEndian.PutUint64(hdr[heldHeader:], bits)
+	h.b = append(append(h.b, hdr[:]...), key...)
+	group.Reset()
+}
+
+// releaseAgg applies a held addition: body is the value's bits, then the
+// group's encoded fields.
+func releaseAgg(table uint16, format byte, body []byte) {
+	if atomic.LoadInt32(&state) == stateBroken || len(body) < 8 {
+		return
+	}
+	kind := uint64(AggKindInt)
+	if format == heldAggFloat {
+		kind = AggKindFloat
+	}
+	aggApply(table, body[8:], kind, binary.LittleEndian.Uint64(body))
+}
+
+// aggApply adds the value of the given kind to the cell of (table, key).
+func aggApply(table uint16, key []byte, kind, bits uint64) {
+	s := (*aggSet)(atomic.LoadPointer(&aggCur))
+	var c *aggCell
+	if ts := (*[]*aggTable)(atomic.LoadPointer(&s.tables)); ts != nil && int(table) < len(*ts) {
+		if t := (*ts)[table]; t != nil {
+			c = (*(*map[string]*aggCell)(atomic.LoadPointer(&t.read)))[string(key)]
+		}
+	}
+	if c == nil {
+		if c = s.cellSlow(table, key, kind); c == nil {
+			return
+		}
+	}
+	if atomic.LoadUint64(&c.kind) != kind {
+		return // a value of the other kind than the table's
+	}
+	if kind == AggKindInt {
+		c.addInt(int64(bits))
+	} else {
+		c.addFloat(math.Float64frombits(bits))
+	}
+}
+
+func (c *aggCell) addInt(v int64) {
+	atomic.AddUint64(&c.sum, uint64(v))
+	for {
+		old := atomic.LoadUint64(&c.min)
+		if v >= int64(old) || atomic.CompareAndSwapUint64(&c.min, old, uint64(v)) {
+			break
+		}
+	}
+	for {
+		old := atomic.LoadUint64(&c.max)
+		if v <= int64(old) || atomic.CompareAndSwapUint64(&c.max, old, uint64(v)) {
+			break
+		}
+	}
+	atomic.AddUint64(&c.count, 1)
+}
+
+// addFloat adds v; a NaN makes the sum NaN and leaves min and max.
+func (c *aggCell) addFloat(v float64) {
+	for {
+		old := atomic.LoadUint64(&c.sum)
+		if atomic.CompareAndSwapUint64(&c.sum, old, math.Float64bits(math.Float64frombits(old)+v)) {
+			break
+		}
+	}
+	for {
+		old := atomic.LoadUint64(&c.min)
+		if !(v < math.Float64frombits(old)) || atomic.CompareAndSwapUint64(&c.min, old, math.Float64bits(v)) {
+			break
+		}
+	}
+	for {
+		old := atomic.LoadUint64(&c.max)
+		if !(v > math.Float64frombits(old)) || atomic.CompareAndSwapUint64(&c.max, old, math.Float64bits(v)) {
+			break
+		}
+	}
+	atomic.AddUint64(&c.count, 1)
+}
+
+// cellSlow finds the cell of (table, key) under aggMu, or makes it; it
+// returns nil if it cannot be made.
+func (s *aggSet) cellSlow(table uint16, key []byte, kind uint64) *aggCell {
+	aggMu.Lock()
+	defer aggMu.Unlock()
+	t := s.table(table)
+	if c := (*(*map[string]*aggCell)(atomic.LoadPointer(&t.read)))[string(key)]; c != nil {
+		return c
+	}
+	if c := t.dirty[string(key)]; c != nil {
+		t.miss()
+		return c
+	}
+	if t.kind != 0 && t.kind != kind {
+		return nil // a value of the other kind than the table's
+	}
+	c := s.newCell(table, key, kind)
+	if c == nil {
+		return nil
+	}
+	t.kind = kind
+	if t.dirty == nil {
+		read := *(*map[string]*aggCell)(atomic.LoadPointer(&t.read))
+		t.dirty = make(map[string]*aggCell, 2*len(read)+1)
+		for k, v := range read {
+			t.dirty[k] = v
+		}
+	}
+	t.dirty[string(key)] = c
+	t.miss()
+	return c
+}
+
+// miss counts a lookup that read missed, and makes dirty the new read
+// once they are as many as its cells. aggMu is held.
+func (t *aggTable) miss() {
+	t.misses++
+	if t.misses < len(t.dirty) {
+		return
+	}
+	m := t.dirty
+	atomic.StorePointer(&t.read, unsafe.Pointer(&m))
+	t.dirty, t.misses = nil, 0
+}
+
+// table returns the cells of table, adding it if it is new. aggMu is
+// held.
+func (s *aggSet) table(table uint16) *aggTable {
+	var ts []*aggTable
+	if p := (*[]*aggTable)(atomic.LoadPointer(&s.tables)); p != nil {
+		ts = *p
+	}
+	if int(table) < len(ts) && ts[table] != nil {
+		return ts[table]
+	}
+	n := len(ts)
+	if int(table) >= n {
+		n = int(table) + 1
+	}
+	grown := make([]*aggTable, n)
+	copy(grown, ts)
+	empty := map[string]*aggCell{}
+	t := &aggTable{read: unsafe.Pointer(&empty)}
+	grown[table] = t
+	atomic.StorePointer(&s.tables, unsafe.Pointer(&grown))
+	return t
+}
+
+// newCell makes a cell for (table, key): it emits the cell's record, then
+// initializes the cell and stores its kind. It returns nil if the chunk
+// or the record cannot be written. aggMu is held.
+func (s *aggSet) newCell(table uint16, key []byte, kind uint64) *aggCell {
+	if s.failed {
+		return nil
+	}
+	if len(s.chunks) == 0 || s.used == AggCellsPerChunk {
+		ch, err := newAggChunk()
+		if err != nil {
+			s.failed = true
+			if debug {
+				fmt.Fprintln(os.Stderr, "pmm: aggregate cells:", err)
+			}
+			return nil
+		}
+		s.chunks = append(s.chunks, ch)
+		s.used = 0
+	}
+	ch := s.chunks[len(s.chunks)-1]
+	var r Rec
+	r.Int(int64(ch.num*AggCellsPerChunk + uint64(s.used)))
+	r.appendEncoded(key)
+	if !emitCell(table, &r) {
+		return nil // the log is broken
+	}
+	c := ch.cell(s.used)
+	s.used++
+	if kind == AggKindInt {
+		c.min, c.max = math.MaxInt64, 1<<63 // MinInt64's bits
+	} else {
+		c.min, c.max = math.Float64bits(math.Inf(1)), math.Float64bits(math.Inf(-1))
+	}
+	atomic.StoreUint64(&c.kind, kind)
+	return c
+}
+
+// emitCell is Emit, reporting whether the record was written.
+func emitCell(table uint16, r *Rec) bool {
+	r.close()
+	body := r.bytes()
+	size := roundRecord(headerSize + len(body))
+	seg, off := std.reserve(size)
+	if seg == nil {
+		return false
+	}
+	rec := seg.data[off : off+size]
+	seg.begin(rec, size)
+	putHeader(rec, table, formatFields)
+	copy(rec[headerSize:], body)
+	seg.commit(rec, size)
+	return true
+}
+
+// newAggChunk creates the next chunk file, maps it (or allocates its
+// memory) and writes its header. aggMu is held.
+func newAggChunk() (*aggChunk, error) {
+	std.mu.Lock()
+	override := std.dir
+	std.mu.Unlock()
+	dir, err := logDir(override)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0755); err != nil {
+		return nil, err
+	}
+	ch := &aggChunk{num: aggChunks}
+	name := fmt.Sprintf("%d-%d-%016x-%04d%s", os.Getpid(), processStart.UnixNano(), processTag, ch.num, AggFileSuffix)
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0644)
+	if err != nil {
+		return nil, err
+	}
+	if aggMapped {
+		if err = f.Truncate(aggChunkSize); err == nil {
+			ch.data, err = mapFile(f, aggChunkSize)
+		}
+		f.Close()
+		if err == nil && uintptr(unsafe.Pointer(&ch.data[0]))%8 != 0 {
+			err = errors.New("pmmrt: misaligned mapping") // never: mappings are page-aligned
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			return nil, err
+		}
+		ch.words = (*[aggChunkSize / 8]uint64)(unsafe.Pointer(&ch.data[0]))[:]
+	} else {
+		ch.words = make([]uint64, aggChunkSize/8) // 8-byte aligned
+		ch.data = (*[aggChunkSize]byte)(unsafe.Pointer(&ch.words[0]))[:]
+		ch.file = f
+	}
+	aggChunks++
+	le := binary.LittleEndian
+	copy(ch.data, AggMagic)
+	le.PutUint64(ch.data[AggHdrCells:], AggCellsPerChunk)
+	le.PutUint64(ch.data[AggHdrCellSize:], AggCellSize)
+	le.PutUint64(ch.data[AggHdrChunk:], ch.num)
+	le.PutUint64(ch.data[AggHdrPID:], uint64(os.Getpid()))
+	le.PutUint64(ch.data[AggHdrStart:], uint64(processStart.UnixNano()))
+	le.PutUint64(ch.data[AggHdrProcess:], processTag)
+	return ch, nil
+}
+
+// flushAggs writes the cells that are not mapped to their files (Flush,
+// Exit).
+func flushAggs() {
+	aggMu.Lock()
+	defer aggMu.Unlock()
+	(*aggSet)(atomic.LoadPointer(&aggCur)).flush()
+}
+
+// flush writes the chunks kept in memory: the header and the cells made,
+// each word read atomically. aggMu is held.
+func (s *aggSet) flush() {
+	for i, ch := range s.chunks {
+		if ch.file == nil {
+			continue
+		}
+		n := AggCellsPerChunk
+		if i == len(s.chunks)-1 {
+			n = s.used
+		}
+		buf := make([]byte, AggHeaderSize+n*AggCellSize)
+		copy(buf, ch.data[:AggHeaderSize])
+		for w := AggHeaderSize / 8; w < len(buf)/8; w++ {
+			binary.LittleEndian.PutUint64(buf[8*w:], atomic.LoadUint64(&ch.words[w]))
+		}
+		ch.file.WriteAt(buf, 0) //nolint:errcheck // best effort, as the fallback log
+	}
+}
+
+// closeAggs ends the cells (Close): it writes those not mapped and closes
+// their files; later additions make new cells, with new records, in new
+// chunk files (in the log directory of that time). Mapped chunks stay
+// mapped: an addition in flight may still write to its cell.
+func closeAggs() {
+	aggMu.Lock()
+	defer aggMu.Unlock()
+	s := (*aggSet)(atomic.LoadPointer(&aggCur))
+	s.flush()
+	for _, ch := range s.chunks {
+		if ch.file != nil {
+			ch.file.Close()
+		}
+	}
+	atomic.StorePointer(&aggCur, unsafe.Pointer(&aggSet{}))
+}
+
+// AggChunkHeader describes an aggregate chunk file.
+type AggChunkHeader struct {
+	Chunk   uint64 // the chunk's number within its process
+	PID     int64
+	Start   int64  // the process's start, Unix nanoseconds
+	Process uint64 // the process's random tag
+	Cells   int    // the cells the data holds (fewer than AggCellsPerChunk if it was cut short)
+}
+
+// ErrNotAggChunk is returned by ParseAggChunk for data that does not
+// start with a chunk header (a file whose creator died before writing it).
+var ErrNotAggChunk = errors.New("pmmrt: not an aggregate chunk")
+
+// ParseAggChunk parses the header of the chunk file held in data.
+func ParseAggChunk(data []byte) (AggChunkHeader, error) {
+	var h AggChunkHeader
+	le := binary.LittleEndian
+	if len(data) < AggHeaderSize || string(data[:len(AggMagic)]) != AggMagic ||
+		le.Uint64(data[AggHdrCells:]) != AggCellsPerChunk || le.Uint64(data[AggHdrCellSize:]) != AggCellSize {
+		return h, ErrNotAggChunk
+	}
+	h.Chunk = le.Uint64(data[AggHdrChunk:])
+	h.PID = int64(le.Uint64(data[AggHdrPID:]))
+	h.Start = int64(le.Uint64(data[AggHdrStart:]))
+	h.Process = le.Uint64(data[AggHdrProcess:])
+	h.Cells = (len(data) - AggHeaderSize) / AggCellSize
+	if h.Cells > AggCellsPerChunk {
+		h.Cells = AggCellsPerChunk
+	}
+	return h, nil
+}
+
+// AggCell is the content of a cell as read from a chunk file.
+type AggCell struct {
+	Kind          uint64 // AggKindInt, AggKindFloat, or 0: not made
+	Count         uint64
+	Sum, Min, Max uint64 // int64 or float64 bits, by Kind
+	Number        int64  // the cell's number within its process
+}
+
+// ReadAggCell returns cell i (below h.Cells) of the chunk in data.
+func ReadAggCell(data []byte, h AggChunkHeader, i int) AggCell {
+	le := binary.LittleEndian
+	w := data[AggHeaderSize+i*AggCellSize:]
+	return AggCell{
+		Kind:   le.Uint64(w[AggCellKind:]),
+		Count:  le.Uint64(w[AggCellCount:]),
+		Sum:    le.Uint64(w[AggCellSum:]),
+		Min:    le.Uint64(w[AggCellMin:]),
+		Max:    le.Uint64(w[AggCellMax:]),
+		Number: int64(h.Chunk*AggCellsPerChunk) + int64(i),
+	}
+}

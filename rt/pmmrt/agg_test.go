@@ -1,0 +1,489 @@
+package pmmrt
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// useTestAgg is useTestLog with fresh aggregate cells, mapped or kept in
+// memory, whose chunk files go beside the test's segments.
+func useTestAgg(t testing.TB, mapped bool) string {
+	t.Helper()
+	dir := useTestLog(t, true, firstSegmentSize, lastSegmentSize)
+	closeAggs()
+	aggMu.Lock()
+	aggMapped = mapped
+	aggMu.Unlock()
+	t.Cleanup(func() {
+		dropAggs()
+		aggMu.Lock()
+		aggMapped = useMmap
+		aggMu.Unlock()
+	})
+	return dir
+}
+
+// dropAggs is closeAggs, and it unmaps the chunks (Close leaves them
+// mapped, for the additions in flight: a test has none).
+func dropAggs() {
+	aggMu.Lock()
+	s := (*aggSet)(atomic.LoadPointer(&aggCur))
+	var mapped [][]byte
+	for _, ch := range s.chunks {
+		if ch.file == nil {
+			mapped = append(mapped, ch.data)
+		}
+	}
+	aggMu.Unlock()
+	closeAggs()
+	for _, data := range mapped {
+		unmapFile(data)
+	}
+}
+
+// aggValue is a cell as a test expects it.
+type aggValue struct {
+	kind                uint64
+	count               uint64
+	sum, min, max       float64 // int cells: converted
+	recordTable, number int64
+}
+
+func (v aggValue) String() string {
+	return fmt.Sprintf("{kind %d count %d sum %g min %g max %g}", v.kind, v.count, v.sum, v.min, v.max)
+}
+
+// readAggs reads the chunk files and the cells' records in dir/logs and
+// joins them: the cells made, by table and group (the group's fields
+// rendered with %v). It also checks that every cell has exactly one
+// record and every cell record a cell.
+func readAggs(t testing.TB, dir string) map[string]aggValue {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "logs", "*"+AggFileSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := map[int64]AggCell{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := ParseAggChunk(data)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if h.PID != int64(os.Getpid()) || h.Start != processStart.UnixNano() || h.Process != processTag {
+			t.Errorf("%s: header %+v", p, h)
+		}
+		for i := 0; i < h.Cells; i++ {
+			if c := ReadAggCell(data, h, i); c.Kind != 0 {
+				if _, dup := cells[c.Number]; dup {
+					t.Fatalf("cell %d twice", c.Number)
+				}
+				cells[c.Number] = c
+			}
+		}
+	}
+	out := map[string]aggValue{}
+	for _, rec := range allRecords(readSegments(t, dir)) {
+		if len(rec.fields) == 0 || rec.fields[0].Kind != KindInt {
+			continue
+		}
+		c, ok := cells[rec.fields[0].Int]
+		if !ok {
+			continue // another test's record, or no cell's
+		}
+		delete(cells, rec.fields[0].Int)
+		var group []string
+		for _, f := range rec.fields[1:] {
+			group = append(group, fieldString(f))
+		}
+		key := fmt.Sprintf("%d%v", rec.table, group)
+		if _, dup := out[key]; dup {
+			t.Fatalf("group %s has two cells", key)
+		}
+		v := aggValue{kind: c.Kind, count: c.Count, recordTable: int64(rec.table), number: c.Number}
+		if c.Kind == AggKindInt {
+			v.sum, v.min, v.max = float64(int64(c.Sum)), float64(int64(c.Min)), float64(int64(c.Max))
+		} else {
+			v.sum, v.min, v.max = math.Float64frombits(c.Sum), math.Float64frombits(c.Min), math.Float64frombits(c.Max)
+		}
+		out[key] = v
+	}
+	if len(cells) != 0 {
+		t.Errorf("%d cells without a record", len(cells))
+	}
+	return out
+}
+
+func fieldString(f Field) string {
+	switch f.Kind {
+	case KindInt:
+		return fmt.Sprint(f.Int)
+	case KindString:
+		return string(f.Data)
+	case KindFloat:
+		return fmt.Sprint(f.Float)
+	case KindListBegin:
+		return "["
+	case KindListEnd:
+		return "]"
+	}
+	return fmt.Sprintf("kind%d", f.Kind)
+}
+
+func intCell(count uint64, sum, min, max float64) aggValue {
+	return aggValue{kind: AggKindInt, count: count, sum: sum, min: min, max: max}
+}
+
+func floatCell(count uint64, sum, min, max float64) aggValue {
+	return aggValue{kind: AggKindFloat, count: count, sum: sum, min: min, max: max}
+}
+
+// values drops what the test does not fix: the cells' numbers.
+func values(m map[string]aggValue) map[string]aggValue {
+	out := map[string]aggValue{}
+	for k, v := range m {
+		v.recordTable, v.number = 0, 0
+		out[k] = v
+	}
+	return out
+}
+
+func TestAggIntFloat(t *testing.T) {
+	for _, mapped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			dir := useTestAgg(t, mapped)
+			var g Rec
+			add := func(table uint16, key string, list bool, v int64) {
+				g.Str(key)
+				if list {
+					g.ListBegin()
+					g.Int(v % 2)
+				} // left open: closed by AggInt
+				AggInt(table, &g, v)
+				if g.n != 0 {
+					t.Fatal("AggInt did not reset the group")
+				}
+			}
+			for _, v := range []int64{5, -3, 12} {
+				add(7, "a", false, v)
+			}
+			add(7, "b", false, math.MaxInt64)
+			add(7, "c", true, 4)
+			add(7, "c", true, 6)
+			add(7, "c", true, 3)
+			for _, v := range []float64{1.5, -2.25, 8} {
+				g.Str("a")
+				AggFloat(8, &g, v)
+			}
+			g.Int(1)
+			AggFloat(8, &g, math.Inf(1))
+			Emit2(9, 1, 2) // an ordinary tuple among the cells' records
+			if mapped {
+				// The cells are in the files at once: nothing to flush.
+				got := values(readAggs(t, dir))
+				if got["7[a]"] != intCell(3, 14, -3, 12) {
+					t.Errorf("before Close: %v", got)
+				}
+			}
+			Close()
+			got := values(readAggs(t, dir))
+			want := map[string]aggValue{
+				"7[a]":       intCell(3, 14, -3, 12),
+				"7[b]":       intCell(1, math.MaxInt64, math.MaxInt64, math.MaxInt64),
+				"7[c [ 0 ]]": intCell(2, 10, 4, 6),
+				"7[c [ 1 ]]": intCell(1, 3, 3, 3),
+				"8[a]":       floatCell(3, 7.25, -2.25, 8),
+				"8[1]":       floatCell(1, math.Inf(1), math.Inf(1), math.Inf(1)),
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("cells\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// TestAggKinds checks that a table keeps the kind of its first value.
+func TestAggKinds(t *testing.T) {
+	dir := useTestAgg(t, true)
+	var g Rec
+	g.Str("x")
+	AggInt(3, &g, 2)
+	g.Str("x")
+	AggFloat(3, &g, 100) // dropped: an existing int cell
+	g.Str("y")
+	AggFloat(3, &g, 100) // dropped: an int table
+	Close()
+	want := map[string]aggValue{"3[x]": intCell(1, 2, 2, 2)}
+	if got := values(readAggs(t, dir)); !reflect.DeepEqual(got, want) {
+		t.Errorf("cells %v, want %v", got, want)
+	}
+}
+
+// TestAggConcurrent adds from many goroutines at once, to groups that
+// are new when they start: each group gets one cell, and the totals are
+// exact.
+func TestAggConcurrent(t *testing.T) {
+	dir := useTestAgg(t, true)
+	const workers, adds, groups = 8, 5000, 5
+	var wg sync.WaitGroup
+	start := make(chan bool)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			<-start
+			var g Rec
+			for i := 0; i < adds; i++ {
+				v := int64(i - adds/2)
+				g.Int(int64(i % groups))
+				AggInt(1, &g, v*int64(w+1))
+				g.Int(int64(i % groups))
+				AggFloat(2, &g, float64(v)) // integers: exact in any order
+			}
+		}(w)
+	}
+	close(start)
+	wg.Wait()
+	Close()
+	want := map[string]aggValue{}
+	for k := 0; k < groups; k++ {
+		var isum, imin, imax, fsum, fmin, fmax float64 = 0, math.Inf(1), math.Inf(-1), 0, math.Inf(1), math.Inf(-1)
+		for w := 0; w < workers; w++ {
+			for i := k; i < adds; i += groups {
+				v := float64(i - adds/2)
+				iv := v * float64(w+1)
+				isum += iv
+				imin, imax = math.Min(imin, iv), math.Max(imax, iv)
+				fsum += v
+				fmin, fmax = math.Min(fmin, v), math.Max(fmax, v)
+			}
+		}
+		want[fmt.Sprintf("1[%d]", k)] = intCell(workers*adds/groups, isum, imin, imax)
+		want[fmt.Sprintf("2[%d]", k)] = floatCell(workers*adds/groups, fsum, fmin, fmax)
+	}
+	if got := values(readAggs(t, dir)); !reflect.DeepEqual(got, want) {
+		t.Errorf("cells\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestAggChunks makes more cells than a chunk holds, from two tables:
+// the cells are numbered densely across the chunk files.
+func TestAggChunks(t *testing.T) {
+	dir := useTestAgg(t, true)
+	const n = AggCellsPerChunk + 100
+	var g Rec
+	for round := 0; round < 2; round++ {
+		for i := 0; i < n; i++ {
+			g.Int(int64(i))
+			AggInt(uint16(1+i%2), &g, int64(i))
+		}
+	}
+	Close()
+	paths, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+AggFileSuffix))
+	if len(paths) != 2 {
+		t.Errorf("%d chunk files, want 2", len(paths))
+	}
+	got := readAggs(t, dir)
+	if len(got) != n {
+		t.Fatalf("%d cells, want %d", len(got), n)
+	}
+	var numbers []int
+	for i := 0; i < n; i++ {
+		key := fmt.Sprintf("%d[%d]", 1+i%2, i)
+		v := got[key]
+		numbers = append(numbers, int(v.number))
+		v.recordTable, v.number = 0, 0
+		if want := intCell(2, 2*float64(i), float64(i), float64(i)); v != want {
+			t.Fatalf("%s: %v, want %v", key, v, want)
+		}
+	}
+	// Chunk numbers go on across Close: the first cell is the first of
+	// a chunk.
+	sort.Ints(numbers)
+	for i, num := range numbers {
+		if num != numbers[0]+i || numbers[0]%AggCellsPerChunk != 0 {
+			t.Fatalf("cell numbers %v..., want dense from a chunk's first", numbers[:i+1])
+		}
+	}
+}
+
+// TestAggHeld checks that held additions are applied by Release only, in
+// order with the held tuples, and that a dropped Held applies nothing.
+func TestAggHeld(t *testing.T) {
+	dir := useTestAgg(t, true)
+	var kept, dropped Held
+	var g Rec
+	kept.Emit2(4, 1, 2)
+	g.Str("new")
+	kept.AggInt(5, &g, 10)
+	if g.n != 0 {
+		t.Fatal("Held.AggInt did not reset the group")
+	}
+	g.Str("new")
+	kept.AggInt(5, &g, -1)
+	kept.Emit2(4, 3, 4)
+	g.Str("dropped")
+	dropped.AggInt(5, &g, 99)
+	g.Str("f")
+	dropped.AggFloat(6, &g, 1)
+	g.Str("f")
+	kept.AggFloat(6, &g, 2.5)
+	if got := readAggs(t, dir); len(got) != 0 {
+		t.Fatalf("before Release: %v", got)
+	}
+	kept.Release()
+	kept.Release() // nothing left
+	Close()
+	want := map[string]aggValue{
+		"5[new]": intCell(2, 9, -1, 10),
+		"6[f]":   floatCell(1, 2.5, 2.5, 2.5),
+	}
+	if got := values(readAggs(t, dir)); !reflect.DeepEqual(got, want) {
+		t.Errorf("cells\n got %v\nwant %v", got, want)
+	}
+	// The records in the order of holding: the tuple, the cell of "new",
+	// the tuple, the cell of "f".
+	var order []string
+	for _, r := range allRecords(readSegments(t, dir)) {
+		order = append(order, fmt.Sprintf("%d:%s", r.table, fieldString(r.fields[1])))
+	}
+	if w := []string{"4:2", "5:new", "4:4", "6:f"}; !reflect.DeepEqual(order, w) {
+		t.Errorf("records %v, want %v", order, w)
+	}
+}
+
+// TestAggBroken checks that nothing is made once the log is broken.
+func TestAggBroken(t *testing.T) {
+	dir := useTestAgg(t, true)
+	atomic.StoreInt32(&state, stateBroken)
+	var g Rec
+	g.Str("x")
+	AggInt(1, &g, 1)
+	if g.n != 0 {
+		t.Fatal("AggInt did not reset the group")
+	}
+	var h Held
+	g.Str("y")
+	h.AggInt(1, &g, 1)
+	h.Release()
+	atomic.StoreInt32(&state, stateOn)
+	if paths, _ := filepath.Glob(filepath.Join(dir, "logs", "*")); len(paths) != 0 {
+		t.Errorf("files %v", paths)
+	}
+}
+
+// TestAggNoAllocation checks that adding to an existing cell allocates
+// nothing, the group's fields included.
+func TestAggNoAllocation(t *testing.T) {
+	useTestAgg(t, true)
+	var g Rec
+	for i := 0; i < 100; i++ { // make the cells and let read catch up
+		g.Str("key-17")
+		g.Int(3)
+		AggInt(1, &g, 1)
+		g.Str("key-17")
+		AggFloat(2, &g, 1)
+	}
+	if n := testing.AllocsPerRun(1000, func() {
+		g.Str("key-17")
+		g.Int(3)
+		AggInt(1, &g, 5)
+		g.Str("key-17")
+		AggFloat(2, &g, 0.5)
+	}); n != 0 {
+		t.Errorf("%v allocations per add", n)
+	}
+}
+
+// BenchmarkAggInt adds to an existing cell: the group's fields are built
+// as generated code builds them (one int of 8 values). The values cycle
+// through 0..1023, so that min and max settle (each add then only reads
+// them), as they do for most measured values.
+func BenchmarkAggInt(b *testing.B) {
+	useTestAgg(b, true)
+	var g Rec
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		g.Int(int64(i & 7))
+		AggInt(benchTable, &g, int64(i&1023))
+	}
+}
+
+// BenchmarkAggNewCell adds to a new group each time: the cell is made
+// (its record emitted, the maps updated). Every 1<<16 cells the cells
+// are dropped and their files removed, to bound the memory.
+func BenchmarkAggNewCell(b *testing.B) {
+	dir := useTestAgg(b, true)
+	var g Rec
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if i%(1<<16) == 0 && i > 0 {
+			b.StopTimer()
+			dropAggs()
+			paths, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+AggFileSuffix))
+			for _, p := range paths {
+				os.Remove(p)
+			}
+			b.StartTimer()
+		}
+		g.Int(int64(i))
+		AggInt(benchTable, &g, int64(i))
+	}
+}
+
+// BenchmarkAggIntParallel adds from a goroutine per core to the same
+// eight cells.
+func BenchmarkAggIntParallel(b *testing.B) {
+	useTestAgg(b, true)
+	b.RunParallel(func(pb *testing.PB) {
+		var g Rec
+		for i := 0; pb.Next(); i++ {
+			g.Int(int64(i & 7))
+			AggInt(benchTable, &g, int64(i&1023))
+		}
+	})
+}
+
+// BenchmarkAggVsEmit2 measures AggInt to an existing cell and Emit2 in
+// one run, alternating chunks of each, and reports AggInt's cost as a
+// multiple of Emit2's.
+func BenchmarkAggVsEmit2(b *testing.B) {
+	useTestAgg(b, true)
+	var g Rec
+	for k := 0; k < 8; k++ {
+		g.Int(int64(k))
+		AggInt(benchTable, &g, 0)
+	}
+	var agg, emit time.Duration
+	for done := 0; done < b.N; done += chunk {
+		k := chunk
+		if b.N-done < k {
+			k = b.N - done
+		}
+		t0 := time.Now()
+		for i := 0; i < k; i++ {
+			g.Int(int64(i & 7))
+			AggInt(benchTable, &g, int64(i&1023))
+		}
+		t1 := time.Now()
+		for i := 0; i < k; i++ {
+			Emit2(benchTable+1, int64(i&7), int64(i&1023))
+		}
+		agg += t1.Sub(t0)
+		emit += time.Since(t1)
+	}
+	b.ReportMetric(float64(agg.Nanoseconds())/float64(b.N), "agg-ns/op")
+	b.ReportMetric(float64(emit.Nanoseconds())/float64(b.N), "emit2-ns/op")
+	b.ReportMetric(float64(agg)/float64(emit), "x-emit2")
+}
