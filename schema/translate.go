@@ -38,7 +38,12 @@ func questionSQL(q *spec.Question) (string, error) {
 	for _, g := range group {
 		cellKeys = append(cellKeys, "c."+g)
 	}
-	fromTuples := "SELECT " + keys + ", count(*) AS n, sum(" + arg + ") AS s, min(" + arg + ") AS lo, max(" + arg + ") AS hi\n" +
+	// The partial results' columns, named apart from the head's.
+	var n, sum, lo, hi string
+	for i, p := range []*string{&n, &sum, &lo, &hi} {
+		*p = uniqueName([]string{"pmm_n", "pmm_sum", "pmm_min", "pmm_max"}[i], inList(cols))
+	}
+	fromTuples := "SELECT " + keys + ", count(*) AS " + n + ", sum(" + arg + ") AS " + sum + ", min(" + arg + ") AS " + lo + ", max(" + arg + ") AS " + hi + "\n" +
 		"FROM (\n" + indent(body, "    ") + "\n)\n" +
 		"GROUP BY " + keys
 	fromCells := "SELECT " + strings.Join(cellKeys, ", ") + ", p.count, p.sum, p.min, p.max\n" +
@@ -46,15 +51,15 @@ func questionSQL(q *spec.Question) (string, error) {
 	var result string
 	switch agg.Op {
 	case "count":
-		result = "sum(n)"
+		result = "sum(" + n + ")"
 	case "sum":
-		result = "sum(s)"
+		result = "sum(" + sum + ")"
 	case "min":
-		result = "min(lo)"
+		result = "min(" + lo + ")"
 	case "max":
-		result = "max(hi)"
+		result = "max(" + hi + ")"
 	case "average":
-		result = "CAST(sum(s) AS REAL) / sum(n)"
+		result = "CAST(sum(" + sum + ") AS REAL) / sum(" + n + ")"
 	default:
 		return "", fmt.Errorf("schema: unknown aggregate %s", agg.Op)
 	}
