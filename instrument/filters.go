@@ -53,6 +53,13 @@ type Filters struct {
 	// recorded. Absences are those this event, the caller, requires.
 	Absent   *Absence
 	Absences []*Absence
+	// Contexts are the calls* relations the event is the ancestor or the
+	// descendant of, decided through the goroutine-local context.
+	Contexts []*Context
+	// Aggregate is the run-time aggregate of the event's question, if it
+	// has one: the event adds to its cells (or holds the additions of
+	// its callees) instead of recording tuples.
+	Aggregate *RunAggregate
 }
 
 // Cond is a comparison an event can test alone: every variable it reads
@@ -309,14 +316,18 @@ func (sg *siteGen) filterSetup() error {
 			for _, c := range f.Pre {
 				if g, ok := sg.goCond(c); ok {
 					pre = append(pre, g)
-				} else if sg.absent(f.Absent) {
-					sg.failAbsent(f.Absent) // the negation would not be exact
+				} else if !neverAt(sg.s, f) {
+					// The negation, and the aggregate, would not be exact.
+					if sg.absent(f.Absent) {
+						sg.failAbsent(f.Absent)
+					}
+					sg.failAggregate(f)
 				}
 			}
 			if f.Caller != "" && sg.callerPtr {
 				pre = append(pre, "s.cs."+passFlag(qi, f.Caller))
 			}
-			if sg.absent(f.Absent) {
+			if sg.absent(f.Absent) && !neverAt(sg.s, f) {
 				if !sg.callerPtr {
 					sg.failAbsent(f.Absent)
 				} else {
@@ -328,6 +339,7 @@ func (sg *siteGen) filterSetup() error {
 					sg.fields = append(sg.fields, absentFlag(qi, a.Var)+" bool")
 				}
 			}
+			pre = append(pre, sg.contextSetup(qi, f)...)
 			if f.Probe != nil && !atEnd(f.Probe.LaterKey) {
 				if probe := sg.probe(qi, f); probe != "" {
 					pre = append(pre, probe)
@@ -341,6 +353,12 @@ func (sg *siteGen) filterSetup() error {
 				// Call sites in a generic function cannot reach its
 				// state to say they ran: do not wait for them.
 				f.Callees = nil
+				if !neverAt(sg.s, f) {
+					sg.failAggregate(f)
+				}
+			}
+			if ra := f.Aggregate; ra != nil && ra.Caller == f.Var && ra.Caller != "" && !ra.Off && !sg.g.failed[&ra.Off] {
+				sg.fields = append(sg.fields, pendingField(qi)+" "+sg.pc.Imports[sg.g.rtPath]+".Held")
 			}
 			flag := passFlag(qi, f.Var)
 			sg.fields = append(sg.fields, flag+" bool")
@@ -363,8 +381,11 @@ func (sg *siteGen) passes(qi int, f *Filters) string {
 	for _, c := range f.Post {
 		if g, ok := sg.goCond(c); ok {
 			conds = append(conds, g)
-		} else if sg.absent(f.Absent) {
-			sg.failAbsent(f.Absent)
+		} else if !neverAt(sg.s, f) {
+			if sg.absent(f.Absent) {
+				sg.failAbsent(f.Absent)
+			}
+			sg.failAggregate(f)
 		}
 	}
 	for _, a := range f.Absences {

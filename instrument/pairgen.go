@@ -147,7 +147,7 @@ func (sg *siteGen) keyMethod(qi int, p *Pair, fields []Field, name, result strin
 // in the caller's state, releases what it holds, and tells the caller
 // the earlier event ran; "" when the site does not probe.
 func (sg *siteGen) probe(qi int, f *Filters) string {
-	if f.Probe == nil {
+	if f.Probe == nil || neverAt(sg.s, f) {
 		return ""
 	}
 	return sg.keyMethod(qi, f.Probe, f.Probe.LaterKey, sg.name(flagName("probe", qi, f.Var)+"_"), "bool", func(m string) []string {
@@ -164,7 +164,7 @@ func (sg *siteGen) probe(qi int, f *Filters) string {
 // returns the Held of the execution's key in the caller's state; "" when
 // the site does not hold.
 func (sg *siteGen) hold(qi int, f *Filters) string {
-	if f.Hold == nil {
+	if f.Hold == nil || neverAt(sg.s, f) {
 		return ""
 	}
 	held := "*" + sg.pc.Imports[sg.g.rtPath] + ".Held"

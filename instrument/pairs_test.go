@@ -2,10 +2,12 @@ package instrument
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	"pmm.dev/pmm/internal/stagetest"
+	"pmm.dev/pmm/schema"
 )
 
 // TestPairs checks which inter-event tests run time decides: equal
@@ -64,4 +66,56 @@ func TestAbsences(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunAggregates checks which aggregate questions run time decides
+// exactly, so that only cells are stored.
+func TestRunAggregates(t *testing.T) {
+	for _, c := range []struct{ name, questions, want string }{
+		{"the cache", readQuestions(t, "../testdata/cache/questions.pmm"), "cacheable-count: g of f, group [] value <nil>; cacheable-time: g of f, group [] value &{d 0 }"},
+		{"grouped, no caller", readQuestions(t, "../testdata/e2e/questions.pmm"), "gets-per-key: x, group [{param 2 }] value <nil>; mean-get-per-key: x, group [{param 2 }] value &{d 0 }"},
+		{"any function calling the rule", readQuestions(t, "../testdata/calendar/questions.pmm"), "firing-updates: x, group [] value <nil>"},
+		{"calls*", `(defquestion q :definition ((l) s.t. (exists (s) (and (function-execution s "main.S") (function-execution l "main.L") (calls* s l)))))
+(defquestion n :definition (count q (output)))`, ""},
+		{"a constant attribute", `(defquestion q :definition ((l) s.t. (and (function-execution l "main.L") (parameter l 1 3))))
+(defquestion n :definition (count q (output)))`, ""},
+		{"two events in the head", `(defquestion q :definition ((f g) s.t. (and (function-execution f "main.F") (function-execution g "main.G") (calls f g))))
+(defquestion n :definition (count q (output output)))`, ""},
+		{"a value that must exist", `(defquestion q :definition ((f) s.t. (exists (v) (and (function-execution f "main.F") (parameter f 2 v)))))
+(defquestion n :definition (count q (output)))`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prog := stagetest.Compile(t, "q.pmm", c.questions)
+			sch, err := schema.Generate(prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, q := range prog.Questions {
+				if q.Aggregate == nil {
+					continue
+				}
+				root := q.Disjuncts[0]
+				pairs := pairsOf(root)
+				if ra := runAggregateOf(q, root, pairs, absencesOf(root), sch); ra != nil {
+					of := ""
+					if ra.Caller != "" {
+						of = " of " + ra.Caller
+					}
+					got = append(got, fmt.Sprintf("%s: %s%s, group %v value %v", q.Name, ra.Event, of, ra.Group, ra.Value))
+				}
+			}
+			if strings.Join(got, "; ") != c.want {
+				t.Errorf("run-time aggregates %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func readQuestions(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/sites"
@@ -106,6 +107,14 @@ func (s *Site) Captures() map[Capture]bool {
 						add(v)
 					}
 				}
+				if ra := f.Aggregate; ra != nil && ra.Event == f.Var {
+					for _, v := range ra.Group {
+						add(v)
+					}
+					if ra.Value != nil {
+						add(*ra.Value)
+					}
+				}
 			}
 		}
 	}
@@ -199,6 +208,9 @@ func (b *builder) checkPairs() {
 		for _, t := range s.Targets {
 			for _, fs := range t.Filters {
 				for _, f := range fs {
+					if neverAt(s, f) {
+						continue // no execution there is an event of f.Var
+					}
 					for _, p := range []*Pair{f.Hold, f.Probe} {
 						if p != nil && (s.Kind != spec.SiteCall || len(s.Targets) > 1 || !f.Marks || f.Caller != p.Caller) {
 							p.Off = true
@@ -217,10 +229,50 @@ func (b *builder) checkPairs() {
 							a.Off = true
 						}
 					}
+					if ra := f.Aggregate; ra != nil && !aggregatable(s, f, ra) {
+						ra.Off = true
+					}
+					for _, c := range f.Contexts {
+						if f.Var == c.Ancestor && len(s.Targets) > 1 {
+							c.Off = true
+						}
+					}
 				}
 			}
 		}
 	}
+}
+
+// neverAt reports whether no execution a site records is an event of
+// the variable of f: the question names a function the site does not
+// run (its pre-condition is false when it is generated).
+func neverAt(s *Site, f *Filters) bool {
+	if f.Name == "" {
+		return false
+	}
+	for _, t := range s.Targets {
+		if strings.TrimSuffix(t.Function, "[...]") == f.Name {
+			return false
+		}
+	}
+	return true
+}
+
+// aggregatable reports whether a site of an event of a run-time
+// aggregate decides its part exactly: one function, the caller at its
+// definition, and callees at call sites that tell it they ran.
+func aggregatable(s *Site, f *Filters, ra *RunAggregate) bool {
+	switch {
+	case len(s.Targets) > 1:
+		return false
+	case ra.Caller != "" && f.Var == ra.Caller:
+		return s.Kind == spec.SiteDefinition
+	case f.Absent != nil:
+		return true // the absence checks its own sites
+	case ra.Caller != "":
+		return s.Kind == spec.SiteCall && f.Caller == ra.Caller && (f.Marks || f.Var == ra.Event)
+	}
+	return true
 }
 
 type builder struct {
@@ -228,8 +280,13 @@ type builder struct {
 	opts   Options
 	qindex int // of the question being planned
 	// absences are the negated parts of the disjunct being planned that
-	// run time decides.
-	absences map[*spec.Conj]*Absence
+	// run time decides; aggregate its run-time aggregate.
+	absences  map[*spec.Conj]*Absence
+	aggregate *RunAggregate
+	// contexts are its calls* relations decided through the goroutine-
+	// local context; slots counts the slots of all questions.
+	contexts []*Context
+	slots    int
 }
 
 // disjunct plans the variables of d, the selection of conjunction c of
@@ -240,6 +297,9 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 	if b.opts.Filters && c == root {
 		pairs = pairsOf(root)
 		b.absences = absencesOf(root)
+		b.aggregate = runAggregateOf(q, root, pairs, b.absences, sch)
+		b.contexts = contextsOf(root, b.slots)
+		b.slots += len(b.contexts)
 	}
 	for _, v := range d.Vars {
 		if err := linkable(q, v, root); err != nil {
@@ -253,13 +313,19 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 			if err != nil {
 				return err
 			}
+			f.Aggregate = b.aggregate
+			for _, c := range b.contexts {
+				if v.Name == c.Ancestor || v.Name == c.Descendant {
+					f.Contexts = append(f.Contexts, c)
+				}
+			}
 			filters = f
 		case b.opts.Filters:
 			// A negated part is decided at answer time, from every event
 			// of its own: a site that records one for this question must
 			// record it whatever the other events there test, or the
 			// negation would hold where it does not.
-			filters = &Filters{Var: v.Name}
+			filters = &Filters{Var: v.Name, Aggregate: b.aggregate}
 			if a := b.absences[c]; a != nil && a.Var == v.Name {
 				// Its own tests are sound filters whether or not run
 				// time decides the negation.

@@ -63,8 +63,10 @@ type siteGen struct {
 	// callerPtr says the call site's wrapper has its caller's state, cs.
 	callerPtr bool
 	// clocks are the before-form's statements that take ids, clocks and
-	// goroutines, run once the pre-condition passed.
+	// goroutines, run once the pre-condition passed; enters those that
+	// enter goroutine-local contexts, after them.
 	clocks []string
+	enters []string
 	// imports are the packages the site's code in the user's file names
 	// with the helpers' names for them (type arguments of generic calls).
 	imports []string
@@ -134,6 +136,7 @@ func (sg *siteGen) common() {
 // clocks and goroutines, for the executions that passed the
 // pre-condition.
 func (sg *siteGen) takeClocks() {
+	defer func() { sg.tmpl.Before = append(sg.tmpl.Before, sg.enters...) }()
 	if len(sg.clocks) == 0 {
 		return
 	}
@@ -212,7 +215,12 @@ func (sg *siteGen) action() error {
 						direct = append(direct, f)
 					}
 				}
+				ra := sg.aggregating(fs)
 				switch {
+				case ra != nil:
+					if block, err = sg.aggregateBlock(qi, t, ra, fs, held, holds); err != nil {
+						return err
+					}
 				case len(direct) == 0 && len(held) == 0:
 					block = nil // only the events of negated parts, not recorded
 				case len(held) == 0:

@@ -1,0 +1,340 @@
+package instrument
+
+import (
+	"fmt"
+	"go/types"
+	"strconv"
+
+	"pmm.dev/pmm/incremental"
+	"pmm.dev/pmm/schema"
+	"pmm.dev/pmm/spec"
+)
+
+// RunAggregate is an aggregate question whose relation run time decides
+// exactly (seed 5.4): instead of recording tuples, the site where a
+// tuple is known to be in the relation adds it to a cell of the
+// question's groups (pmmrt.AggInt), and only the cells are stored.
+//
+// A tuple of the relation is one execution of its event E (the one event
+// of the head; the other head variables are E's values). When E is a
+// direct callee of an outermost caller C, the tuple is known only when C
+// ends and passes (its other callees, its negated parts): E's addition is
+// held in C's state until then, and forgotten if C does not pass.
+type RunAggregate struct {
+	Table  uint16 // the question's cells table
+	Event  string // E
+	Caller string // C, or "" when E is the outermost event
+	// Group are E's values at the input positions; Value the one the
+	// aggregate reads (nil for count).
+	Group []Field
+	Value *Field
+	// Pairs and Absences are the question's other tests decided at run
+	// time: if one is off, the relation is not decided exactly.
+	Pairs    []*Pair
+	Absences []*Absence
+	Off      bool
+}
+
+// runAggregateOf returns how run time aggregates question q in its only
+// disjunct root, or nil when it cannot decide the relation exactly: every
+// atom must be a test some site runs exactly, between events that are a
+// caller and its direct callees.
+func runAggregateOf(q *spec.Question, root *spec.Conj, pairs []*Pair, absences map[*spec.Conj]*Absence, sch *schema.Schema) *RunAggregate {
+	if q.Aggregate == nil || len(q.Disjuncts) != 1 {
+		return nil
+	}
+	a, err := incremental.Analyze(root)
+	if err != nil {
+		return nil
+	}
+	isEvent := func(v string) bool { return a.Types[v] == spec.TypeFunctionExecution }
+	for _, t := range a.Types {
+		if t != spec.TypeFunctionExecution && t != spec.TypeValue {
+			return nil // points
+		}
+	}
+	ra := &RunAggregate{Pairs: pairs, Table: sch.Table(q.Name, schema.KindCells).ID}
+	for _, v := range q.Head {
+		if isEvent(v) {
+			if ra.Event != "" {
+				return nil // a tuple of two events: several per execution
+			}
+			ra.Event = v
+		}
+	}
+	if ra.Event == "" {
+		return nil
+	}
+	// The head's values are the event's.
+	bound := attributeBinding(ra.Event, root)
+	for i, v := range q.Head {
+		if v == ra.Event {
+			continue
+		}
+		at := bound[v]
+		if at == nil {
+			return nil
+		}
+		f, ok := keyField(at)
+		if !ok {
+			return nil
+		}
+		if q.Aggregate.Inputs[i] {
+			ra.Group = append(ra.Group, f)
+		}
+		if q.Aggregate.Value == i {
+			ra.Value = &f
+		}
+	}
+	// Direct calls from one caller that nothing calls.
+	callers := map[string]string{}
+	for _, at := range root.Atoms {
+		if at.Prim.Name == "calls" {
+			if at.Args[0].Lit != nil || at.Args[1].Lit != nil || callers[at.Args[1].Var] != "" {
+				return nil
+			}
+			callers[at.Args[1].Var] = at.Args[0].Var
+			if ra.Caller != "" && ra.Caller != at.Args[0].Var {
+				return nil
+			}
+			ra.Caller = at.Args[0].Var
+		}
+	}
+	if callers[ra.Caller] != "" {
+		return nil
+	}
+	for v, t := range a.Types {
+		if t == spec.TypeFunctionExecution && v != ra.Caller && callers[v] == "" && (ra.Caller != "" || v != ra.Event) {
+			return nil // an event neither the caller nor its callee
+		}
+	}
+	if ra.Caller == ra.Event {
+		ra.Caller = "" // the outermost event is the tuple's: no caller to wait for
+	}
+	for _, p := range pairs {
+		if p.Earlier == ra.Event {
+			return nil // known only when a later event finds it
+		}
+	}
+	// Every atom is a test run exactly.
+	tested := map[string]bool{} // value variables some test reads
+	for _, at := range root.Atoms {
+		if at.Prim.Kind != spec.ValueRelation {
+			continue
+		}
+		local := false
+		for v := range a.Types {
+			if _, ok := condOf(at, boundValues(v, root), false); ok {
+				local = true
+			}
+		}
+		if !local && !coveredByPair(at, pairs, root) {
+			return nil
+		}
+		for _, t := range at.Args {
+			if t.Lit == nil {
+				tested[t.Var] = true
+			}
+		}
+	}
+	uses := map[string]int{} // occurrences of each variable
+	root.EachAtom(func(at *spec.Atom) {
+		for _, t := range at.Args {
+			if t.Lit == nil {
+				uses[t.Var]++
+			}
+		}
+	})
+	seen := map[string]bool{} // value variables bound once already
+	for _, at := range root.Atoms {
+		switch {
+		case at.Prim.Name == spec.TypeFunctionExecution && at.Args[1].Lit == nil:
+			if uses[at.Args[1].Var] > 1 || slicesContains(q.Head, at.Args[1].Var) {
+				return nil // a function name the answer reads
+			}
+		case at.Prim.Name == spec.TypeFunctionExecution, at.Prim.Name == "calls":
+		case at.Prim.Name == "before":
+			if !coveredByPair(at, pairs, root) {
+				return nil
+			}
+		case at.Prim.Kind == spec.Attribute:
+			last := at.Args[len(at.Args)-1]
+			if last.Lit != nil {
+				return nil // compared with a constant: not a test sites write
+			}
+			if seen[last.Var] && !coveredByPair(at, pairs, root) {
+				return nil // a join no pair decides
+			}
+			seen[last.Var] = true
+			if _, ok := keyField(at); !ok && !tested[last.Var] {
+				return nil
+			}
+			if !tested[last.Var] && !slicesContains(q.Head, last.Var) && !coveredByPair(at, pairs, root) {
+				return nil // a value that must only exist
+			}
+		case at.Prim.Kind == spec.ValueRelation:
+		default:
+			return nil
+		}
+	}
+	for _, n := range root.Not {
+		ab := absences[n]
+		if ab == nil {
+			return nil
+		}
+		ra.Absences = append(ra.Absences, ab)
+	}
+	return ra
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// coveredByPair reports whether a pair decides atom at: its (before
+// earlier later), or one of its equal values.
+func coveredByPair(at *spec.Atom, pairs []*Pair, root *spec.Conj) bool {
+	for _, p := range pairs {
+		if at.Prim.Name == "before" && at.Args[0].Var == p.Earlier && at.Args[1].Var == p.Later {
+			return true
+		}
+		if _, _, ok := equalValues(at, p.Earlier, p.Later, root); ok {
+			return true
+		}
+		if at.Prim.Kind == spec.Attribute && at.Args[0].Var == p.Earlier {
+			if w := at.Args[len(at.Args)-1]; w.Lit == nil {
+				for _, b := range root.Atoms {
+					if b.Prim.Kind == spec.Attribute && b.Args[0].Var == p.Later && b.Args[len(b.Args)-1].Var == w.Var {
+						if _, _, ok := equalValues(b, p.Earlier, p.Later, root); ok {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// aggregating reports whether the site adds the tuples of question qi to
+// cells instead of recording them.
+func (sg *siteGen) aggregating(fs []*Filters) *RunAggregate {
+	for _, f := range fs {
+		if ra := f.Aggregate; ra != nil && !ra.Off && !sg.g.failed[&ra.Off] {
+			for _, p := range ra.Pairs {
+				if !sg.active(p) {
+					sg.g.failed[&ra.Off] = true
+				}
+			}
+			for _, ab := range ra.Absences {
+				if !sg.absent(ab) {
+					sg.g.failed[&ra.Off] = true
+				}
+			}
+			if !sg.g.failed[&ra.Off] {
+				return ra
+			}
+		}
+	}
+	return nil
+}
+
+// failAggregate turns off the run-time aggregate of fs' question, when a
+// test of it cannot be written at this site.
+func (sg *siteGen) failAggregate(f *Filters) {
+	if f.Aggregate != nil {
+		sg.g.failed[&f.Aggregate.Off] = true
+	}
+}
+
+// pendingField names the caller's state field that holds the additions of
+// its callees until it ends.
+func pendingField(qi int) string { return "a" + strconv.Itoa(qi) }
+
+// contribute renders the addition of an execution of the event to the
+// cells of question qi: to the runtime, or, for a callee, to its caller's
+// pending additions.
+func (sg *siteGen) contribute(qi int, t *Target, ra *RunAggregate, f *Filters) ([]string, error) {
+	rt := sg.pc.Imports[sg.g.rtPath]
+	dest := rt
+	if ra.Caller != "" {
+		if !sg.callerPtr {
+			sg.g.failed[&ra.Off] = true
+			return nil, nil
+		}
+		dest = "s.cs." + pendingField(qi)
+	}
+	lines := []string{"var r " + rt + ".Rec"}
+	for _, g := range ra.Group {
+		enc, err := sg.encodeField(t, g)
+		if err != nil {
+			sg.g.failed[&ra.Off] = true
+			return nil, nil
+		}
+		lines = append(lines, enc...)
+	}
+	call := fmt.Sprintf("%s.AggInt(%d, &r, 0)", dest, ra.Table)
+	if ra.Value != nil {
+		expr, typ, ok := sg.aggValue(*ra.Value)
+		if !ok {
+			sg.g.failed[&ra.Off] = true
+			return nil, nil
+		}
+		call = fmt.Sprintf("%s.Agg%s(%d, &r, %s)", dest, typ, ra.Table, expr)
+	}
+	lines = append(lines, call)
+	return append([]string{"if " + sg.passes(qi, f) + " {"}, append(indent(lines), "}")...), nil
+}
+
+// aggValue is the Go expression of the value an aggregate reads, and
+// whether it is an Int or a Float.
+func (sg *siteGen) aggValue(f Field) (string, string, bool) {
+	expr, typ, ok := sg.stateValue(f)
+	if !ok {
+		return "", "", false
+	}
+	b, ok := typ.Underlying().(*types.Basic)
+	switch {
+	case !ok:
+		return "", "", false
+	case b.Info()&types.IsUnsigned != 0:
+		return "", "", false // the answer holds it unsigned
+	case b.Info()&types.IsInteger != 0:
+		return "int64(" + expr + ")", "Int", true
+	case b.Info()&types.IsFloat != 0:
+		return "float64(" + expr + ")", "Float", true
+	}
+	return "", "", false
+}
+
+// aggregateBlock renders question qi at a site whose tuples go to cells:
+// the event adds its tuple, the caller releases its callees' additions
+// when it passes, and an earlier event of an inter-event test holds only
+// its key (held, with the calls holds that return its Held).
+func (sg *siteGen) aggregateBlock(qi int, t *Target, ra *RunAggregate, fs, held []*Filters, holds []string) ([]string, error) {
+	var out []string
+	for i, f := range held {
+		out = append(out, "if "+sg.passes(qi, f)+" {", "\t_ = "+holds[i], "}")
+	}
+	for _, f := range fs {
+		if neverAt(sg.s, f) {
+			continue
+		}
+		switch f.Var {
+		case ra.Event:
+			lines, err := sg.contribute(qi, t, ra, f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, lines...)
+		case ra.Caller:
+			out = append(out, "if "+sg.passes(qi, f)+" {", "\ts."+pendingField(qi)+".Release()", "}")
+		}
+	}
+	return out, nil
+}
