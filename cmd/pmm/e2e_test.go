@@ -192,12 +192,18 @@ func TestCacheScenario(t *testing.T) {
 	if len(takingPart) != 2 || strings.Join(recorded, " ") != strings.Join(takingPart, " ") {
 		t.Errorf("recorded at the sites of F and G: %v, the hand count of executions taking part: %v", recorded, takingPart)
 	}
+	// The count and the sum are kept at run time: one cell each, no tuple.
+	for _, q := range []string{"cacheable_count", "cacheable_time"} {
+		if got := queryStrings(t, db, "SELECT (SELECT count(*) FROM "+q+"__exec), (SELECT count(*) FROM "+q+"__cells)"); got[0] != "0 1" {
+			t.Errorf("%s: %v tuples and cells recorded, want 0 and 1", q, got)
+		}
+	}
 }
 
 // TestCallsStarSpawnsAggregates checks calls*, spawns and aggregates
 // grouped by a parameter against the fixed workloads of testdata/e2e.
 func TestCallsStarSpawnsAggregates(t *testing.T) {
-	_, db := instrumentAndRun(t, "../../testdata/e2e")
+	dir, db := instrumentAndRun(t, "../../testdata/e2e")
 	serveKeys := [][]string{{"a", "b"}, {"c"}, {"a", "b", "c", "d"}}
 	getKeys := []string{"x", "y", "x", "z", "x", "y"}
 	workSizes := []int{1, 2, 3, 5, 8}
@@ -234,6 +240,18 @@ func TestCallsStarSpawnsAggregates(t *testing.T) {
 	}
 	if got := queryStrings(t, db, "SELECT count(*), min(average) > 0 FROM mean_get_per_key"); got[0] != "3 1" {
 		t.Errorf("average grouped by parameter: %v, want 3 keys with positive means", got)
+	}
+	// Run time decides both: the aggregates keep one cell per key and
+	// record no tuple, and calls* records only the lookups under Serve.
+	for _, q := range []string{"gets_per_key", "mean_get_per_key"} {
+		if got := queryStrings(t, db, "SELECT (SELECT count(*) FROM "+q+"__exec), (SELECT count(*) FROM "+q+"__cells)"); got[0] != "0 3" {
+			t.Errorf("%s: %v tuples and cells recorded, want 0 and one cell per key, 3", q, got)
+		}
+	}
+	for _, s := range stats(t, dir).Sites {
+		if s.Function == "main.(*store).lookup" && s.Recorded != int64(len(lookups)) {
+			t.Errorf("lookup recorded %d times, want the %d under Serve", s.Recorded, len(lookups))
+		}
 	}
 }
 
