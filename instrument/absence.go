@@ -1,6 +1,8 @@
 package instrument
 
 import (
+	"strconv"
+
 	"pmm.dev/pmm/spec"
 )
 
@@ -11,8 +13,16 @@ import (
 // 5.3, the post-condition), and c is recorded only then. The executions
 // of h are not recorded for the question: its view finds none, and the
 // negation holds for every execution of c recorded.
+//
+// With (calls* c h) instead (Dynamic), c's executions that passed their
+// pre-condition enter a goroutine-local slot with their flag
+// (pmmrt.EnterFlag), and an execution of h that passed its tests sets
+// the flags of every execution of c active in its goroutine when it ends
+// (pmmrt.MarkAll): those that contain it.
 type Absence struct {
 	Caller, Var string
+	Dynamic     bool
+	Slot        int // Dynamic: the slot of the goroutine-local context
 	// Name is the function h must be an execution of, if named; Conds
 	// are its tests, each on its own values.
 	Name  string
@@ -44,12 +54,14 @@ func absenceOf(n *spec.Conj) *Absence {
 		inside[v] = true
 	}
 	var a *Absence
+	var link *spec.Atom // (calls c h) or (calls* c h)
 	for _, at := range n.Atoms {
-		if at.Prim.Name == "calls" && at.Args[0].Lit == nil && at.Args[1].Lit == nil && !inside[at.Args[0].Var] && inside[at.Args[1].Var] {
+		if (at.Prim.Name == "calls" || at.Prim.Name == "calls*") && at.Args[0].Lit == nil && at.Args[1].Lit == nil && !inside[at.Args[0].Var] && inside[at.Args[1].Var] {
 			if a != nil {
 				return nil
 			}
-			a = &Absence{Caller: at.Args[0].Var, Var: at.Args[1].Var}
+			a = &Absence{Caller: at.Args[0].Var, Var: at.Args[1].Var, Dynamic: at.Prim.Name == "calls*"}
+			link = at
 		}
 	}
 	if a == nil {
@@ -59,7 +71,7 @@ func absenceOf(n *spec.Conj) *Absence {
 	used, bound := map[string]bool{}, map[string]bool{}
 	for _, at := range n.Atoms {
 		switch {
-		case at.Prim.Name == "calls":
+		case at == link:
 		case at.Prim.Name == spec.TypeFunctionExecution && at.Args[0].Var == a.Var && at.Args[1].Lit != nil:
 			a.Name = at.Args[1].Lit.Str
 		case at.Prim.Kind == spec.Attribute && at.Args[0].Lit == nil && at.Args[0].Var == a.Var:
@@ -106,3 +118,28 @@ func (sg *siteGen) failAbsent(a *Absence) { sg.g.failed[&a.Off] = true }
 // absentFlag names the caller's state field that says an execution of
 // the negated part's event h of question qi ran in its body.
 func absentFlag(qi int, h string) string { return flagName("n", qi, h) }
+
+// markAbsent is the statement by which an execution of a negated part's
+// event that passed its tests tells the executions it is inside.
+func (sg *siteGen) markAbsent(qi int, a *Absence) string {
+	if a.Dynamic {
+		return sg.pc.Imports[sg.g.rtPath] + ".MarkAll(" + strconv.Itoa(a.Slot) + ")"
+	}
+	return "s.cs." + absentFlag(qi, a.Var) + " = true"
+}
+
+// enterFlag makes the caller f.Var of a dynamic absence enter its slot
+// with its flag once it passed its pre-condition, and leave it when it
+// ends, before its post-condition reads the flag.
+func (sg *siteGen) enterFlag(qi int, f *Filters, a *Absence) {
+	rt := sg.pc.Imports[sg.g.rtPath]
+	field := flagName("x", qi, a.Var) + "_" + strconv.Itoa(a.Slot)
+	sg.fields = append(sg.fields, field+" "+rt+".Ctx")
+	slot, flag := strconv.Itoa(a.Slot), "&s."+absentFlag(qi, a.Var)
+	enter := rt + ".EnterFlag(" + slot + ", " + flag + ")"
+	if sg.caps[CapGoroutine] {
+		enter = rt + ".EnterFlagG(" + slot + ", s.g, " + flag + ")"
+	}
+	sg.enters = append(sg.enters, "if s."+passFlag(qi, f.Var)+" {", "\ts."+field+" = "+enter, "}")
+	sg.tmpl.After = append(sg.tmpl.After, "s."+field+".Leave()")
+}

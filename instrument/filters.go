@@ -327,16 +327,22 @@ func (sg *siteGen) filterSetup() error {
 			if f.Caller != "" && sg.callerPtr {
 				pre = append(pre, "s.cs."+passFlag(qi, f.Caller))
 			}
-			if sg.absent(f.Absent) && !neverAt(sg.s, f) {
-				if !sg.callerPtr {
-					sg.failAbsent(f.Absent)
-				} else {
-					pre = append(pre, "s.cs."+passFlag(qi, f.Absent.Caller))
+			if a := f.Absent; sg.absent(a) && !neverAt(sg.s, f) {
+				switch {
+				case a.Dynamic:
+					pre = append(pre, sg.pc.Imports[sg.g.rtPath]+".Active("+strconv.Itoa(a.Slot)+")")
+				case !sg.callerPtr:
+					sg.failAbsent(a)
+				default:
+					pre = append(pre, "s.cs."+passFlag(qi, a.Caller))
 				}
 			}
 			for _, a := range f.Absences {
 				if sg.absent(a) {
 					sg.fields = append(sg.fields, absentFlag(qi, a.Var)+" bool")
+					if a.Dynamic {
+						sg.enterFlag(qi, f, a)
+					}
 				}
 			}
 			pre = append(pre, sg.contextSetup(qi, f)...)

@@ -221,11 +221,13 @@ func (b *builder) checkPairs() {
 							p.Off = true
 						}
 					}
-					if a := f.Absent; a != nil && (s.Kind != spec.SiteCall || len(s.Targets) > 1) {
+					// A lexical absence links call sites in the caller's body
+					// to its definition; a dynamic one any sites.
+					if a := f.Absent; a != nil && (!a.Dynamic && s.Kind != spec.SiteCall || len(s.Targets) > 1) {
 						a.Off = true
 					}
 					for _, a := range f.Absences {
-						if s.Kind != spec.SiteDefinition || len(s.Targets) > 1 {
+						if !a.Dynamic && s.Kind != spec.SiteDefinition || len(s.Targets) > 1 {
 							a.Off = true
 						}
 					}
@@ -300,6 +302,12 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		b.aggregate = runAggregateOf(q, root, pairs, b.absences, sch)
 		b.contexts = contextsOf(root, b.slots)
 		b.slots += len(b.contexts)
+		for _, n := range root.Not {
+			if a := b.absences[n]; a != nil && a.Dynamic {
+				a.Slot = b.slots
+				b.slots++
+			}
+		}
 	}
 	for _, v := range d.Vars {
 		if err := linkable(q, v, root); err != nil {

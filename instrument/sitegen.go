@@ -233,7 +233,7 @@ func (sg *siteGen) action() error {
 				// An event of a negated part that passed tells its caller,
 				// which is then no answer.
 				for _, f := range absent {
-					block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+absentFlag(qi, f.Var)+" = true", "}")
+					block = append(block, "if "+sg.passes(qi, f)+" {", "\t"+sg.markAbsent(qi, f.Absent), "}")
 				}
 				// A callee that passed tells its caller (Table 4.1); a held
 				// one does when a later event finds it.

@@ -377,3 +377,17 @@ func TestUnlinkableCalleeCaller(t *testing.T) {
 	}
 	containsAll(t, "stderr", errOut, "direct.pmm:1:1", "event b is the callee of (calls m b)", "the caller of (calls b f)", "calls*")
 }
+
+// TestExactNegation checks that run time decides negated parts exactly
+// where it can: an execution of F is recorded for a question only when it
+// is an answer, whether the negated event is a direct callee
+// (no-zero-callee) or inside it through calls* (lonely-*). The event
+// after it (last-twos) is known only when the run ends: decided in SQL.
+func TestExactNegation(t *testing.T) {
+	_, db := instrumentAndRun(t, "../../testdata/negation")
+	for q, want := range map[string]string{"lonely_ones": "0 0", "lonely_zeros": "3 3", "no_zero_callee": "4 4"} {
+		if got := queryStrings(t, db, "SELECT (SELECT count(*) FROM "+q+"__exec), (SELECT count(*) FROM "+q+")"); got[0] != want {
+			t.Errorf("%s: %v executions recorded and answers, want %s", q, got, want)
+		}
+	}
+}

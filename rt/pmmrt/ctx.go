@@ -43,7 +43,10 @@ const ctxShards = 64 // a power of 2
 var ctxShard [ctxShards]struct {
 	mu sync.Mutex
 	m  map[ctxKey]int64
-	_  [48]byte
+	// flags are, for the slots of negated parts, the flags of the active
+	// Enters of each (goroutine, slot), innermost last: MarkAll sets them.
+	flags map[ctxKey][]*bool
+	_     [40]byte
 }
 
 type ctxKey struct {
@@ -54,9 +57,10 @@ type ctxKey struct {
 // Ctx is an active Enter, returned by Enter and EnterG; Leave ends it.
 // The zero Ctx is no Enter: its Leave does nothing.
 type Ctx struct {
-	g  int64
-	k  int
-	on bool
+	g    int64
+	k    int
+	on   bool
+	flag bool // it pushed a flag (EnterFlag)
 }
 
 func countOf(k int) *int64 { return &ctxCount[k&(MaxSlots-1)].n }
@@ -86,6 +90,49 @@ func EnterG(k int, g int64) Ctx {
 	return Ctx{g: g, k: k, on: true}
 }
 
+// EnterFlag is Enter for the ancestor of a negated (calls* f g): while it
+// is active, MarkAll(k) in the same goroutine sets *flag, which says an
+// execution of g ran inside (the negation does not hold).
+func EnterFlag(k int, flag *bool) Ctx {
+	buf := goidBufs.Get().(*[64]byte)
+	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
+	goidBufs.Put(buf)
+	return EnterFlagG(k, g, flag)
+}
+
+// EnterFlagG is EnterFlag for a caller that knows its goroutine's id.
+func EnterFlagG(k int, g int64, flag *bool) Ctx {
+	c := EnterG(k, g)
+	sh := &ctxShard[uint64(g)%ctxShards]
+	sh.mu.Lock()
+	if sh.flags == nil {
+		sh.flags = make(map[ctxKey][]*bool)
+	}
+	key := ctxKey{g, k}
+	sh.flags[key] = append(sh.flags[key], flag)
+	sh.mu.Unlock()
+	c.flag = true
+	return c
+}
+
+// MarkAll sets the flags of every EnterFlag(k) active in the calling
+// goroutine: the executions that contain the caller's. When none is
+// active anywhere it is one atomic load.
+func MarkAll(k int) {
+	if atomic.LoadInt64(countOf(k)) == 0 {
+		return
+	}
+	buf := goidBufs.Get().(*[64]byte)
+	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
+	goidBufs.Put(buf)
+	sh := &ctxShard[uint64(g)%ctxShards]
+	sh.mu.Lock()
+	for _, f := range sh.flags[ctxKey{g, k}] {
+		*f = true
+	}
+	sh.mu.Unlock()
+}
+
 // Leave ends the Enter that returned c, and clears c: a second Leave, or
 // the Leave of a zero Ctx, does nothing. Generated code calls it from a
 // deferred function, so it runs when the execution returns, panics or
@@ -104,6 +151,14 @@ func (c *Ctx) Leave() {
 		sh.m[key] = n - 1
 	} else if ok {
 		delete(sh.m, key)
+	}
+	if fs := sh.flags[key]; c.flag && len(fs) > 0 {
+		// Enters nest in a goroutine: the innermost is left first.
+		if len(fs) == 1 {
+			delete(sh.flags, key)
+		} else {
+			sh.flags[key] = fs[:len(fs)-1]
+		}
 	}
 	sh.mu.Unlock()
 	// Enter counts before it marks, Leave counts down after it unmarks

@@ -21,8 +21,8 @@ func ctxIdle(t *testing.T) {
 	for i := range ctxShard {
 		sh := &ctxShard[i]
 		sh.mu.Lock()
-		if len(sh.m) != 0 {
-			t.Errorf("shard %d holds %v", i, sh.m)
+		if len(sh.m) != 0 || len(sh.flags) != 0 {
+			t.Errorf("shard %d holds %v and flags %v", i, sh.m, sh.flags)
 		}
 		sh.mu.Unlock()
 	}
@@ -569,4 +569,36 @@ func BenchmarkCtxParallel(b *testing.B) {
 			}
 		})
 	})
+}
+
+// TestCtxMarkAll checks the flags of negated parts: MarkAll sets the
+// flags of every EnterFlag active in its goroutine, the outer ones of a
+// recursion too, and not those left already or of another goroutine.
+func TestCtxMarkAll(t *testing.T) {
+	const k = 7
+	var outer, inner, left, other bool
+	MarkAll(k) // none active: nothing to set
+	c1 := EnterFlag(k, &outer)
+	c2 := EnterFlag(k, &left)
+	c2.Leave()
+	c3 := EnterFlag(k, &inner)
+	done := make(chan bool)
+	go func() {
+		c := EnterFlag(k, &other)
+		done <- true
+		<-done
+		c.Leave()
+		done <- true
+	}()
+	<-done
+	MarkAll(k)
+	done <- true
+	<-done
+	c3.Leave()
+	c1.Leave()
+	if !outer || !inner || left || other {
+		t.Errorf("outer %v inner %v (want both set), left %v other goroutine %v (want neither)", outer, inner, left, other)
+	}
+	MarkAll(k) // nothing active any more
+	ctxIdle(t)
 }
