@@ -110,10 +110,8 @@ func absenceOf(n *spec.Conj) *Absence {
 
 // absent reports whether the site generates the code of a; like active.
 func (sg *siteGen) absent(a *Absence) bool {
-	return a != nil && !a.Off && !sg.g.failed[&a.Off]
+	return a != nil && sg.on(&a.Off)
 }
-
-func (sg *siteGen) failAbsent(a *Absence) { sg.g.failed[&a.Off] = true }
 
 // absentFlag names the caller's state field that says an execution of
 // the negated part's event h of question qi ran in its body.

@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"go/types"
+	"slices"
 	"strconv"
 
 	"pmm.dev/pmm/incremental"
@@ -149,7 +150,7 @@ func runAggregateOf(q *spec.Question, root *spec.Conj, pairs []*Pair, absences m
 	for _, at := range root.Atoms {
 		switch {
 		case at.Prim.Name == spec.TypeFunctionExecution && at.Args[1].Lit == nil:
-			if uses[at.Args[1].Var] > 1 || slicesContains(q.Head, at.Args[1].Var) {
+			if uses[at.Args[1].Var] > 1 || slices.Contains(q.Head, at.Args[1].Var) {
 				return nil // a function name the answer reads
 			}
 		case at.Prim.Name == spec.TypeFunctionExecution, at.Prim.Name == "calls":
@@ -169,7 +170,7 @@ func runAggregateOf(q *spec.Question, root *spec.Conj, pairs []*Pair, absences m
 			if _, ok := keyField(at); !ok && !tested[last.Var] {
 				return nil
 			}
-			if !tested[last.Var] && !slicesContains(q.Head, last.Var) && !coveredByPair(at, pairs, root) {
+			if !tested[last.Var] && !slices.Contains(q.Head, last.Var) && !coveredByPair(at, pairs, root) {
 				return nil // a value that must only exist
 			}
 		case at.Prim.Kind == spec.ValueRelation:
@@ -185,15 +186,6 @@ func runAggregateOf(q *spec.Question, root *spec.Conj, pairs []*Pair, absences m
 		ra.Absences = append(ra.Absences, ab)
 	}
 	return ra
-}
-
-func slicesContains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // coveredByPair reports whether a pair decides atom at: its (before
@@ -221,22 +213,22 @@ func coveredByPair(at *spec.Atom, pairs []*Pair, root *spec.Conj) bool {
 	return false
 }
 
-// aggregating reports whether the site adds the tuples of question qi to
-// cells instead of recording them.
+// aggregating returns the run-time aggregate of the question of fs when
+// the site adds its tuples to cells instead of recording them.
 func (sg *siteGen) aggregating(fs []*Filters) *RunAggregate {
 	for _, f := range fs {
-		if ra := f.Aggregate; ra != nil && !ra.Off && !sg.g.failed[&ra.Off] {
+		if ra := f.Aggregate; ra != nil && sg.on(&ra.Off) {
 			for _, p := range ra.Pairs {
 				if !sg.active(p) {
-					sg.g.failed[&ra.Off] = true
+					sg.turnOff(&ra.Off)
 				}
 			}
 			for _, ab := range ra.Absences {
 				if !sg.absent(ab) {
-					sg.g.failed[&ra.Off] = true
+					sg.turnOff(&ra.Off)
 				}
 			}
-			if !sg.g.failed[&ra.Off] {
+			if sg.on(&ra.Off) {
 				return ra
 			}
 		}
@@ -248,7 +240,7 @@ func (sg *siteGen) aggregating(fs []*Filters) *RunAggregate {
 // test of it cannot be written at this site.
 func (sg *siteGen) failAggregate(f *Filters) {
 	if f.Aggregate != nil {
-		sg.g.failed[&f.Aggregate.Off] = true
+		sg.turnOff(&f.Aggregate.Off)
 	}
 }
 
@@ -264,7 +256,7 @@ func (sg *siteGen) contribute(qi int, t *Target, ra *RunAggregate, f *Filters) (
 	dest := rt
 	if ra.Caller != "" {
 		if !sg.callerPtr {
-			sg.g.failed[&ra.Off] = true
+			sg.turnOff(&ra.Off)
 			return nil, nil
 		}
 		dest = "s.cs." + pendingField(qi)
@@ -273,7 +265,7 @@ func (sg *siteGen) contribute(qi int, t *Target, ra *RunAggregate, f *Filters) (
 	for _, g := range ra.Group {
 		enc, err := sg.encodeField(t, g)
 		if err != nil {
-			sg.g.failed[&ra.Off] = true
+			sg.turnOff(&ra.Off)
 			return nil, nil
 		}
 		lines = append(lines, enc...)
@@ -282,7 +274,7 @@ func (sg *siteGen) contribute(qi int, t *Target, ra *RunAggregate, f *Filters) (
 	if ra.Value != nil {
 		expr, typ, ok := sg.aggValue(*ra.Value)
 		if !ok {
-			sg.g.failed[&ra.Off] = true
+			sg.turnOff(&ra.Off)
 			return nil, nil
 		}
 		call = fmt.Sprintf("%s.Agg%s(%d, &r, %s)", dest, typ, ra.Table, expr)

@@ -36,7 +36,7 @@ func contextsOf(root *spec.Conj, next int) []*Context {
 }
 
 // inContext reports whether the site generates the code of c.
-func (sg *siteGen) inContext(c *Context) bool { return c != nil && !c.Off }
+func (sg *siteGen) inContext(c *Context) bool { return c != nil && sg.on(&c.Off) }
 
 // contextField names the state field of an ancestor's Enter.
 func contextField(qi int, c *Context) string {

@@ -319,7 +319,7 @@ func (sg *siteGen) filterSetup() error {
 				} else if !neverAt(sg.s, f) {
 					// The negation, and the aggregate, would not be exact.
 					if sg.absent(f.Absent) {
-						sg.failAbsent(f.Absent)
+						sg.turnOff(&f.Absent.Off)
 					}
 					sg.failAggregate(f)
 				}
@@ -332,7 +332,7 @@ func (sg *siteGen) filterSetup() error {
 				case a.Dynamic:
 					pre = append(pre, sg.pc.Imports[sg.g.rtPath]+".Active("+strconv.Itoa(a.Slot)+")")
 				case !sg.callerPtr:
-					sg.failAbsent(a)
+					sg.turnOff(&a.Off)
 				default:
 					pre = append(pre, "s.cs."+passFlag(qi, a.Caller))
 				}
@@ -363,7 +363,7 @@ func (sg *siteGen) filterSetup() error {
 					sg.failAggregate(f)
 				}
 			}
-			if ra := f.Aggregate; ra != nil && ra.Caller == f.Var && ra.Caller != "" && !ra.Off && !sg.g.failed[&ra.Off] {
+			if ra := f.Aggregate; ra != nil && ra.Caller == f.Var && ra.Caller != "" && sg.on(&ra.Off) {
 				sg.fields = append(sg.fields, pendingField(qi)+" "+sg.pc.Imports[sg.g.rtPath]+".Held")
 			}
 			flag := passFlag(qi, f.Var)
@@ -389,7 +389,7 @@ func (sg *siteGen) passes(qi int, f *Filters) string {
 			conds = append(conds, g)
 		} else if !neverAt(sg.s, f) {
 			if sg.absent(f.Absent) {
-				sg.failAbsent(f.Absent)
+				sg.turnOff(&f.Absent.Off)
 			}
 			sg.failAggregate(f)
 		}

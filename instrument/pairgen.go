@@ -11,14 +11,17 @@ import (
 // caller's map of held executions, the earlier event's hold and the later
 // event's probe.
 
-// active reports whether the site generates the code of p: a site that
-// cannot (a value the key cannot hold, no caller state) turns p off for
-// every site, and Generate starts again.
-func (sg *siteGen) active(p *Pair) bool {
-	return p != nil && !p.Off && !sg.g.failed[&p.Off]
-}
+// on reports whether a test decided at run time, whose Off flag is off,
+// is generated: a site that cannot generate its part (a value a key
+// cannot hold, no caller state, a condition it cannot write) turns it
+// off, for every site: Generate then starts again.
+func (sg *siteGen) on(off *bool) bool { return !*off && !sg.g.failed[off] }
 
-func (sg *siteGen) fail(p *Pair) { sg.g.failed[&p.Off] = true }
+// turnOff turns off the test whose Off flag is off.
+func (sg *siteGen) turnOff(off *bool) { sg.g.failed[off] = true }
+
+// active reports whether the site generates the code of pair p.
+func (sg *siteGen) active(p *Pair) bool { return p != nil && sg.on(&p.Off) }
 
 // heldMap names the caller's state field that holds the earlier
 // executions of pair p of question qi, by key.
@@ -122,7 +125,7 @@ func (sg *siteGen) keyMethod(qi int, p *Pair, fields []Field, name, result strin
 	}
 	key, ok := sg.keyCode(fields)
 	if !ok || !sg.callerPtr {
-		sg.fail(p)
+		sg.turnOff(&p.Off)
 		return ""
 	}
 	if !sg.declared[name] {
