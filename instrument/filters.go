@@ -53,6 +53,12 @@ type Filters struct {
 	// recorded. Absences are those this event, the caller, requires.
 	Absent   *Absence
 	Absences []*Absence
+	// Buffers says the event, a caller, keeps its callees' tuples until it
+	// ends, and records them only if it passes: its post-condition can
+	// fail after a callee passed (Algorithm 3's release of the data of
+	// the outermost interval). Buffered says the event's tuples, a
+	// callee's, go to that buffer.
+	Buffers, Buffered bool
 	// Contexts are the calls* relations the event is the ancestor or the
 	// descendant of, decided through the goroutine-local context.
 	Contexts []*Context
@@ -283,6 +289,26 @@ func hasCaller(fs []*Filters) bool {
 	return false
 }
 
+// bufferField names a caller's state field that keeps the tuples of its
+// callees for question qi until it ends (Filters.Buffers).
+func bufferField(qi int) string { return "b" + strconv.Itoa(qi) }
+
+// tupleDest is where the tuples of question qi go at this site: to the
+// log, or, when every event the site records for it is a callee whose
+// caller keeps its callees' tuples, to the caller's buffer.
+func (sg *siteGen) tupleDest(qi int, fs []*Filters) string {
+	rt := sg.pc.Imports[sg.g.rtPath]
+	if len(fs) == 0 || !sg.callerPtr {
+		return rt
+	}
+	for _, f := range fs {
+		if !f.Buffered && !sg.absent(f.Absent) {
+			return rt
+		}
+	}
+	return "s.cs." + bufferField(qi)
+}
+
 // passFlag names the state field that says variable v of question qi
 // passed its pre-condition at this site; callees read their caller's.
 func passFlag(qi int, v string) string { return flagName("p", qi, v) }
@@ -362,6 +388,10 @@ func (sg *siteGen) filterSetup() error {
 				if !neverAt(sg.s, f) {
 					sg.failAggregate(f)
 				}
+			}
+			if f.Buffers && !sg.declared[bufferField(qi)] {
+				sg.declared[bufferField(qi)] = true
+				sg.fields = append(sg.fields, bufferField(qi)+" "+sg.pc.Imports[sg.g.rtPath]+".Held")
 			}
 			if ra := f.Aggregate; ra != nil && ra.Caller == f.Var && ra.Caller != "" && sg.on(&ra.Off) {
 				sg.fields = append(sg.fields, pendingField(qi)+" "+sg.pc.Imports[sg.g.rtPath]+".Held")

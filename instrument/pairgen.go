@@ -157,7 +157,7 @@ func (sg *siteGen) probe(qi int, f *Filters) string {
 		return []string{
 			"h, ok := " + m + "[string(k.Encoded())]",
 			"if !ok {", "\treturn false", "}",
-			"h.Release()",
+			sg.release(qi, f),
 			"s.cs." + calleeFlag(qi, f.Probe.Earlier) + " = true",
 			"return true"}
 	})
@@ -203,4 +203,14 @@ func (sg *siteGen) holding(qi int, direct, held []*Filters, holds, block []strin
 		out = append(out, "\t\t\trecorded = true", "\t\t}", "\t}")
 	}
 	return append(out, "}"), nil
+}
+
+// release is the statement by which a later event of a pair records the
+// earlier executions held under its key: to the log, or to its caller's
+// buffer when the caller keeps its callees' tuples.
+func (sg *siteGen) release(qi int, f *Filters) string {
+	if f.Buffered && sg.callerPtr {
+		return "h.MoveTo(&s.cs." + bufferField(qi) + ")"
+	}
+	return "h.Release()"
 }

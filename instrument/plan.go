@@ -153,6 +153,7 @@ func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opt
 	}
 	b.dropUnmarkableCallees()
 	b.checkPairs()
+	b.bufferCallees()
 	return b.plan(), nil
 }
 
@@ -258,6 +259,64 @@ func neverAt(s *Site, f *Filters) bool {
 		}
 	}
 	return true
+}
+
+// bufferCallees makes the callers whose post-condition can fail after a
+// callee passed keep their callees' tuples until they end: a caller with
+// tests at its end, negated parts, or a callee it waits for that a
+// callee passing does not imply (a pair's later event implies the
+// earlier one).
+func (b *builder) bufferCallees() {
+	type key struct {
+		q int
+		v string
+	}
+	callees := map[key][]string{} // the callee variables of each caller
+	b.eachFilters(func(qi int, f *Filters) {
+		if f.Caller != "" && !slices.Contains(callees[key{qi, f.Caller}], f.Var) {
+			callees[key{qi, f.Caller}] = append(callees[key{qi, f.Caller}], f.Var)
+		}
+	})
+	buffers := map[key]bool{}
+	b.eachFilters(func(qi int, f *Filters) {
+		mayFail := len(f.Post) > 0 || len(f.Absences) > 0
+		for _, x := range callees[key{qi, f.Var}] {
+			held := false
+			for _, p := range f.Holds {
+				held = held || p.Earlier == x
+			}
+			if held {
+				continue // recorded only when a later event finds it, which implies it
+			}
+			for _, c := range f.Callees {
+				implied := c == x
+				for _, p := range f.Holds {
+					implied = implied || p.Later == x && p.Earlier == c
+				}
+				mayFail = mayFail || !implied
+			}
+		}
+		if mayFail && len(callees[key{qi, f.Var}]) > 0 {
+			f.Buffers = true
+			buffers[key{qi, f.Var}] = true
+		}
+	})
+	b.eachFilters(func(qi int, f *Filters) {
+		f.Buffered = f.Caller != "" && buffers[key{qi, f.Caller}]
+	})
+}
+
+// eachFilters calls fn with the filters of every variable at every site.
+func (b *builder) eachFilters(fn func(qi int, f *Filters)) {
+	for _, s := range b.sites {
+		for _, t := range s.Targets {
+			for qi, fs := range t.Filters {
+				for _, f := range fs {
+					fn(qi, f)
+				}
+			}
+		}
+	}
 }
 
 // aggregatable reports whether a site of an event of a run-time

@@ -199,7 +199,7 @@ func (sg *siteGen) action() error {
 				}
 				return block, nil
 			}
-			block, err := tuples(rt)
+			block, err := tuples(sg.tupleDest(qi, sg.filters(t, qi)))
 			if err != nil {
 				return err
 			}
@@ -234,6 +234,13 @@ func (sg *siteGen) action() error {
 				// which is then no answer.
 				for _, f := range absent {
 					block = append(block, "if "+sg.passes(qi, f)+" {", "\t"+sg.markAbsent(qi, f.Absent), "}")
+				}
+				// A caller that kept its callees' tuples records them if it
+				// passed; if not, they are forgotten with its state.
+				for _, f := range fs {
+					if f.Buffers && ra == nil {
+						block = append(block, "if "+sg.passes(qi, f)+" {", "\ts."+bufferField(qi)+".Release()", "}")
+					}
 				}
 				// A callee that passed tells its caller (Table 4.1); a held
 				// one does when a later event finds it.

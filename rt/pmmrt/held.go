@@ -54,6 +54,13 @@ func (h *Held) put(table uint16, format byte, body []byte) {
 	h.b = append(append(h.b, hdr[:]...), body...)
 }
 
+// MoveTo moves what h holds to the end of dst, and empties h: what an
+// inner scope found needed, kept until the outer one knows.
+func (h *Held) MoveTo(dst *Held) {
+	dst.b = append(dst.b, h.b...)
+	h.b = h.b[:0]
+}
+
 // Release writes the held tuples to the log and applies the held
 // additions to aggregate cells, in the order they were held, and empties
 // h.

@@ -18,7 +18,10 @@ func TestHeld(t *testing.T) {
 	if r.n != 0 {
 		t.Fatal("Held.Emit did not reset the Rec")
 	}
-	kept.Emit2(2, 5, -6)
+	var inner Held
+	inner.Emit2(2, 5, -6)
+	inner.MoveTo(&kept)
+	inner.Release() // moved: nothing left
 	kept.Emit3(3, 7, 8, -9)
 	dropped.Emit2(9, 1, 1)
 	Emit2(4, 1, 2) // written at once, before the held tuples
