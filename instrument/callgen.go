@@ -90,7 +90,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		callee = callee || hasCaller(sg.filters(s.Targets[0], qi))
 	}
 	if callee && def != nil && g.typeArgs[def] == "" {
-		sg.callerPtr = true
+		sg.callerPtr, sg.callerSite = true, def
 		stateType := sg.p + "state" + strconv.Itoa(def.Index)
 		args[0] = "&" + state
 		callerParam = "cs *" + stateType

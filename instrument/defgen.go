@@ -148,6 +148,7 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	sg.edits = append(sg.edits, Edit{Off: sg.fi.tf.Offset(body.Lbrace) + 1, End: sg.fi.tf.Offset(body.Lbrace) + 1, Text: text + ";"})
 	sg.finish(decls...)
 	g.done[s] = true
+	g.defVals[s] = sg.vals
 	g.typeArgs[s] = sg.targs
 	return nil
 }

@@ -53,6 +53,9 @@ type Filters struct {
 	// recorded. Absences are those this event, the caller, requires.
 	Absent   *Absence
 	Absences []*Absence
+	// Exports are the event's values its callees' tests read from its
+	// state: its site captures them.
+	Exports []Field
 	// Buffers says the event, a caller, keeps its callees' tuples until it
 	// ends, and records them only if it passes: its post-condition can
 	// fail after a callee passed (Algorithm 3's release of the data of
@@ -74,6 +77,9 @@ type Cond struct {
 	Atom    *spec.Atom
 	Negated bool
 	Values  map[string]Field // value variable → the captured value it is
+	// Outer are the value variables that are the caller's values, read
+	// from its state (an inter-event condition of a direct callee).
+	Outer map[string]bool
 }
 
 // Options say how to instrument.
@@ -143,6 +149,24 @@ func filtersOf(v string, root *spec.Conj, pairs []*Pair, absences map[*spec.Conj
 		// join left to the answer; no caller's state is the one to read.
 		f.Caller, f.Marks = "", false
 	}
+	// Tests with the caller's values known when it began, as early as
+	// the callee's own allow; the caller captures what they read.
+	if f.Caller != "" {
+		for _, c := range callerConds(v, f.Caller, root, a) {
+			if onlyBegin(c) {
+				f.Pre = append(f.Pre, c)
+			} else {
+				f.Post = append(f.Post, c)
+			}
+		}
+	}
+	for _, callee := range f.Callees {
+		for _, c := range callerConds(callee, v, root, a) {
+			for w := range c.Outer {
+				f.Exports = append(f.Exports, c.Values[w])
+			}
+		}
+	}
 	for _, p := range pairs {
 		switch v {
 		case p.Earlier:
@@ -161,6 +185,60 @@ func filtersOf(v string, root *spec.Conj, pairs []*Pair, absences map[*spec.Conj
 	return f, nil
 }
 
+// callerConds are the tests placed at direct callee x that read, besides
+// x's values, those of its caller c known when c began (seed 5.3.2):
+// comparisons, and a value of x bound already by c (a join, such as equal
+// parameters), an equality.
+func callerConds(x, c string, root *spec.Conj, a *incremental.Conj) []Cond {
+	xv, cv := boundValues(x, root), boundValues(c, root)
+	var out []Cond
+	for _, t := range a.Tests {
+		if t.Atom == nil || t.Local || t.Deferred || t.Negated || t.At.Var != x || len(t.Reads) == 0 {
+			continue
+		}
+		ok := true
+		for _, r := range t.Reads {
+			ok = ok && r.Var == c && r.End == spec.Begin
+		}
+		if !ok {
+			continue
+		}
+		cond := Cond{Atom: t.Atom, Values: map[string]Field{}, Outer: map[string]bool{}}
+		switch t.Atom.Prim.Kind {
+		case spec.ValueRelation:
+			for _, term := range t.Atom.Args {
+				if term.Lit != nil {
+					continue
+				}
+				if f, bound := cv[term.Var]; bound {
+					cond.Values[term.Var], cond.Outer[term.Var] = f, true
+				} else if f, bound := xv[term.Var]; bound {
+					cond.Values[term.Var] = f
+				} else {
+					ok = false
+				}
+			}
+		case spec.Attribute:
+			w := t.Atom.Args[len(t.Atom.Args)-1]
+			fx, okx := attributeField(t.Atom)
+			fc, okc := cv[w.Var]
+			if w.Lit != nil || !okx || !okc {
+				ok = false
+				break
+			}
+			own := w.Var + "'" // not a PMM name: no clash
+			cond.Atom = &spec.Atom{Pos: t.Atom.Pos, Prim: spec.Lookup("="), Args: []spec.Term{{Var: own}, {Var: w.Var}}}
+			cond.Values[own], cond.Values[w.Var], cond.Outer[w.Var] = fx, fc, true
+		default:
+			ok = false
+		}
+		if ok {
+			out = append(out, cond)
+		}
+	}
+	return out
+}
+
 // boundValues maps the value variables that attributes of v bind, in the
 // disjunct's own atoms, to what v's site captures.
 func boundValues(v string, root *spec.Conj) map[string]Field {
@@ -173,22 +251,9 @@ func boundValues(v string, root *spec.Conj) map[string]Field {
 		if last.Lit != nil {
 			continue
 		}
-		var f Field
-		switch a.Prim.Name {
-		case "parameter":
-			f = Field{Cap: CapParam, N: int(a.Args[1].Lit.Int)}
-		case "return-value":
-			f = Field{Cap: CapResult, N: int(a.Args[1].Lit.Int)}
-		case "duration":
-			f = Field{Cap: CapDuration}
-		case "receiver":
-			f = Field{Cap: CapReceiver}
-		case "panicked":
-			f = Field{Cap: CapPanicked}
-		case "data-condition":
-			f = Field{Cap: CapDataCond, Expr: a.Args[1].Lit.Str}
-		default:
-			continue
+		f, ok := attributeField(a)
+		if !ok || f.Cap == CapParams || f.Cap == CapResults {
+			continue // a list: no comparison reads it
 		}
 		if _, ok := values[last.Var]; !ok {
 			values[last.Var] = f
@@ -463,6 +528,9 @@ func (sg *siteGen) goCond(c Cond) (string, bool) {
 			continue
 		}
 		expr, typ, ok := sg.stateValue(c.Values[t.Var])
+		if c.Outer[t.Var] {
+			expr, typ, ok = sg.callerValue(c.Values[t.Var])
+		}
 		if !ok {
 			return "", false
 		}
@@ -505,6 +573,20 @@ func (sg *siteGen) stateValue(f Field) (string, types.Type, bool) {
 		return "", nil, false
 	}
 	return "s." + name, v.typ, true
+}
+
+// callerValue is the Go expression of a value captured by the caller's
+// state, read through the call site's pointer to it.
+func (sg *siteGen) callerValue(f Field) (string, types.Type, bool) {
+	if !sg.callerPtr || sg.callerSite == nil {
+		return "", nil, false
+	}
+	caller := &siteGen{vals: sg.g.defVals[sg.callerSite]}
+	expr, typ, ok := caller.stateValue(f)
+	if !ok || !strings.HasPrefix(expr, "s.") {
+		return "", nil, false
+	}
+	return "s.cs." + strings.TrimPrefix(expr, "s."), typ, true
 }
 
 // comparableAs reports whether Go can compare the two sides as the atom

@@ -144,6 +144,9 @@ type generator struct {
 	// fileImports are the packages imported into each user's file for
 	// the code of its sites (absolute path → import paths).
 	fileImports map[string]map[string]bool
+	// defVals are the values each definition site generated captures, for
+	// the tests of its callees.
+	defVals map[*Site]map[string]value
 	// failed are the Off flags of the tests decided at run time (Pair,
 	// Absence) some site could not generate.
 	failed map[*bool]bool
@@ -158,6 +161,7 @@ type fileInfo struct {
 func (g *generator) index(pkgs []*packages.Package) {
 	g.files = map[string]*fileInfo{}
 	g.done = map[*Site]bool{}
+	g.defVals = map[*Site]map[string]value{}
 	g.typeArgs = map[*Site]string{}
 	g.fileImports = map[string]map[string]bool{}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {

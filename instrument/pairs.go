@@ -141,6 +141,16 @@ func attributeBinding(v string, root *spec.Conj) map[string]*spec.Atom {
 // keyField is the captured value an attribute atom reads, for the
 // attributes a key can hold.
 func keyField(a *spec.Atom) (Field, bool) {
+	f, ok := attributeField(a)
+	if !ok || f.Cap == CapPanicked || f.Cap == CapDataCond {
+		return Field{}, false
+	}
+	return f, true
+}
+
+// attributeField is the captured value an attribute atom reads, for the
+// attributes a site captures.
+func attributeField(a *spec.Atom) (Field, bool) {
 	switch a.Prim.Name {
 	case "parameter":
 		return Field{Cap: CapParam, N: int(a.Args[1].Lit.Int)}, true
@@ -154,6 +164,10 @@ func keyField(a *spec.Atom) (Field, bool) {
 		return Field{Cap: CapReceiver}, true
 	case "duration":
 		return Field{Cap: CapDuration}, true
+	case "panicked":
+		return Field{Cap: CapPanicked}, true
+	case "data-condition":
+		return Field{Cap: CapDataCond, Expr: a.Args[1].Lit.Str}, true
 	}
 	return Field{}, false
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"pmm.dev/pmm/incremental"
 	"pmm.dev/pmm/internal/stagetest"
 	"pmm.dev/pmm/schema"
 )
@@ -123,4 +124,36 @@ func readQuestions(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestCallerConds checks the tests a direct callee runs with its
+// caller's values: a join on a parameter, a comparison, and none for a
+// value the caller has only when it ends.
+func TestCallerConds(t *testing.T) {
+	const head = `(defquestion q :definition ((i) s.t. (exists (o p q) (and (function-execution o "main.Outer") (function-execution i "main.Inner") (calls o i) `
+	for _, c := range []struct{ name, atoms, want string }{
+		{"join", `(parameter o 1 p) (parameter i 1 p)`, "(= p' p) outer [p]"},
+		{"comparison", `(parameter o 1 p) (parameter i 2 q) (< p q)`, "(< p q) outer [p]"},
+		{"the caller's duration", `(duration o p) (parameter i 1 q) (< p q)`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prog := stagetest.Compile(t, "q.pmm", head+c.atoms+"))))")
+			root := prog.Questions[0].Disjuncts[0]
+			a, err := incremental.Analyze(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, cond := range callerConds("i", "o", root, a) {
+				var outer []string
+				for v := range cond.Outer {
+					outer = append(outer, v)
+				}
+				got = append(got, fmt.Sprintf("%s outer %v", cond.Atom, outer))
+			}
+			if strings.Join(got, "; ") != c.want {
+				t.Errorf("conds %q, want %q", got, c.want)
+			}
+		})
+	}
 }

@@ -97,6 +97,9 @@ func (s *Site) Captures() map[Capture]bool {
 						add(v)
 					}
 				}
+				for _, v := range f.Exports {
+					add(v)
+				}
 				if f.Hold != nil {
 					for _, v := range f.Hold.EarlierKey {
 						add(v)

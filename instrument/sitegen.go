@@ -60,8 +60,10 @@ type siteGen struct {
 	rename map[string]string // type parameter → its name in the helpers
 	p      string            // the prefix of generated names
 	name   func(string) string
-	// callerPtr says the call site's wrapper has its caller's state, cs.
-	callerPtr bool
+	// callerPtr says the call site's wrapper has its caller's state, cs,
+	// the state of callerSite.
+	callerPtr  bool
+	callerSite *Site
 	// clocks are the before-form's statements that take ids, clocks and
 	// goroutines, run once the pre-condition passed; enters those that
 	// enter goroutine-local contexts, after them.

@@ -300,6 +300,7 @@ func TestModesAgree(t *testing.T) {
 		{"../../testdata/negation", []string{"SELECT count(*) FROM lonely_ones", "SELECT count(*) FROM lonely_zeros",
 			"SELECT count(*) FROM last_twos", "SELECT count(*) FROM no_zero_callee"}},
 		{"../../testdata/cache", []string{"SELECT count(*) FROM cacheable_calls", "SELECT count FROM cacheable_count"}},
+		{"../../testdata/callerargs", []string{"SELECT count(*) FROM same_as_caller", "SELECT count(*) FROM above_caller"}},
 		{"../../testdata/e2e", []string{"SELECT k FROM lookups_under_serve", "SELECT n FROM workers_of_main",
 			"SELECT key_, count FROM gets_per_key", "SELECT key_ FROM mean_get_per_key"}},
 	}
@@ -393,5 +394,42 @@ func TestExactNegation(t *testing.T) {
 		if got := queryStrings(t, db, "SELECT (SELECT count(*) FROM "+q+"__exec), (SELECT count(*) FROM "+q+")"); got[0] != want {
 			t.Errorf("%s: %v executions recorded and answers, want %s", q, got, want)
 		}
+	}
+}
+
+// TestCallerValues checks tests of a callee that read its caller's
+// parameter (testdata/callerargs): Outer(n) calls Inner(i) for i < 5, for
+// n < 8. At run time Inner is recorded only when its parameter equals or
+// exceeds its caller's, and Outer only when some Inner it called was.
+func TestCallerValues(t *testing.T) {
+	dir, db := instrumentAndRun(t, "../../testdata/callerargs")
+	same, above, inner, outer := 0, 0, 0, 0
+	for n := 0; n < 8; n++ {
+		any := false
+		for i := 0; i < 5; i++ {
+			if i == n {
+				same++
+			}
+			if i > n {
+				above++
+			}
+			if i >= n {
+				inner++
+				any = true
+			}
+		}
+		if any {
+			outer++
+		}
+	}
+	if got := queryStrings(t, db, "SELECT (SELECT count(*) FROM same_as_caller), (SELECT count(*) FROM above_caller)"); got[0] != fmt.Sprintf("%d %d", same, above) {
+		t.Errorf("answers %v, want %d %d", got, same, above)
+	}
+	var recorded []string
+	for _, s := range stats(t, dir).Sites {
+		recorded = append(recorded, fmt.Sprintf("%s %d", s.Function, s.Recorded))
+	}
+	if want := fmt.Sprintf("main.Outer %d; main.Inner %d", outer, inner); strings.Join(recorded, "; ") != want {
+		t.Errorf("recorded %v, want %s", recorded, want)
 	}
 }

@@ -1,0 +1,3 @@
+module example.com/callerargs
+
+go 1.21
