@@ -206,50 +206,8 @@ func (sg *siteGen) action() error {
 				return err
 			}
 			if fs := sg.filters(t, qi); fs != nil {
-				var direct, held, absent []*Filters
-				var holds []string
-				for _, f := range fs {
-					if h := sg.hold(qi, f); h != "" {
-						held, holds = append(held, f), append(holds, h)
-					} else if sg.absent(f.Absent) {
-						absent = append(absent, f)
-					} else {
-						direct = append(direct, f)
-					}
-				}
-				ra := sg.aggregating(fs)
-				switch {
-				case ra != nil:
-					if block, err = sg.aggregateBlock(qi, t, ra, fs, held, holds); err != nil {
-						return err
-					}
-				case len(direct) == 0 && len(held) == 0:
-					block = nil // only the events of negated parts, not recorded
-				case len(held) == 0:
-					block = append([]string{"if " + sg.postCondition(qi, direct) + " {"}, append(indent(block), "}")...)
-				default:
-					if block, err = sg.holding(qi, direct, held, holds, block, tuples); err != nil {
-						return err
-					}
-				}
-				// An event of a negated part that passed tells its caller,
-				// which is then no answer.
-				for _, f := range absent {
-					block = append(block, "if "+sg.passes(qi, f)+" {", "\t"+sg.markAbsent(qi, f.Absent), "}")
-				}
-				// A caller that kept its callees' tuples records them if it
-				// passed; if not, they are forgotten with its state.
-				for _, f := range fs {
-					if f.Buffers && ra == nil {
-						block = append(block, "if "+sg.passes(qi, f)+" {", "\ts."+bufferField(qi)+".Release()", "}")
-					}
-				}
-				// A callee that passed tells its caller (Table 4.1); a held
-				// one does when a later event finds it.
-				for _, f := range direct {
-					if f.Caller != "" && f.Marks && sg.callerPtr {
-						block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+calleeFlag(qi, f.Var)+" = true", "}")
-					}
+				if block, err = sg.filteredBlock(qi, t, fs, block, tuples); err != nil {
+					return err
 				}
 			}
 			stmts = append(stmts, block...)
@@ -525,4 +483,58 @@ func enclosingTypeParams(fi *fileInfo, pos token.Pos) *types.TypeParamList {
 		return sig.TypeParams()
 	}
 	return nil
+}
+
+// filteredBlock renders the tuples of question qi at a site with run-time
+// filters: block, recorded when an event passes, or held, or added to
+// cells, or replaced by marks for negated parts; tuples renders them for
+// another destination.
+func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []string, tuples func(string) ([]string, error)) ([]string, error) {
+	var direct, held, absent []*Filters
+	var holds []string
+	var err error
+	for _, f := range fs {
+		if h := sg.hold(qi, f); h != "" {
+			held, holds = append(held, f), append(holds, h)
+		} else if sg.absent(f.Absent) {
+			absent = append(absent, f)
+		} else {
+			direct = append(direct, f)
+		}
+	}
+	ra := sg.aggregating(fs)
+	switch {
+	case ra != nil:
+		if block, err = sg.aggregateBlock(qi, t, ra, fs, held, holds); err != nil {
+			return nil, err
+		}
+	case len(direct) == 0 && len(held) == 0:
+		block = nil // only the events of negated parts, not recorded
+	case len(held) == 0:
+		block = append([]string{"if " + sg.postCondition(qi, direct) + " {"}, append(indent(block), "}")...)
+	default:
+		if block, err = sg.holding(qi, direct, held, holds, block, tuples); err != nil {
+			return nil, err
+		}
+	}
+	// An event of a negated part that passed tells its caller,
+	// which is then no answer.
+	for _, f := range absent {
+		block = append(block, "if "+sg.passes(qi, f)+" {", "\t"+sg.markAbsent(qi, f.Absent), "}")
+	}
+	// A caller that kept its callees' tuples records them if it
+	// passed; if not, they are forgotten with its state.
+	for _, f := range fs {
+		if f.Buffers && ra == nil {
+			block = append(block, "if "+sg.passes(qi, f)+" {", "\ts."+bufferField(qi)+".Release()", "}")
+		}
+	}
+	// A callee that passed tells its caller (Table 4.1); a held
+	// one does when a later event finds it.
+	for _, f := range direct {
+		if f.Caller != "" && f.Marks && sg.callerPtr {
+			block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+calleeFlag(qi, f.Var)+" = true", "}")
+		}
+	}
+	return block, nil
 }
