@@ -14,22 +14,30 @@ import (
 // functions, so no local variable links them. The test is sound (an
 // execution of d dropped has no active a in its goroutine, so no a calls
 // it); the view still decides calls* from ids, ends and goroutines.
+//
+// (contains a d) holds across goroutines: a only counts its executions
+// (pmmrt.EnterAny), and d is recorded only when one is active anywhere
+// (pmmrt.Any), a test that costs an atomic load.
 type Context struct {
 	Ancestor, Descendant string
 	Slot                 int
+	Anywhere             bool // contains, not calls*
 	// Off says some site of the ancestor cannot enter the context (a
 	// call that may run several functions has no filters): the
 	// descendant must then be recorded without the test.
 	Off bool
 }
 
-// contextsOf finds the calls* relations of a disjunct, outside its
-// negated parts, with slots numbered from next.
-func contextsOf(root *spec.Conj, next int) []*Context {
+// contextsOf finds the calls* and contains relations between two
+// executions of a disjunct, outside its negated parts, with slots
+// numbered from next.
+func contextsOf(root *spec.Conj, types spec.VarTypes, next int) []*Context {
 	var out []*Context
 	for _, at := range root.Atoms {
-		if at.Prim.Name == "calls*" && at.Args[0].Lit == nil && at.Args[1].Lit == nil && at.Args[0].Var != at.Args[1].Var {
-			out = append(out, &Context{Ancestor: at.Args[0].Var, Descendant: at.Args[1].Var, Slot: next + len(out)})
+		a, d := at.Args[0], at.Args[len(at.Args)-1]
+		if (at.Prim.Name == "calls*" || at.Prim.Name == "contains") && a.Lit == nil && d.Lit == nil && a.Var != d.Var &&
+			types[a.Var] == spec.TypeFunctionExecution && types[d.Var] == spec.TypeFunctionExecution {
+			out = append(out, &Context{Ancestor: a.Var, Descendant: d.Var, Slot: next + len(out), Anywhere: at.Prim.Name == "contains"})
 		}
 	}
 	return out
@@ -57,12 +65,19 @@ func (sg *siteGen) contextSetup(qi int, f *Filters) []string {
 		slot := strconv.Itoa(c.Slot)
 		switch f.Var {
 		case c.Descendant:
-			tests = append(tests, rt+".Active("+slot+")")
+			if c.Anywhere {
+				tests = append(tests, rt+".Any("+slot+")")
+			} else {
+				tests = append(tests, rt+".Active("+slot+")")
+			}
 		case c.Ancestor:
 			field := contextField(qi, c)
 			sg.fields = append(sg.fields, field+" "+rt+".Ctx")
 			enter := rt + ".Enter(" + slot + ")"
-			if sg.caps[CapGoroutine] {
+			switch {
+			case c.Anywhere:
+				enter = rt + ".EnterAny(" + slot + ")"
+			case sg.caps[CapGoroutine]:
 				enter = rt + ".EnterG(" + slot + ", s.g)" // the goroutine is taken already
 			}
 			sg.enters = append(sg.enters, "if s."+passFlag(qi, f.Var)+" {", "\ts."+field+" = "+enter, "}")

@@ -362,7 +362,8 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		pairs = pairsOf(root)
 		b.absences = absencesOf(root)
 		b.aggregate = runAggregateOf(q, root, pairs, b.absences, sch)
-		b.contexts = contextsOf(root, b.slots)
+		types, _ := root.Types(nil)
+		b.contexts = contextsOf(root, types, b.slots)
 		b.slots += len(b.contexts)
 		for _, n := range root.Not {
 			if a := b.absences[n]; a != nil && a.Dynamic {

@@ -257,6 +257,18 @@ func TestCallsStarSpawnsAggregates(t *testing.T) {
 			t.Errorf("lookup recorded %d times, want the %d under Serve", s.Recorded, len(lookups))
 		}
 	}
+
+	// contains: the work of the workers, main's and spawnMore's (sizes
+	// 100 and 200); no Get while Serve runs, and none recorded.
+	works := append([]string{}, sizes...)
+	works = append(works, "100", "200")
+	sort.Strings(works)
+	if got := queryStrings(t, db, "SELECT n FROM work_in_workers"); strings.Join(got, " ") != strings.Join(works, " ") {
+		t.Errorf("contains: work in workers %v, want %v", got, works)
+	}
+	if got := queryStrings(t, db, "SELECT (SELECT count(*) FROM gets_during_serve), (SELECT count(*) FROM gets_during_serve__exec e JOIN pmm_sites p ON p.site = e.site WHERE p.function = 'main.Get')"); got[0] != "0 0" {
+		t.Errorf("contains: gets during Serve, answers and executions recorded %v, want 0 0", got)
+	}
 }
 
 // TestMonitorBeginEnd checks Monitor-Begin/End (seed B.2.2): with
@@ -302,7 +314,8 @@ func TestModesAgree(t *testing.T) {
 		{"../../testdata/cache", []string{"SELECT count(*) FROM cacheable_calls", "SELECT count FROM cacheable_count"}},
 		{"../../testdata/callerargs", []string{"SELECT count(*) FROM same_as_caller", "SELECT count(*) FROM above_caller"}},
 		{"../../testdata/e2e", []string{"SELECT k FROM lookups_under_serve", "SELECT n FROM workers_of_main",
-			"SELECT key_, count FROM gets_per_key", "SELECT key_ FROM mean_get_per_key"}},
+			"SELECT key_, count FROM gets_per_key", "SELECT key_ FROM mean_get_per_key",
+			"SELECT n FROM work_in_workers", "SELECT count(*) FROM gets_during_serve"}},
 	}
 	for _, p := range programs {
 		answers := map[string]string{}

@@ -61,6 +61,7 @@ type Ctx struct {
 	k    int
 	on   bool
 	flag bool // it pushed a flag (EnterFlag)
+	any  bool // it only counts (EnterAny)
 }
 
 func countOf(k int) *int64 { return &ctxCount[k&(MaxSlots-1)].n }
@@ -89,6 +90,19 @@ func EnterG(k int, g int64) Ctx {
 	sh.mu.Unlock()
 	return Ctx{g: g, k: k, on: true}
 }
+
+// EnterAny counts an execution of slot k as active until Leave, in no
+// goroutine in particular: for (contains f g), which holds across
+// goroutines, Any asks whether one is active anywhere. It is an atomic
+// add.
+func EnterAny(k int) Ctx {
+	atomic.AddInt64(countOf(k), 1)
+	return Ctx{k: k, on: true, any: true}
+}
+
+// Any reports whether an Enter of slot k, of any kind, is active in any
+// goroutine: one atomic load.
+func Any(k int) bool { return atomic.LoadInt64(countOf(k)) != 0 }
 
 // EnterFlag is Enter for the ancestor of a negated (calls* f g): while it
 // is active, MarkAll(k) in the same goroutine sets *flag, which says an
@@ -143,6 +157,10 @@ func (c *Ctx) Leave() {
 		return
 	}
 	c.on = false
+	if c.any {
+		atomic.AddInt64(countOf(c.k), -1)
+		return
+	}
 	key := ctxKey{c.g, c.k}
 	sh := &ctxShard[uint64(c.g)%ctxShards]
 	sh.mu.Lock()

@@ -602,3 +602,24 @@ func TestCtxMarkAll(t *testing.T) {
 	MarkAll(k) // nothing active any more
 	ctxIdle(t)
 }
+
+// TestCtxAny checks the slots of contains: counted in every goroutine,
+// marked in none.
+func TestCtxAny(t *testing.T) {
+	const k = 9
+	if Any(k) {
+		t.Fatal("Any before any Enter")
+	}
+	c := EnterAny(k)
+	seen := make(chan bool)
+	go func() { seen <- Any(k) && !Active(k) }()
+	if !<-seen {
+		t.Error("another goroutine: Any false or Active true while an EnterAny is active")
+	}
+	c.Leave()
+	c.Leave()
+	if Any(k) {
+		t.Error("Any after Leave")
+	}
+	ctxIdle(t)
+}
