@@ -405,14 +405,8 @@ func (sg *siteGen) filterSetup() error {
 				pre = append(pre, "false") // not the function the question names
 			}
 			for _, c := range f.Pre {
-				if g, ok := sg.goCond(c); ok {
+				if g, ok := sg.exactCond(f, c); ok {
 					pre = append(pre, g)
-				} else if !neverAt(sg.s, f) {
-					// The negation, and the aggregate, would not be exact.
-					if sg.absent(f.Absent) {
-						sg.turnOff(&f.Absent.Off)
-					}
-					sg.failAggregate(f)
 				}
 			}
 			if f.Caller != "" && sg.callerPtr {
@@ -480,13 +474,8 @@ func (sg *siteGen) filterSetup() error {
 func (sg *siteGen) passes(qi int, f *Filters) string {
 	conds := []string{"s." + passFlag(qi, f.Var)}
 	for _, c := range f.Post {
-		if g, ok := sg.goCond(c); ok {
+		if g, ok := sg.exactCond(f, c); ok {
 			conds = append(conds, g)
-		} else if !neverAt(sg.s, f) {
-			if sg.absent(f.Absent) {
-				sg.turnOff(&f.Absent.Off)
-			}
-			sg.failAggregate(f)
 		}
 	}
 	for _, a := range f.Absences {
@@ -513,6 +502,21 @@ func (sg *siteGen) postCondition(qi int, fs []*Filters) string {
 		alts = append(alts, "("+sg.passes(qi, f)+")")
 	}
 	return strings.Join(alts, " || ")
+}
+
+// exactCond is goCond for a test of f's event. A test the site cannot
+// write is left out, which only records more, unless the event's negated
+// part or its question's aggregate relies on it being exact: those are
+// turned off.
+func (sg *siteGen) exactCond(f *Filters, c Cond) (string, bool) {
+	g, ok := sg.goCond(c)
+	if !ok && !neverAt(sg.s, f) {
+		if sg.absent(f.Absent) {
+			sg.turnOff(&f.Absent.Off)
+		}
+		sg.failAggregate(f)
+	}
+	return g, ok
 }
 
 // goCond writes a Cond as a Go boolean expression over the state, when

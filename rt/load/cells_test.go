@@ -2,7 +2,6 @@ package load
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"pmm.dev/pmm/rt"
 	"pmm.dev/pmm/rt/pmmrt"
 )
 
@@ -190,33 +188,7 @@ func TestCellsExit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
 	}
-	mod := t.TempDir()
-	pmmDir := filepath.Join(mod, ".pmm")
-	write := func(path, text string) {
-		if err := os.MkdirAll(filepath.Dir(path), 0755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(mod, "go.mod"), "module example.com/cells\n\ngo 1.12\n")
-	write(filepath.Join(mod, "main.go"), cellsProgram)
-	overlay := map[string]map[string]string{"Replace": {}}
-	for name, data := range rt.Sources(pmmDir, 0) {
-		file := filepath.Join(pmmDir, "rt", name)
-		write(file, string(data))
-		overlay["Replace"][filepath.Join(mod, "internal", "pmmrt_", name)] = file
-	}
-	js, _ := json.Marshal(overlay)
-	write(filepath.Join(pmmDir, "overlay.json"), string(js))
-	bin := filepath.Join(pmmDir, "prog")
-	build := exec.Command("go", "build", "-overlay", filepath.Join(pmmDir, "overlay.json"), "-o", bin, ".")
-	build.Dir = mod
-	build.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	_, pmmDir, bin := buildWithRuntime(t, "example.com/cells", cellsProgram)
 	modes := []string{"panic", "exit", "sigkill"}
 	for _, mode := range modes {
 		cmd := exec.Command(bin, mode)

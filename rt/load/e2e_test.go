@@ -95,33 +95,7 @@ func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
 	}
-	mod := t.TempDir()
-	pmmDir := filepath.Join(mod, ".pmm")
-	write := func(path, text string) {
-		if err := os.MkdirAll(filepath.Dir(path), 0755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(mod, "go.mod"), "module example.com/e2e\n\ngo 1.12\n")
-	write(filepath.Join(mod, "main.go"), e2eProgram)
-	overlay := map[string]map[string]string{"Replace": {}}
-	for name, data := range rt.Sources(pmmDir, 0) {
-		file := filepath.Join(pmmDir, "rt", name)
-		write(file, string(data))
-		overlay["Replace"][filepath.Join(mod, "internal", "pmmrt_", name)] = file
-	}
-	js, _ := json.Marshal(overlay)
-	write(filepath.Join(pmmDir, "overlay.json"), string(js))
-	bin := filepath.Join(pmmDir, "prog")
-	build := exec.Command("go", "build", "-overlay", filepath.Join(pmmDir, "overlay.json"), "-o", bin, ".")
-	build.Dir = mod
-	build.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	mod, pmmDir, bin := buildWithRuntime(t, "example.com/e2e", e2eProgram)
 	if _, err := os.Stat(filepath.Join(mod, "internal")); !os.IsNotExist(err) {
 		t.Fatal("the build wrote the user's tree")
 	}
@@ -219,4 +193,39 @@ next:
 		env = append(env, kv)
 	}
 	return env
+}
+
+// buildWithRuntime writes a go 1.12 module with the program as its main
+// package, places the runtime by a build overlay, as pmm places it, and
+// builds it: the module's directory, its .pmm directory, the binary.
+func buildWithRuntime(t *testing.T, module, program string) (mod, pmmDir, bin string) {
+	t.Helper()
+	mod = t.TempDir()
+	pmmDir = filepath.Join(mod, ".pmm")
+	write := func(path, text string) {
+		if err := os.MkdirAll(filepath.Dir(path), 0755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(mod, "go.mod"), "module "+module+"\n\ngo 1.12\n")
+	write(filepath.Join(mod, "main.go"), program)
+	overlay := map[string]map[string]string{"Replace": {}}
+	for name, data := range rt.Sources(pmmDir, 0) {
+		file := filepath.Join(pmmDir, "rt", name)
+		write(file, string(data))
+		overlay["Replace"][filepath.Join(mod, "internal", "pmmrt_", name)] = file
+	}
+	js, _ := json.Marshal(overlay)
+	write(filepath.Join(pmmDir, "overlay.json"), string(js))
+	bin = filepath.Join(pmmDir, "prog")
+	build := exec.Command("go", "build", "-overlay", filepath.Join(pmmDir, "overlay.json"), "-o", bin, ".")
+	build.Dir = mod
+	build.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return mod, pmmDir, bin
 }
