@@ -66,18 +66,28 @@ func runAggregateOf(q *spec.Question, root *spec.Conj, pairs []*Pair, absences m
 	if ra.Event == "" {
 		return nil
 	}
-	// The head's values are the event's.
+	// The head's values are the event's: its attributes, or the name of
+	// its function, which each site knows.
 	bound := attributeBinding(ra.Event, root)
+	name := ""
+	for _, at := range root.Atoms {
+		if at.Prim.Name == spec.TypeFunctionExecution && at.Args[0].Var == ra.Event && at.Args[1].Lit == nil {
+			name = at.Args[1].Var
+		}
+	}
 	for i, v := range q.Head {
 		if v == ra.Event {
 			continue
 		}
-		at := bound[v]
-		if at == nil {
-			return nil
-		}
-		f, ok := keyField(at)
-		if !ok {
+		var f Field
+		if at := bound[v]; at != nil {
+			var ok bool
+			if f, ok = keyField(at); !ok {
+				return nil
+			}
+		} else if v == name {
+			f = Field{Cap: CapFunction}
+		} else {
 			return nil
 		}
 		if q.Aggregate.Inputs[i] {
@@ -150,8 +160,8 @@ func runAggregateOf(q *spec.Question, root *spec.Conj, pairs []*Pair, absences m
 	for _, at := range root.Atoms {
 		switch {
 		case at.Prim.Name == spec.TypeFunctionExecution && at.Args[1].Lit == nil:
-			if uses[at.Args[1].Var] > 1 || slices.Contains(q.Head, at.Args[1].Var) {
-				return nil // a function name the answer reads
+			if uses[at.Args[1].Var] > 1 || at.Args[1].Var != name && slices.Contains(q.Head, at.Args[1].Var) {
+				return nil // a function name tested, or another event's in the answer
 			}
 		case at.Prim.Name == spec.TypeFunctionExecution, at.Prim.Name == "calls":
 		case at.Prim.Name == "before":

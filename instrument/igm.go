@@ -22,6 +22,7 @@ const (
 	CapCaller    Capture = "caller"   // the id of the enclosing recorded execution (call sites)
 	CapDataCond  Capture = "datacond" // the value of a Go expression at the begin point
 	CapConst     Capture = "const"    // a constant field: N, or the expression text
+	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
 )
 
 // Field is one field of an emitted tuple.

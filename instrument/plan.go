@@ -79,7 +79,7 @@ func (s *Site) Captures() map[Capture]bool {
 		switch f.Cap {
 		case CapDuration:
 			caps[CapBegin], caps[CapFinish] = true, true
-		case CapConst, CapSite:
+		case CapConst, CapSite, CapFunction:
 		default:
 			caps[f.Cap] = true
 		}

@@ -302,6 +302,8 @@ func (sg *siteGen) encodeField(t *Target, f Field) ([]string, error) {
 	switch f.Cap {
 	case CapConst:
 		return []string{"r.Str(" + strconv.Quote(f.Expr) + ")"}, nil
+	case CapFunction:
+		return []string{"r.Str(" + strconv.Quote(t.Function) + ")"}, nil
 	case CapPanicked:
 		return []string{"r.Bool(!s.ok)"}, nil
 	case CapParams, CapResults:
