@@ -442,11 +442,12 @@ func (sg *siteGen) filterSetup() error {
 			}
 			if sg.targs != "" {
 				// Call sites in a generic function cannot reach its
-				// state to say they ran: do not wait for them.
-				f.Callees = nil
-				if !neverAt(sg.s, f) {
+				// state to say they ran: do not wait for them (and an
+				// aggregate that needs them is not exact).
+				if len(f.Callees) > 0 && !neverAt(sg.s, f) {
 					sg.failAggregate(f)
 				}
+				f.Callees = nil
 			}
 			if f.Buffers && !sg.declared[bufferField(qi)] {
 				sg.declared[bufferField(qi)] = true
