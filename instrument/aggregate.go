@@ -5,6 +5,7 @@ import (
 	"go/types"
 	"slices"
 	"strconv"
+	"strings"
 
 	"pmm.dev/pmm/incremental"
 	"pmm.dev/pmm/schema"
@@ -290,7 +291,26 @@ func (sg *siteGen) contribute(qi int, t *Target, ra *RunAggregate, f *Filters) (
 		call = fmt.Sprintf("%s.Agg%s(%d, &r, %s)", dest, typ, ra.Table, expr)
 	}
 	lines = append(lines, call)
+	if f == nil {
+		return append([]string{"{"}, append(indent(lines), "}")...), nil // every execution is one
+	}
 	return append([]string{"if " + sg.passes(qi, f) + " {"}, append(indent(lines), "}")...), nil
+}
+
+// unfilteredAggregate returns the run-time aggregate of question qi at a
+// site without filters (one that may run several functions), whose event
+// tests nothing but its function's name: target t adds every execution
+// of the function the question names, or of any.
+func (sg *siteGen) unfilteredAggregate(t *Target, qi int) *RunAggregate {
+	for _, f := range t.Filters[qi] {
+		if ra := f.Aggregate; ra != nil && sg.on(&ra.Off) && f.Var == ra.Event && untested(f) {
+			if f.Name != "" && f.Name != strings.TrimSuffix(t.Function, "[...]") {
+				return nil
+			}
+			return ra
+		}
+	}
+	return nil
 }
 
 // aggValue is the Go expression of the value an aggregate reads, and

@@ -328,7 +328,10 @@ func (b *builder) eachFilters(fn func(qi int, f *Filters)) {
 func aggregatable(s *Site, f *Filters, ra *RunAggregate) bool {
 	switch {
 	case len(s.Targets) > 1:
-		return false
+		// A site that may run several functions has no filters: it can
+		// add only an event that tests nothing but its function's name,
+		// which it knows once it knows which one ran.
+		return f.Var == ra.Event && ra.Caller == "" && untested(f)
 	case ra.Caller != "" && f.Var == ra.Caller:
 		return s.Kind == spec.SiteDefinition
 	case f.Absent != nil:
@@ -337,6 +340,13 @@ func aggregatable(s *Site, f *Filters, ra *RunAggregate) bool {
 		return s.Kind == spec.SiteCall && f.Caller == ra.Caller && (f.Marks || f.Var == ra.Event)
 	}
 	return true
+}
+
+// untested reports whether the event of f has no test but its function's
+// name.
+func untested(f *Filters) bool {
+	return len(f.Pre) == 0 && len(f.Post) == 0 && f.Caller == "" && len(f.Callees) == 0 && len(f.Absences) == 0 &&
+		f.Absent == nil && f.Hold == nil && f.Probe == nil && len(f.Contexts) == 0 && len(f.Holds) == 0
 }
 
 type builder struct {

@@ -209,6 +209,10 @@ func (sg *siteGen) action() error {
 				if block, err = sg.filteredBlock(qi, t, fs, block, tuples); err != nil {
 					return err
 				}
+			} else if ra := sg.unfilteredAggregate(t, qi); ra != nil {
+				if block, err = sg.contribute(qi, t, ra, nil); err != nil {
+					return err
+				}
 			}
 			stmts = append(stmts, block...)
 		}
