@@ -127,17 +127,19 @@ func (sg *siteGen) markAbsent(qi int, a *Absence) string {
 }
 
 // enterFlag makes the caller f.Var of a dynamic absence enter its slot
-// with its flag once it passed its pre-condition, and leave it when it
-// ends, before its post-condition reads the flag.
+// with a flag once it passed its pre-condition, and leave it when it
+// ends, reading the flag into its state before its post-condition reads
+// it. The runtime keeps the flag: a pointer into the state would move the
+// state, a local variable of the user's function, to the heap.
 func (sg *siteGen) enterFlag(qi int, f *Filters, a *Absence) {
 	rt := sg.pc.Imports[sg.g.rtPath]
 	field := flagName("x", qi, a.Var) + "_" + strconv.Itoa(a.Slot)
 	sg.fields = append(sg.fields, field+" "+rt+".Ctx")
-	slot, flag := strconv.Itoa(a.Slot), "&s."+absentFlag(qi, a.Var)
-	enter := rt + ".EnterFlag(" + slot + ", " + flag + ")"
+	slot := strconv.Itoa(a.Slot)
+	enter := rt + ".EnterFlag(" + slot + ")"
 	if sg.caps[CapGoroutine] {
-		enter = rt + ".EnterFlagG(" + slot + ", s.g, " + flag + ")"
+		enter = rt + ".EnterFlagG(" + slot + ", s.g)"
 	}
 	sg.enters = append(sg.enters, "if s."+passFlag(qi, f.Var)+" {", "\ts."+field+" = "+enter, "}")
-	sg.tmpl.After = append(sg.tmpl.After, "s."+field+".Leave()")
+	sg.tmpl.After = append(sg.tmpl.After, "s."+absentFlag(qi, a.Var)+" = s."+field+".LeaveMarked()")
 }

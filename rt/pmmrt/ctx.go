@@ -44,8 +44,11 @@ var ctxShard [ctxShards]struct {
 	mu sync.Mutex
 	m  map[ctxKey]int64
 	// flags are, for the slots of negated parts, the flags of the active
-	// Enters of each (goroutine, slot), innermost last: MarkAll sets them.
-	flags map[ctxKey][]*bool
+	// Enters of each (goroutine, slot), innermost last: MarkAll sets them,
+	// LeaveMarked reads its own. The runtime keeps them, so that no
+	// pointer into the generated state (a local variable of the user's
+	// function) is stored: the state stays on the stack.
+	flags map[ctxKey][]bool
 	_     [40]byte
 }
 
@@ -104,30 +107,35 @@ func EnterAny(k int) Ctx {
 // goroutine: one atomic load.
 func Any(k int) bool { return atomic.LoadInt64(countOf(k)) != 0 }
 
-// EnterFlag is Enter for the ancestor of a negated (calls* f g): while it
-// is active, MarkAll(k) in the same goroutine sets *flag, which says an
-// execution of g ran inside (the negation does not hold).
-func EnterFlag(k int, flag *bool) Ctx {
+// EnterFlag is Enter for the ancestor of a negated (calls* f g), with a
+// flag: MarkAll(k) in the same goroutine sets it while the Enter is
+// active, which says an execution of g ran inside (the negation does not
+// hold); LeaveMarked ends the Enter and reads it.
+func EnterFlag(k int) Ctx {
 	buf := goidBufs.Get().(*[64]byte)
 	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
 	goidBufs.Put(buf)
-	return EnterFlagG(k, g, flag)
+	return EnterFlagG(k, g)
 }
 
 // EnterFlagG is EnterFlag for a caller that knows its goroutine's id.
-func EnterFlagG(k int, g int64, flag *bool) Ctx {
+func EnterFlagG(k int, g int64) Ctx {
 	c := EnterG(k, g)
 	sh := &ctxShard[uint64(g)%ctxShards]
 	sh.mu.Lock()
 	if sh.flags == nil {
-		sh.flags = make(map[ctxKey][]*bool)
+		sh.flags = make(map[ctxKey][]bool)
 	}
 	key := ctxKey{g, k}
-	sh.flags[key] = append(sh.flags[key], flag)
+	sh.flags[key] = append(sh.flags[key], false)
 	sh.mu.Unlock()
 	c.flag = true
 	return c
 }
+
+// LeaveMarked is Leave for an EnterFlag, and reports whether MarkAll set
+// its flag. A zero Ctx's reports false.
+func (c *Ctx) LeaveMarked() bool { return c.leave() }
 
 // MarkAll sets the flags of every EnterFlag(k) active in the calling
 // goroutine: the executions that contain the caller's. When none is
@@ -141,8 +149,9 @@ func MarkAll(k int) {
 	goidBufs.Put(buf)
 	sh := &ctxShard[uint64(g)%ctxShards]
 	sh.mu.Lock()
-	for _, f := range sh.flags[ctxKey{g, k}] {
-		*f = true
+	fs := sh.flags[ctxKey{g, k}]
+	for i := range fs {
+		fs[i] = true
 	}
 	sh.mu.Unlock()
 }
@@ -152,14 +161,17 @@ func MarkAll(k int) {
 // deferred function, so it runs when the execution returns, panics or
 // calls runtime.Goexit. It does not look for the goroutine (c holds its
 // id), so it is cheap, and it allocates nothing.
-func (c *Ctx) Leave() {
+func (c *Ctx) Leave() { c.leave() }
+
+// leave ends c, and returns its flag, if it has one.
+func (c *Ctx) leave() (marked bool) {
 	if !c.on {
-		return
+		return false
 	}
 	c.on = false
 	if c.any {
 		atomic.AddInt64(countOf(c.k), -1)
-		return
+		return false
 	}
 	key := ctxKey{c.g, c.k}
 	sh := &ctxShard[uint64(c.g)%ctxShards]
@@ -172,6 +184,7 @@ func (c *Ctx) Leave() {
 	}
 	if fs := sh.flags[key]; c.flag && len(fs) > 0 {
 		// Enters nest in a goroutine: the innermost is left first.
+		marked = fs[len(fs)-1]
 		if len(fs) == 1 {
 			delete(sh.flags, key)
 		} else {
@@ -185,6 +198,7 @@ func (c *Ctx) Leave() {
 	if ok {
 		atomic.AddInt64(countOf(c.k), -1)
 	}
+	return marked
 }
 
 // Active reports whether an Enter(k) that has not been left is active in

@@ -578,24 +578,27 @@ func TestCtxMarkAll(t *testing.T) {
 	const k = 7
 	var outer, inner, left, other bool
 	MarkAll(k) // none active: nothing to set
-	c1 := EnterFlag(k, &outer)
-	c2 := EnterFlag(k, &left)
-	c2.Leave()
-	c3 := EnterFlag(k, &inner)
+	c1 := EnterFlag(k)
+	c2 := EnterFlag(k)
+	left = c2.LeaveMarked()
+	c3 := EnterFlag(k)
 	done := make(chan bool)
 	go func() {
-		c := EnterFlag(k, &other)
+		c := EnterFlag(k)
 		done <- true
 		<-done
-		c.Leave()
+		other = c.LeaveMarked()
 		done <- true
 	}()
 	<-done
 	MarkAll(k)
 	done <- true
 	<-done
-	c3.Leave()
-	c1.Leave()
+	inner = c3.LeaveMarked()
+	outer = c1.LeaveMarked()
+	if c1.LeaveMarked() {
+		t.Error("a second LeaveMarked reports the flag")
+	}
 	if !outer || !inner || left || other {
 		t.Errorf("outer %v inner %v (want both set), left %v other goroutine %v (want neither)", outer, inner, left, other)
 	}
