@@ -196,11 +196,19 @@ func TestCacheScenario(t *testing.T) {
 	if len(takingPart) != 2 || strings.Join(recorded, " ") != strings.Join(takingPart, " ") {
 		t.Errorf("recorded at the sites of F and G: %v, the hand count of executions taking part: %v", recorded, takingPart)
 	}
-	// The count and the sum are kept at run time: one cell each, no tuple.
+	// The count and the sum are kept at run time: one cell each, no tuple,
+	// and every repeated call added to it.
 	for _, q := range []string{"cacheable_count", "cacheable_time"} {
 		if got := queryStrings(t, db, "SELECT (SELECT count(*) FROM "+q+"__exec), (SELECT count(*) FROM "+q+"__cells)"); got[0] != "0 1" {
 			t.Errorf("%s: %v tuples and cells recorded, want 0 and 1", q, got)
 		}
+	}
+	var cells []string
+	for _, c := range stats(t, dir).Cells {
+		cells = append(cells, fmt.Sprintf("%s %d %d", c.Question, c.Cells, c.Added))
+	}
+	if want := "cacheable-count 1 " + want + "; cacheable-time 1 " + want; strings.Join(cells, "; ") != want {
+		t.Errorf("pmm stats cells %v, want %s", cells, want)
 	}
 }
 

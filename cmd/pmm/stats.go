@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"pmm.dev/pmm/schema"
 )
 
 func statsCommand() *command {
@@ -25,7 +27,9 @@ totals, as in the table of the seed's 6.2.
 Sites with run-time filters count their entries checked in the
 site_counts table of .pmm/pmm.db; elsewhere every entry checked is
 recorded. The entries recorded are the executions in the stored
-relations.
+relations. An aggregate question that run time decides records no tuple:
+its executions are added to cells, one per group, and stats prints the
+cells and the additions of each such question after the table.
 
 Example:
 
@@ -69,6 +73,9 @@ Example:
 					fmt.Fprintf(e.stderr, "pmm stats: %v\n", err)
 					return exitFailure
 				}
+				for _, c := range st.Cells {
+					fmt.Fprintf(e.stdout, "%s: %d cell(s), %d executions added (kept at run time, no tuple)\n", c.Question, c.Cells, c.Added)
+				}
 				return exitOK
 			}
 		},
@@ -81,6 +88,16 @@ type runStats struct {
 	Sites    []siteStats `json:"sites"`
 	Checked  int64       `json:"checked"`
 	Recorded int64       `json:"recorded"`
+	// Cells are the aggregate questions kept in cells in this run.
+	Cells []cellStats `json:"cells,omitempty"`
+}
+
+// cellStats are the cells of one aggregate question: one per group, and
+// the executions added to them.
+type cellStats struct {
+	Question string `json:"question"`
+	Cells    int64  `json:"cells"`
+	Added    int64  `json:"added"`
 }
 
 type siteStats struct {
@@ -128,6 +145,20 @@ func readStats(p *project, run int64) (*runStats, error) {
 		return nil, err
 	}
 	st := &runStats{Run: run}
+	for _, t := range p.Tables {
+		if t.Prim != schema.KindCells {
+			continue
+		}
+		c := cellStats{Question: t.Question}
+		err := db.QueryRowContext(ctx, "SELECT count(*), coalesce(sum(p.count), 0) FROM "+t.Name+" AS c JOIN "+schema.CellsTable+
+			" AS p ON p.run = c.run AND p.cell = c.cell WHERE c.run = ?", run).Scan(&c.Cells, &c.Added)
+		if err != nil {
+			return nil, err
+		}
+		if c.Cells > 0 {
+			st.Cells = append(st.Cells, c)
+		}
+	}
 	for _, s := range p.Sites {
 		c := [2]int64{recorded[s.Site], recorded[s.Site]}
 		if s.Filtered {
