@@ -109,7 +109,7 @@ func instrumentCommand() *command {
 	return &command{
 		name:    "instrument",
 		summary: "instrument a module for questions (writes only .pmm/)",
-		usage:   "[--tests] [--tags T] [--callgraph vta|cha|static] [PATTERNS] QUESTIONS.pmm...",
+		usage:   "[--mode M] [--tests] [--tags T] [--callgraph vta|cha|static] [PATTERNS] QUESTIONS.pmm...",
 		detail: `
 Instrument checks the questions, builds the static database of the packages
 matching PATTERNS (default ./...), selects the sites that can matter (see
@@ -124,6 +124,15 @@ Then build and run with pmm run or pmm test, or by hand:
 
 The instrumented sources are ordinary Go you can read; /*line*/ comments
 keep the positions of errors and stack traces those of your files.
+
+In the default mode, combined, the sites also test at run time what they
+can: an execution's own values, its caller's, equal values of two calls
+in one execution of their caller, calls* and contains through a
+goroutine-local context, negated callees; data waits in the state of the
+outermost execution until it is known to be needed; and an aggregate
+whose relation run time decides is kept in cells, not tuples. The answers
+are the same in every mode; --mode straightforward records every event,
+the baseline to compare with (pmm stats, docs/EVALUATION.md).
 
 Example:
 
