@@ -454,3 +454,18 @@ func TestCallerValues(t *testing.T) {
 		t.Errorf("recorded %v, want %s", recorded, want)
 	}
 }
+
+// TestInstrumentSaysWhatRunTimeDecides checks that pmm instrument tells
+// which tests run time decides, and that the static mode has none.
+func TestInstrumentSaysWhatRunTimeDecides(t *testing.T) {
+	dir := copyModule(t, "../../testdata/negation")
+	code, out, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm")
+	if code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	containsAll(t, "stdout", out, "lonely-ones: decided at run time: the absence of (calls* f g)",
+		"no-zero-callee: decided at run time: the absence of (calls f g)")
+	if code, out, errOut = runPMM(t, dir, "instrument", "--mode", "static", "./...", "questions.pmm"); code != exitOK || strings.Contains(out, "run time") {
+		t.Errorf("--mode static: exit %d, says %q%s", code, out, errOut)
+	}
+}

@@ -69,6 +69,17 @@ type project struct {
 	Statements []string       `json:"statements"`
 	Sites      []projectSite  `json:"sites"`
 	Skipped    []string       `json:"skipped,omitempty"`
+	// RunTime are the tests run time decides, and those left to the
+	// answer because some site cannot take part.
+	RunTime []runTimeTest `json:"run_time,omitempty"`
+}
+
+// runTimeTest is a test of a question that run time decides, or that is
+// left to the answer.
+type runTimeTest struct {
+	Question string `json:"question"`
+	What     string `json:"what"`
+	On       bool   `json:"on"`
 }
 
 // projectSite is a row of pmm_sites: one function recorded at one site.
@@ -168,6 +179,9 @@ Example:
 					fmt.Fprintf(e.stderr, "pmm instrument: warning: %s\n", s)
 				}
 				fmt.Fprintf(e.stdout, "instrumented %d sites for %s\n", len(p.Sites), plural(len(p.Questions), "question"))
+				for _, d := range p.RunTime {
+					fmt.Fprintf(e.stdout, "  %s: %s\n", d.Question, d.What)
+				}
 				rel, _ := filepath.Rel(e.dir, p.Overlay)
 				fmt.Fprintf(e.stdout, "build with: go build -overlay %s ./...   or: pmm run PACKAGE, pmm test PATTERNS\n", rel)
 				return exitOK
@@ -219,6 +233,13 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	p := &project{Root: root, Module: module, Overlay: written.Overlay, Tables: sch.Tables, Statements: sch.Statements()}
 	for _, q := range prog.Questions {
 		p.Questions = append(p.Questions, q.Name)
+	}
+	for _, d := range plan.Decisions() {
+		what := "decided at run time: " + d.What
+		if !d.On {
+			what = "left to the answer (a site cannot take part): " + d.What
+		}
+		p.RunTime = append(p.RunTime, runTimeTest{Question: prog.Questions[d.Question].Name, What: what, On: d.On})
 	}
 	skipped := map[*instrument.Site]bool{}
 	for _, s := range code.Skipped {

@@ -1,0 +1,59 @@
+package instrument
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Decision is one test of a question that run time decides (seed 5.3,
+// 5.4) when On, or that is left to the answer because some site cannot
+// take part.
+type Decision struct {
+	Question int // index in the program
+	What     string
+	On       bool
+}
+
+// Decisions lists the run-time tests of the plan, after Generate (which
+// turns off those some site cannot generate), by question and in a
+// stable order.
+func (p *Plan) Decisions() []Decision {
+	seen := map[any]bool{}
+	var out []Decision
+	add := func(qi int, key any, on bool, what string) {
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, Decision{Question: qi, What: what, On: on})
+		}
+	}
+	for _, s := range p.Sites {
+		for _, t := range s.Targets {
+			for qi, fs := range t.Filters {
+				for _, f := range fs {
+					if pr := f.Probe; pr != nil {
+						add(qi, pr, !pr.Off, fmt.Sprintf("equal values of %s and %s, held in %s", pr.Earlier, pr.Later, pr.Caller))
+					}
+					if a := f.Absent; a != nil {
+						link := "calls"
+						if a.Dynamic {
+							link = "calls*"
+						}
+						add(qi, a, !a.Off, fmt.Sprintf("the absence of (%s %s %s)", link, a.Caller, a.Var))
+					}
+					for _, c := range f.Contexts {
+						link := "calls*"
+						if c.Anywhere {
+							link = "contains"
+						}
+						add(qi, c, !c.Off, fmt.Sprintf("(%s %s %s)", link, c.Ancestor, c.Descendant))
+					}
+					if ra := f.Aggregate; ra != nil {
+						add(qi, ra, !ra.Off, "the aggregate, kept in cells")
+					}
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Question < out[j].Question })
+	return out
+}
