@@ -74,9 +74,7 @@ func countOf(k int) *int64 { return &ctxCount[k&(MaxSlots-1)].n }
 // active until every one of them is left. It finds the goroutine's id
 // (as GoID does); a site that has taken it already passes it to EnterG.
 func Enter(k int) Ctx {
-	buf := goidBufs.Get().(*[64]byte)
-	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
-	goidBufs.Put(buf)
+	g := goid()
 	return EnterG(k, g)
 }
 
@@ -112,9 +110,7 @@ func Any(k int) bool { return atomic.LoadInt64(countOf(k)) != 0 }
 // active, which says an execution of g ran inside (the negation does not
 // hold); LeaveMarked ends the Enter and reads it.
 func EnterFlag(k int) Ctx {
-	buf := goidBufs.Get().(*[64]byte)
-	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
-	goidBufs.Put(buf)
+	g := goid()
 	return EnterFlagG(k, g)
 }
 
@@ -144,9 +140,7 @@ func MarkAll(k int) {
 	if atomic.LoadInt64(countOf(k)) == 0 {
 		return
 	}
-	buf := goidBufs.Get().(*[64]byte)
-	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
-	goidBufs.Put(buf)
+	g := goid()
 	sh := &ctxShard[uint64(g)%ctxShards]
 	sh.mu.Lock()
 	fs := sh.flags[ctxKey{g, k}]
@@ -214,9 +208,7 @@ func Active(k int) bool {
 }
 
 func activeSlow(k int) bool {
-	buf := goidBufs.Get().(*[64]byte)
-	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
-	goidBufs.Put(buf)
+	g := goid()
 	return activeIn(k, g)
 }
 
@@ -237,12 +229,21 @@ func activeIn(k int, g int64) bool {
 	return n > 0
 }
 
-// goidBufs holds the buffers of runtime.Stack for Enter and Active:
-// runtime.Stack keeps its buffer (the compiler moves a local array passed
-// to it to the heap, which is why GoID allocates 64 bytes a call), so
-// they come from a pool. Enter and Active call runtime.Stack themselves
-// rather than through a function, because it formats every frame of the
-// stack (see docs/RUNTIME.md): one frame less is worth it.
+// goid returns the calling goroutine's id from the header of
+// runtime.Stack, with a pooled buffer. Its own frame is one more for
+// runtime.Stack to format; the benchmarks of BenchmarkCtx do not tell
+// the difference from the noise of the machine.
+func goid() int64 {
+	buf := goidBufs.Get().(*[64]byte)
+	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
+	goidBufs.Put(buf)
+	return g
+}
+
+// goidBufs holds the buffers of runtime.Stack for goid: runtime.Stack
+// keeps its buffer (the compiler moves a local array passed to it to the
+// heap, which is why GoID allocates 64 bytes a call), so they come from a
+// pool.
 var goidBufs = sync.Pool{New: func() interface{} { return new([64]byte) }}
 
 // parseGoID reads the id in the header of runtime.Stack: "goroutine 18

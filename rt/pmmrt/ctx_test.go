@@ -324,14 +324,6 @@ func siteActive() bool { return Active(benchSlot) }
 //go:noinline
 func siteActiveG(g int64) bool { return ActiveG(benchSlot, g) }
 
-// goid is how Enter and Active find the goroutine's id.
-func goid() int64 {
-	buf := goidBufs.Get().(*[64]byte)
-	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
-	goidBufs.Put(buf)
-	return g
-}
-
 //go:noinline
 func siteGoID() int64 { return goid() }
 
