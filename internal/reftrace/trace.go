@@ -1,0 +1,136 @@
+// Package reftrace is the complete trace of a run that the reference
+// semantics of pmm's questions is defined over: every execution of every
+// function, with its caller, goroutine, spawner, begin and end order,
+// parameters, results and whether it panicked. It is written by a tracer
+// that is independent of pmm's instrumentation (the traced twin of a
+// generated program, internal/progen), and read by the reference
+// evaluator (internal/refeval).
+//
+// The file format is JSON lines, one Record per line, in any order: a
+// "begin" record when an execution begins and an "end" record when it
+// ends. An execution with a begin and no end was still running when the
+// process exited (a goroutine whose deferred wg.Done let main return
+// first): it exists, with what is known at its begin, and has no end
+// attributes.
+package reftrace
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// Record is one line of a trace file.
+type Record struct {
+	Kind string `json:"k"` // "begin" or "end"
+	ID   int64  `json:"id"`
+	// Seq orders every begin and end of the run: a global counter taken
+	// at the point itself (an atomic add), so that a < b means the point
+	// of a happened before the point of b.
+	Seq int64 `json:"seq"`
+
+	// Begin records only.
+	Func string `json:"fn,omitempty"` // as pprof and runtime.FuncForPC name it: "main.f3", "main.(*T).M", "main.f.func1", "main.Map[...]"
+	// Caller is the execution that called this one directly, 0 for the
+	// first execution of a goroutine (and for main.main).
+	Caller int64 `json:"caller,omitempty"`
+	// Spawner is, for the first execution of a goroutine, the execution
+	// that ran the go statement; 0 otherwise.
+	Spawner   int64 `json:"spawner,omitempty"`
+	Goroutine int64 `json:"g,omitempty"` // 1 for main's goroutine, then one number per goroutine started
+	// Params are the arguments, receiver excluded, as JSON values:
+	// integers, strings, booleans (floats are not generated).
+	Params []any `json:"params,omitempty"`
+
+	// End records only.
+	Results  []any `json:"results,omitempty"` // empty when the execution panicked
+	Panicked bool  `json:"panicked,omitempty"`
+}
+
+// Execution is one execution of a function, assembled from its begin and
+// end records.
+type Execution struct {
+	ID, Caller, Spawner, Goroutine int64
+	Func                           string
+	Params                         []any
+	BeginSeq                       int64
+	// Ended is false when the process exited before the execution ended;
+	// EndSeq, Results and Panicked are then meaningless.
+	Ended    bool
+	EndSeq   int64
+	Results  []any
+	Panicked bool
+}
+
+// Trace is a whole run: its executions in order of their begin.
+type Trace struct {
+	Execs []*Execution
+	ByID  map[int64]*Execution
+}
+
+// Read reads a trace file in the JSON lines format.
+func Read(r io.Reader) (*Trace, error) {
+	t := &Trace{ByID: map[int64]*Execution{}}
+	dec := json.NewDecoder(bufio.NewReader(r))
+	dec.UseNumber()
+	var ends []Record
+	for line := 1; ; line++ {
+		var rec Record
+		if err := dec.Decode(&rec); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("trace record %d: %v", line, err)
+		}
+		switch rec.Kind {
+		case "begin":
+			if t.ByID[rec.ID] != nil {
+				return nil, fmt.Errorf("trace record %d: execution %d begins twice", line, rec.ID)
+			}
+			e := &Execution{ID: rec.ID, Caller: rec.Caller, Spawner: rec.Spawner, Goroutine: rec.Goroutine,
+				Func: rec.Func, Params: normalize(rec.Params), BeginSeq: rec.Seq}
+			t.ByID[rec.ID] = e
+			t.Execs = append(t.Execs, e)
+		case "end":
+			ends = append(ends, rec)
+		default:
+			return nil, fmt.Errorf("trace record %d: kind %q is neither begin nor end", line, rec.Kind)
+		}
+	}
+	for _, rec := range ends {
+		e := t.ByID[rec.ID]
+		if e == nil {
+			return nil, fmt.Errorf("trace: end of execution %d that never began", rec.ID)
+		}
+		e.Ended, e.EndSeq, e.Results, e.Panicked = true, rec.Seq, normalize(rec.Results), rec.Panicked
+	}
+	sort.Slice(t.Execs, func(i, j int) bool { return t.Execs[i].BeginSeq < t.Execs[j].BeginSeq })
+	return t, nil
+}
+
+// ReadFile reads the trace file at path.
+func ReadFile(path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f)
+}
+
+// normalize turns the json.Numbers of decoded values into int64 (or
+// float64 where the number is not an integer).
+func normalize(vs []any) []any {
+	for i, v := range vs {
+		if n, ok := v.(json.Number); ok {
+			if k, err := n.Int64(); err == nil {
+				vs[i] = k
+			} else if f, err := n.Float64(); err == nil {
+				vs[i] = f
+			}
+		}
+	}
+	return vs
+}
