@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"flag"
 	"fmt"
@@ -62,7 +61,7 @@ Example:
 					fmt.Fprintln(e.stderr, "pmm answer: nothing recorded yet: run pmm run or pmm test first")
 					return exitUsage
 				}
-				db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+				db, err := openAnswers(dbPath, true)
 				if err != nil {
 					fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
 					return exitFailure

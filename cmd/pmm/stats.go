@@ -115,7 +115,7 @@ func readStats(p *project, run int64) (*runStats, error) {
 	if _, err := os.Stat(dbPath); err != nil {
 		return nil, fmt.Errorf("nothing recorded yet: run pmm run or pmm test first")
 	}
-	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+	db, err := openAnswers(dbPath, true)
 	if err != nil {
 		return nil, err
 	}
