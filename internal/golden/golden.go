@@ -4,14 +4,18 @@ package golden
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
 // Check compares got with the file at path; with update, it writes got
-// there instead.
+// there instead, creating its directory if needed.
 func Check(t testing.TB, path, got string, update bool) {
 	t.Helper()
 	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
