@@ -50,6 +50,7 @@ func TestSnapshots(t *testing.T) {
 	if len(questions) == 0 {
 		t.Fatal("no testdata program with a questions.pmm")
 	}
+	want := map[string]bool{} // the snapshot directories, PROGRAM/MODE
 	for _, q := range questions {
 		module := filepath.Dir(q)
 		program := filepath.Base(module)
@@ -58,11 +59,32 @@ func TestSnapshots(t *testing.T) {
 			modes = []string{modeCombined}
 		}
 		for _, mode := range modes {
+			want[program+"/"+mode] = true
 			t.Run(program+"/"+mode, func(t *testing.T) {
 				t.Parallel()
 				checkSnapshot(t, module, filepath.Join(snapshotDir, program, mode), mode)
 			})
 		}
+	}
+	// The snapshots of a program or a mode no longer instrumented.
+	dirs, err := filepath.Glob(filepath.Join(snapshotDir, "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		rel, err := filepath.Rel(snapshotDir, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want[filepath.ToSlash(rel)] {
+			continue
+		}
+		if !*update {
+			t.Errorf("%s: no program is instrumented so (run the test with -update to remove it)", dir)
+		} else if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(filepath.Dir(dir)) // the program's directory, if now empty
 	}
 }
 
