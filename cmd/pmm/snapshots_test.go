@@ -2,6 +2,7 @@ package main
 
 import (
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,8 +115,8 @@ func checkSnapshot(t *testing.T, module, dir, mode string) {
 			}
 		}
 	}
-	for name, text := range got {
-		golden.Check(t, filepath.Join(dir, filepath.FromSlash(name)+".snap"), text, *update)
+	for _, name := range slices.Sorted(maps.Keys(got)) {
+		golden.Check(t, filepath.Join(dir, filepath.FromSlash(name)+".snap"), got[name], *update)
 	}
 
 	if testing.Short() {
