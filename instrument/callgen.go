@@ -94,7 +94,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		stateType := sg.p + "state" + strconv.Itoa(def.Index)
 		args[0] = "&" + state
 		callerParam = "cs *" + stateType
-		sg.fields = append(sg.fields, "cs *"+stateType)
+		sg.declare("cs", "*"+stateType)
 		sg.tmpl.Before = append(sg.tmpl.Before, "s.cs = cs")
 	} else if state != "" {
 		args[0] = state + ".id"
@@ -143,7 +143,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		}
 	}
 	if dispatch != "" {
-		sg.fields = append(sg.fields, "target int")
+		sg.declare("target", "int")
 		sg.tmpl.Before = append([]string{dispatch}, sg.tmpl.Before...)
 	}
 	if sg.caps[CapCaller] {
@@ -226,8 +226,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	if dispatchDecl != "" {
 		decls = append(decls, dispatchDecl)
 	}
-	sg.finish(decls...)
-	return nil
+	return sg.finish(decls...)
 }
 
 // callerSensitive are the functions, by runtime name, whose result

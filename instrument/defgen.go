@@ -146,7 +146,9 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 		decls = append(decls, sg.retDecl(sig, needResults && !named))
 	}
 	sg.edits = append(sg.edits, Edit{Off: sg.fi.tf.Offset(body.Lbrace) + 1, End: sg.fi.tf.Offset(body.Lbrace) + 1, Text: text + ";"})
-	sg.finish(decls...)
+	if err := sg.finish(decls...); err != nil {
+		return err
+	}
 	g.done[s] = true
 	g.defVals[s] = sg.vals
 	g.typeArgs[s] = sg.targs

@@ -76,11 +76,15 @@ type siteGen struct {
 	// (the keys of inter-event tests), declared names the set of them.
 	decls    []string
 	declared map[string]bool
+	// fieldNames are the names of the state's fields; conflict is the
+	// first name declared twice (see declare).
+	fieldNames map[string]bool
+	conflict   error
 }
 
 func (g *generator) newSiteGen(s *Site, fi *fileInfo) *siteGen {
 	pc := g.helpers(fi)
-	sg := &siteGen{g: g, s: s, fi: fi, pc: pc, self: fi.pkg.Types, caps: s.Captures(), vals: map[string]value{}, p: pc.prefix, declared: map[string]bool{}}
+	sg := &siteGen{g: g, s: s, fi: fi, pc: pc, self: fi.pkg.Types, caps: s.Captures(), vals: map[string]value{}, p: pc.prefix, declared: map[string]bool{}, fieldNames: map[string]bool{}}
 	sg.name = func(n string) string { return sg.p + n + strconv.Itoa(s.Index) }
 	if len(s.Targets) > 0 && len(s.Targets[0].Emits) > 0 {
 		sg.caps[CapID] = true
@@ -93,9 +97,32 @@ func (sg *siteGen) field(name string, t types.Type, read string) error {
 	if err != nil {
 		return err
 	}
-	sg.fields = append(sg.fields, name+" "+ts)
+	sg.declare(name, ts)
 	sg.vals[name] = value{field: name, typ: t, expr: read}
 	return nil
+}
+
+// declare adds a field to the site's state. Names are unique by
+// construction (flagName, slotField, and the fixed names of common): a
+// name declared twice is a bug in pmm, and the site is refused with it
+// rather than given code that does not compile.
+func (sg *siteGen) declare(name, typ string) {
+	if sg.fieldNames[name] {
+		if sg.conflict == nil {
+			sg.conflict = fmt.Errorf("pmm bug: the state field %s would be declared twice", name)
+		}
+		return
+	}
+	sg.fieldNames[name] = true
+	sg.fields = append(sg.fields, name+" "+typ)
+}
+
+// declareShared declares a field that several events of one question
+// share (the buffer of its callees' tuples), once.
+func (sg *siteGen) declareShared(name, typ string) {
+	if !sg.fieldNames[name] {
+		sg.declare(name, typ)
+	}
 }
 
 // common adds the captures every kind of site takes the same way, and
@@ -103,33 +130,33 @@ func (sg *siteGen) field(name string, t types.Type, read string) error {
 func (sg *siteGen) common() {
 	rt := sg.pc.Imports[sg.g.rtPath]
 	sg.tmpl.Pre = rt + ".Enabled()"
-	sg.fields = append(sg.fields, "on bool")
+	sg.declare("on", "bool")
 	// The id, the clock and the goroutine are taken once the
 	// pre-condition passed (takeClocks): a filtered-out execution costs
 	// its tests and a branch.
 	if sg.caps[CapID] {
-		sg.fields = append(sg.fields, "id uint64")
+		sg.declare("id", "uint64")
 		sg.clocks = append(sg.clocks, "s.id = "+rt+".NextID()")
 	}
 	if sg.caps[CapBegin] {
-		sg.fields = append(sg.fields, "t0 int64")
+		sg.declare("t0", "int64")
 		sg.clocks = append(sg.clocks, "s.t0 = "+rt+".Now()")
 	}
 	if sg.caps[CapGoroutine] {
-		sg.fields = append(sg.fields, "g int64")
+		sg.declare("g", "int64")
 		sg.clocks = append(sg.clocks, "s.g = "+rt+".GoID()")
 	}
 	if sg.caps[CapFinish] {
-		sg.fields = append(sg.fields, "t1 int64")
+		sg.declare("t1", "int64")
 		sg.tmpl.After = append(sg.tmpl.After, "s.t1 = "+rt+".Now()")
 	}
 	if sg.caps[CapEnd] {
-		sg.fields = append(sg.fields, "end uint64")
+		sg.declare("end", "uint64")
 		sg.tmpl.After = append(sg.tmpl.After, "s.end = "+rt+".NextID()")
 	}
-	sg.fields = append(sg.fields, "ok bool") // set when the execution returns
+	sg.declare("ok", "bool") // set when the execution returns
 	if sg.caps[CapCaller] {
-		sg.fields = append(sg.fields, "caller uint64")
+		sg.declare("caller", "uint64")
 	}
 	sg.tmpl.Post = "true"
 }
@@ -375,7 +402,10 @@ func (sg *siteGen) exitDecl(extra []string, reads []string) string {
 	return b.String()
 }
 
-func (sg *siteGen) finish(decls ...string) {
+func (sg *siteGen) finish(decls ...string) error {
+	if sg.conflict != nil {
+		return sg.conflict
+	}
 	sg.tmpl.Locals = append([]string(nil), sg.fields...)
 	sg.pc.Decls = append(append(sg.pc.Decls, decls...), sg.decls...)
 	path := sg.fi.tf.Name()
@@ -395,6 +425,7 @@ func (sg *siteGen) finish(decls ...string) {
 		sg.g.code.Files[path] = append(sg.g.code.Files[path], Edit{Off: off, End: off, Text: "; import " + sg.pc.Imports[p] + " " + strconv.Quote(p)})
 	}
 	sg.g.code.Sites = append(sg.g.code.Sites, &SiteCode{Site: sg.s, Template: sg.tmpl})
+	return nil
 }
 
 // typeParams sets the type parameter list of a site in a generic
@@ -503,7 +534,11 @@ func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []strin
 		if h := sg.hold(qi, f); h != "" {
 			held, holds = append(held, f), append(holds, h)
 		} else if sg.absent(f.Absent) {
-			absent = append(absent, f)
+			if !neverAt(sg.s, f) {
+				// Not at a site of another function, whose state may
+				// not reach the caller's (a call in a generic function).
+				absent = append(absent, f)
+			}
 		} else {
 			direct = append(direct, f)
 		}
@@ -526,7 +561,7 @@ func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []strin
 	// An event of a negated part that passed tells its caller,
 	// which is then no answer.
 	for _, f := range absent {
-		block = append(block, "if "+sg.passes(qi, f)+" {", "\t"+sg.markAbsent(qi, f.Absent), "}")
+		block = append(block, "if "+sg.passes(qi, f)+" {", "\t"+sg.markAbsent(qi, f), "}")
 	}
 	// A caller that kept its callees' tuples records them if it
 	// passed; if not, they are forgotten with its state.
@@ -539,7 +574,7 @@ func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []strin
 	// one does when a later event finds it.
 	for _, f := range direct {
 		if f.Caller != "" && f.Marks && sg.callerPtr {
-			block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+calleeFlag(qi, f.Var)+" = true", "}")
+			block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+calleeFlag(qi, f.Disjunct, f.Var)+" = true", "}")
 		}
 	}
 	return block, nil

@@ -1,0 +1,3 @@
+module example.com/crowded
+
+go 1.21
