@@ -187,8 +187,11 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	for _, l := range sg.tmpl.Before {
 		rec.WriteString("\t" + l + "\n")
 	}
-	// Executions the pre-condition filtered out defer nothing.
-	fmt.Fprintf(&rec, "\tif s.on {\n\t\tdefer %s%s(%s)\n\t}\n", sg.name("exit"), sg.targs, strings.Join(append([]string{"&s"}, exitArgs...), ", "))
+	// Executions the pre-condition filtered out defer nothing, nor those
+	// whose tuples were all recorded when they began.
+	if len(sg.tmpl.Action) > 0 || len(sg.tmpl.After) > 0 {
+		fmt.Fprintf(&rec, "\tif s.on {\n\t\tdefer %s%s(%s)\n\t}\n", sg.name("exit"), sg.targs, strings.Join(append([]string{"&s"}, exitArgs...), ", "))
+	}
 	if len(results) > 0 {
 		fmt.Fprintf(&rec, "\t%s%s = %s\n", line, strings.Join(resultNames, ", "), invoke)
 	} else {

@@ -101,7 +101,9 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 		resultNames = sg.paramNames(ftype.Results, sig.Results().Len(), "r")
 		named = true
 	}
-	useRet := sg.caps[CapPanicked] || needResults && !named
+	// Whether the execution returned: it has results only then
+	// (docs/LANGUAGE.md, panicked).
+	useRet := sg.caps[CapPanicked] || needResults
 	for i := 1; i <= sig.Results().Len() && needResults; i++ {
 		t := sig.Results().At(i - 1).Type()
 		field := "r" + strconv.Itoa(i)
@@ -126,6 +128,10 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 		if err := sg.rewriteReturns(body, sig, state, needResults && !named); err != nil {
 			return err
 		}
+		// No return statement ran: a panic, or runtime.Goexit, or a
+		// panic that a deferred call of the function recovered, after
+		// which it returns normally. Only the runtime can tell.
+		sg.tmpl.After = append(sg.tmpl.After, "if !s.ok {", "\ts.ok = "+sg.pc.Imports[sg.g.rtPath]+".Returning()", "}")
 	}
 
 	// The code in the user's body, then the helpers.
@@ -136,7 +142,7 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	text := "var " + state + " " + sg.name("state") + sg.uargs + "; "
 	decls := []string{sg.stateDecl()}
 	decls = append(decls, sg.enterDecls(enterParams)...)
-	if len(sg.tmpl.Action) > 0 {
+	if len(sg.tmpl.Action) > 0 || len(sg.tmpl.After) > 0 {
 		text += "if " + call + " { defer " + sg.name("exit") + sg.uargs + "(" + strings.Join(append([]string{"&" + state}, exitArgs...), ", ") + ") }"
 		decls = append(decls, sg.exitDecl(exitParams, reads))
 	} else {

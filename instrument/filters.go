@@ -506,6 +506,9 @@ func (sg *siteGen) passes(qi int, f *Filters) string {
 			conds = append(conds, probe)
 		}
 	}
+	if f.Hold != nil && readsResults(f.Hold.EarlierKey) || f.Probe != nil && readsResults(f.Probe.LaterKey) {
+		conds = append(conds, "s.ok") // no results, no key: it equals none
+	}
 	return strings.Join(conds, " && ")
 }
 
@@ -562,6 +565,15 @@ func (sg *siteGen) goCond(c Cond) (string, bool) {
 	g := "(" + args[0] + " " + goOperator(c.Atom.Pred()) + " " + args[1] + ")"
 	if c.Negated {
 		g = "!" + g
+	}
+	var read []Field
+	for _, v := range c.Values {
+		read = append(read, v)
+	}
+	if readsResults(read) {
+		// An execution that panicked has no results: the comparison,
+		// negated or not, cannot hold of it.
+		g = "(s.ok && " + g + ")"
 	}
 	return g, true
 }

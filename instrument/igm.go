@@ -25,10 +25,17 @@ const (
 	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
 )
 
+// The points of an execution a value is taken at (need.end, Field.N of
+// CapDataCond).
+const (
+	pointBegin = 0
+	pointEnd   = 1
+)
+
 // Field is one field of an emitted tuple.
 type Field struct {
 	Cap  Capture
-	N    int    // CapParam, CapResult: the position; CapConst: the value
+	N    int    // CapParam, CapResult: the position; CapConst: the value; CapDataCond: the point
 	Expr string // CapDataCond, or CapConst with a text value
 }
 

@@ -211,13 +211,16 @@ func (sg *siteGen) action() error {
 			check = []string{fmt.Sprintf("%s.Check(%d)", rt, t.SiteID)}
 		}
 		// The tuples of each question, under its post-condition when the
-		// site has run-time filters.
-		var stmts []string
+		// site has run-time filters; those known when the execution
+		// begins, then, when nothing at its end can drop them.
+		var stmts, early []string
 		for _, qi := range questionsOf(t) {
-			tuples := func(dest string) ([]string, error) {
+			fs := sg.filters(t, qi)
+			atBegin := sg.atBegin(t, qi, fs)
+			emits := func(dest string, begin bool) ([]string, error) {
 				var block []string
 				for _, e := range t.Emits {
-					if e.QIndex != qi {
+					if e.QIndex != qi || atBegin && knownAtBegin(e.Fields) != begin {
 						continue
 					}
 					st, err := sg.emit(rt, dest, t, e)
@@ -228,11 +231,22 @@ func (sg *siteGen) action() error {
 				}
 				return block, nil
 			}
-			block, err := tuples(sg.tupleDest(qi, sg.filters(t, qi)))
+			tuples := func(dest string) ([]string, error) { return emits(dest, false) }
+			if atBegin {
+				begin, err := emits(rt, true)
+				if err != nil {
+					return err
+				}
+				if len(begin) > 0 && fs != nil {
+					begin = append([]string{"if " + sg.postCondition(qi, fs) + " {"}, append(indent(begin), "}")...)
+				}
+				early = append(early, begin...)
+			}
+			block, err := tuples(sg.tupleDest(qi, fs))
 			if err != nil {
 				return err
 			}
-			if fs := sg.filters(t, qi); fs != nil {
+			if fs != nil {
 				if block, err = sg.filteredBlock(qi, t, fs, block, tuples); err != nil {
 					return err
 				}
@@ -247,7 +261,11 @@ func (sg *siteGen) action() error {
 			when := "if s.target == " + strconv.Itoa(ti+1) + " {"
 			check = append([]string{when}, append(indent(check), "}")...)
 			stmts = append([]string{when}, append(indent(stmts), "}")...)
+			if len(early) > 0 {
+				early = append([]string{when}, append(indent(early), "}")...)
+			}
 		}
+		check = append(check, early...)
 		sg.tmpl.Before = append(sg.tmpl.Before, check...)
 		sg.tmpl.Action = append(sg.tmpl.Action, stmts...)
 	}
@@ -262,8 +280,67 @@ func indent(lines []string) []string {
 	return out
 }
 
-// emit renders one tuple: the runtime's int64 fast paths when it can.
+// emit renders one tuple: the runtime's int64 fast paths when it can. A
+// tuple of results exists only for an execution that returned.
 func (sg *siteGen) emit(rt, dest string, t *Target, e Emit) ([]string, error) {
+	lines, err := sg.emitTuple(rt, dest, t, e)
+	if err != nil || !readsResults(e.Fields) || len(lines) == 1 && strings.HasPrefix(lines[0], "//") {
+		return lines, err
+	}
+	return append([]string{"if s.ok {"}, append(indent(lines), "}")...), nil
+}
+
+// atBegin reports whether the site records the tuples of question qi
+// known when an execution begins (its id, parameters, caller, goroutine)
+// at its begin: when no test at its end can drop them (fs, its filters,
+// test only at its begin) and they go to the log. An execution that
+// began is then in the answers that ask only for those, even when the
+// process ends before it does (a goroutine whose deferred wg.Done lets
+// main return first); what is known only at its end is absent.
+func (sg *siteGen) atBegin(t *Target, qi int, fs []*Filters) bool {
+	if fs == nil {
+		return sg.unfilteredAggregate(t, qi) == nil
+	}
+	if sg.tupleDest(qi, fs) != sg.pc.Imports[sg.g.rtPath] {
+		return false // a caller's buffer
+	}
+	for _, f := range fs {
+		if len(f.Post) > 0 || len(f.Callees) > 0 || len(f.Absences) > 0 || f.Absent != nil || f.Hold != nil || f.Probe != nil ||
+			len(f.Holds) > 0 || f.Buffers || f.Aggregate != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// knownAtBegin reports whether every field of a tuple is known when the
+// execution begins.
+func knownAtBegin(fields []Field) bool {
+	for _, f := range fields {
+		switch f.Cap {
+		case CapEnd, CapDuration, CapFinish, CapResult, CapResults, CapPanicked:
+			return false
+		case CapDataCond:
+			if f.N == pointEnd {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readsResults reports whether some field is a result of the execution,
+// which one that panicked does not have (docs/LANGUAGE.md, panicked).
+func readsResults(fields []Field) bool {
+	for _, f := range fields {
+		if f.Cap == CapResult || f.Cap == CapResults {
+			return true
+		}
+	}
+	return false
+}
+
+func (sg *siteGen) emitTuple(rt, dest string, t *Target, e Emit) ([]string, error) {
 	table := strconv.Itoa(int(e.Table.ID))
 	allInt := len(e.Fields) == 2 || len(e.Fields) == 3
 	for _, f := range e.Fields {
@@ -551,6 +628,8 @@ func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []strin
 		}
 	case len(direct) == 0 && len(held) == 0:
 		block = nil // only the events of negated parts, not recorded
+	case len(block) == 0 && len(held) == 0:
+		// Every tuple was recorded when the execution began.
 	case len(held) == 0:
 		block = append([]string{"if " + sg.postCondition(qi, direct) + " {"}, append(indent(block), "}")...)
 	default:

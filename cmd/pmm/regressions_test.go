@@ -2,7 +2,9 @@ package main
 
 import (
 	"database/sql"
+	"encoding/json"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -15,8 +17,9 @@ var allModes = []string{modeStraightforward, modeStatic, modeRuntime, modeCombin
 
 // instrumentInMode copies module, instruments it with its questions.pmm in
 // mode, runs it, and returns the program's standard output and the
-// database. The instrumentation must leave no site out.
-func instrumentInMode(t *testing.T, module, mode string, runArgs ...string) (string, *sql.DB) {
+// database. The instrumentation must leave no site out but for the
+// reasons allowed.
+func instrumentInMode(t *testing.T, module, mode string, allowed ...string) (string, *sql.DB) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs instrumented programs")
@@ -26,10 +29,16 @@ func instrumentInMode(t *testing.T, module, mode string, runArgs ...string) (str
 	if code != exitOK {
 		t.Fatalf("--mode %s: pmm instrument: exit %d\n%s%s", mode, code, out, errOut)
 	}
-	if strings.Contains(errOut, "not instrumented") {
-		t.Errorf("--mode %s: pmm instrument left sites out:\n%s", mode, errOut)
+	for _, l := range strings.Split(errOut, "\n") {
+		ok := !strings.Contains(l, "not instrumented")
+		for _, reason := range allowed {
+			ok = ok || strings.Contains(l, reason)
+		}
+		if !ok {
+			t.Errorf("--mode %s: pmm instrument left a site out: %s", mode, l)
+		}
 	}
-	code, out, errOut = runPMM(t, dir, append([]string{"run", "."}, runArgs...)...)
+	code, out, errOut = runPMM(t, dir, "run", ".")
 	if code != exitOK {
 		t.Fatalf("--mode %s: pmm run: exit %d\n%s%s", mode, code, out, errOut)
 	}
@@ -52,6 +61,26 @@ func wantLines(out string) map[string]string {
 	return want
 }
 
+// wantInEveryMode instruments and runs module in every mode, and
+// compares the answer of each query, by name, with the program's "want
+// NAME VALUE" line.
+func wantInEveryMode(t *testing.T, module string, queries map[string]string) {
+	for _, mode := range allModes {
+		t.Run(mode, func(t *testing.T) {
+			out, db := instrumentInMode(t, module, mode)
+			want := wantLines(out)
+			if len(want) != len(queries) {
+				t.Fatalf("the program printed %d want lines, the test asks %d questions:\n%s", len(want), len(queries), out)
+			}
+			for name, q := range queries {
+				if got := queryStrings(t, db, q); len(got) != 1 || got[0] != want[name] {
+					t.Errorf("%s: %v, the program counted %s", name, got, want[name])
+				}
+			}
+		})
+	}
+}
+
 // TestCrowdedSites is class 1: a dozen questions, and the branches of
 // ors that name one variable in several disjuncts, meet at every site of
 // testdata/crowded; calls are made inside a generic function. The
@@ -71,18 +100,99 @@ func TestCrowdedSites(t *testing.T) {
 		"count_b":            "SELECT count FROM count_b",
 		"sum_a":              "SELECT sum FROM sum_a",
 	}
+	wantInEveryMode(t, "../../testdata/crowded", queries)
+}
+
+// normalizeJSON rewrites a JSON text in one canonical form.
+func normalizeJSON(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestPanicked is class 5: an execution whose own deferred closure
+// recovers a panic returns normally, so it did not panic, and it has the
+// results it returned (its named results as the closure left them, or
+// zero values); one that panicked returned nothing, so it has no
+// results, and no test of its results holds. testdata/panicked prints
+// what each execution did, as it knows it.
+func TestPanicked(t *testing.T) {
+	in := "f IN ('main.Div', 'main.Twice', 'main.Fail', 'main.Guard')"
 	for _, mode := range allModes {
 		t.Run(mode, func(t *testing.T) {
-			out, db := instrumentInMode(t, "../../testdata/crowded", mode)
-			want := wantLines(out)
-			if len(want) != len(queries) {
-				t.Fatalf("the program printed %d want lines, the test asks %d questions:\n%s", len(want), len(queries), out)
-			}
-			for name, q := range queries {
-				if got := queryStrings(t, db, q); len(got) != 1 || got[0] != want[name] {
-					t.Errorf("%s: %v, the program counted %s", name, got, want[name])
+			// The recovering closures stay direct deferred calls (their
+			// calls are not main's, which the questions ask about).
+			out, db := instrumentInMode(t, "../../testdata/panicked", mode, "the deferred function literal calls recover")
+			var want, wantZero, wantCalls []string
+			for _, l := range strings.Split(out, "\n") {
+				f := strings.Fields(l)
+				if len(f) != 4 || f[0] != "want" {
+					continue
 				}
+				rs := f[3]
+				if rs != "none" {
+					rs = normalizeJSON(t, rs)
+					if strings.HasPrefix(rs, "[0,") || rs == "[0]" {
+						wantZero = append(wantZero, f[1])
+					}
+				}
+				want = append(want, f[1]+" "+f[2]+" "+rs)
+				if f[1] != "main.Fail" { // main calls the others
+					wantCalls = append(wantCalls, f[1]+" "+f[2]+" "+rs)
+				}
+			}
+			if len(want) != 8 {
+				t.Fatalf("the program printed %d want lines, not 8:\n%s", len(want), out)
+			}
+			rows := func(q string) []string {
+				var got []string
+				for _, r := range queryStrings(t, db, q) {
+					f := strings.Fields(r)
+					if f[len(f)-1] != "none" {
+						f[len(f)-1] = normalizeJSON(t, f[len(f)-1])
+					}
+					got = append(got, strings.Join(f, " "))
+				}
+				sort.Strings(got)
+				return got
+			}
+			sort.Strings(want)
+			sort.Strings(wantZero)
+			sort.Strings(wantCalls)
+			got := rows("SELECT o.f, o.p, coalesce((SELECT r.rs FROM results r WHERE r.run = o.run AND r.x = o.x), 'none') FROM outcomes o WHERE o." + in)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("executions (function, panicked, results):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if got := queryStrings(t, db, "SELECT f FROM zero_first WHERE "+in); strings.Join(got, " ") != strings.Join(wantZero, " ") {
+				t.Errorf("executions whose first result is 0: %v, want %v", got, wantZero)
+			}
+			got = rows("SELECT g, p, rs FROM main_calls WHERE g IN ('main.Div', 'main.Twice', 'main.Guard')")
+			if strings.Join(got, "\n") != strings.Join(wantCalls, "\n") {
+				t.Errorf("calls of main (callee, panicked, results):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantCalls, "\n"))
 			}
 		})
 	}
+}
+
+// TestUnfinished is the lost executions of TestSemantics' flaky runs
+// (issue 10, class 6): an execution whose end is never recorded (here a
+// goroutine blocked when the process ends; there a worker whose deferred
+// wg.Done let main return before pmm's deferred exit ran) began, so it
+// is an execution. Its tuples known when it begins are recorded then,
+// when no test at its end can drop them; what is known only at its end
+// is absent.
+func TestUnfinished(t *testing.T) {
+	queries := map[string]string{
+		"spawned":           "SELECT count(DISTINCT w) FROM spawned",
+		"spawned_sum":       "SELECT sum(n) FROM (SELECT DISTINCT w, n FROM spawned)",
+		"blocked_durations": "SELECT count(*) FROM blocked_durations",
+	}
+	wantInEveryMode(t, "../../testdata/unfinished", queries)
 }

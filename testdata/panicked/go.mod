@@ -1,0 +1,3 @@
+module example.com/panicked
+
+go 1.21

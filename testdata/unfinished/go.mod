@@ -1,0 +1,3 @@
+module example.com/unfinished
+
+go 1.21
