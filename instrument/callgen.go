@@ -48,6 +48,9 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		return err
 	}
 	sg.common()
+	if err := sg.callDataConds(call); err != nil {
+		return err
+	}
 
 	// How W calls the function: through a function value, or, when one
 	// interface call site may run several methods, through the receiver,
@@ -426,11 +429,9 @@ func (g *generator) deferrable(fi *fileInfo, call *ast.CallExpr) error {
 	}
 	pos := fi.pkg.Fset.Position(fn.Pos())
 	calls := false
-	if callee := g.files[pos.Filename]; callee != nil {
-		for _, d := range callee.file.Decls {
-			if d, ok := d.(*ast.FuncDecl); ok && d.Name.Pos() == fn.Pos() && d.Body != nil {
-				calls = callsRecover(d.Body)
-			}
+	if g.files[pos.Filename] != nil {
+		if body, _ := g.bodyOf(fi.pkg.Fset, fn); body != nil {
+			calls = callsRecover(body)
 		}
 	} else if pos.Filename != "" {
 		// A package without sites, a dependency or the standard

@@ -70,20 +70,27 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 			}
 		}
 	}
-	// Data conditions: Go expressions evaluated in the body's scope.
+	// Data conditions at the begin point: Go expressions evaluated in
+	// the body's scope, passed to enter (see datacond.go).
 	k := 0
-	for _, expr := range sg.dataConditions() {
-		tv, err := types.Eval(fi.pkg.Fset, fi.pkg.Types, body.Lbrace+1, expr)
+	var endConds []Field
+	for _, f := range sg.dataCondFields() {
+		if f.N == pointEnd {
+			endConds = append(endConds, f)
+			continue
+		}
+		tv, err := types.Eval(fi.pkg.Fset, fi.pkg.Types, body.Lbrace+1, f.Expr)
 		if err != nil {
-			return fmt.Errorf("data-condition %q at the begin of %s: %v", expr, s.Function, err)
+			sg.noDataCond(f) // this function's executions have no such value
+			continue
 		}
 		t := types.Default(tv.Type)
-		field := "dc" + strconv.Itoa(k)
+		field := dataCondPrefix(pointBegin) + strconv.Itoa(k)
 		k++
-		if err := capture(field, t, "("+expr+")"); err != nil {
+		if err := capture(field, t, "("+f.Expr+")"); err != nil {
 			return err
 		}
-		sg.vals[field] = value{field: field, typ: t, expr: expr}
+		sg.vals[field] = value{field: field, typ: t, expr: f.Expr}
 	}
 
 	// Results, and whether the execution ended by a return statement.
@@ -115,6 +122,25 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 			exitParams = append(exitParams, field+" *"+ts)
 			exitArgs = append(exitArgs, "&"+resultNames[i-1])
 			reads = append(reads, "s."+field+" = *"+field)
+		}
+	}
+	// Data conditions at the end point, evaluated by exit through
+	// pointers to the variables they read.
+	passed := map[string]bool{}
+	for i, f := range endConds {
+		params, args, ok, err := sg.endDataCond(body, f.Expr, i)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			sg.noDataCond(f)
+			continue
+		}
+		for j, p := range params {
+			if !passed[p] {
+				passed[p] = true
+				exitParams, exitArgs = append(exitParams, p), append(exitArgs, args[j])
+			}
 		}
 	}
 	if err := sg.filterSetup(); err != nil {
@@ -195,18 +221,6 @@ func (sg *siteGen) wantedParams(n int) map[int]bool {
 		}
 	}
 	return want
-}
-
-func (sg *siteGen) dataConditions() []string {
-	var exprs []string
-	seen := map[string]bool{}
-	for _, f := range sg.fieldsRead() {
-		if f.Cap == CapDataCond && !seen[f.Expr] {
-			seen[f.Expr] = true
-			exprs = append(exprs, f.Expr)
-		}
-	}
-	return exprs
 }
 
 // paramName returns the name of a one-name field, naming it when it is

@@ -292,6 +292,10 @@ func onlyBegin(c Cond) bool {
 		switch f.Cap {
 		case CapResult, CapDuration, CapPanicked:
 			return false
+		case CapDataCond:
+			if f.N == pointEnd {
+				return false
+			}
 		}
 	}
 	return true
@@ -549,6 +553,11 @@ func (sg *siteGen) goCond(c Cond) (string, bool) {
 			argTypes = append(argTypes, nil)
 			continue
 		}
+		if v := c.Values[t.Var]; !c.Outer[t.Var] && v.Cap == CapDataCond && sg.absentConds[v] {
+			// The execution has no such value: no comparison of it
+			// holds, nor its negation (the attribute's atom fails).
+			return "false", true
+		}
 		expr, typ, ok := sg.stateValue(c.Values[t.Var])
 		if c.Outer[t.Var] {
 			expr, typ, ok = sg.callerValue(c.Values[t.Var])
@@ -593,11 +602,7 @@ func (sg *siteGen) stateValue(f Field) (string, types.Type, bool) {
 	case CapPanicked:
 		return "!s.ok", types.Typ[types.Bool], true
 	case CapDataCond:
-		for n, v := range sg.vals {
-			if strings.HasPrefix(n, "dc") && v.expr == f.Expr {
-				name = n
-			}
-		}
+		name, _, _ = dataCondValue(sg.vals, f)
 	}
 	v, ok := sg.vals[name]
 	if !ok {

@@ -20,7 +20,7 @@ const (
 	CapReceiver  Capture = "recv"     // the receiver
 	CapPanicked  Capture = "panicked" // whether the execution ended by panicking
 	CapCaller    Capture = "caller"   // the id of the enclosing recorded execution (call sites)
-	CapDataCond  Capture = "datacond" // the value of a Go expression at the begin point
+	CapDataCond  Capture = "datacond" // the value of a Go expression at the begin or end point
 	CapConst     Capture = "const"    // a constant field: N, or the expression text
 	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
 )
@@ -85,7 +85,7 @@ var igm = map[string]igmRow{
 		return id(Field{Cap: CapConst, N: n.end}, Field{Cap: clock})
 	}},
 	"data-condition": {fields: func(n need) []Field {
-		return id(Field{Cap: CapConst}, Field{Cap: CapConst, Expr: n.expr}, Field{Cap: CapDataCond, Expr: n.expr})
+		return id(Field{Cap: CapConst, N: n.end}, Field{Cap: CapConst, Expr: n.expr}, Field{Cap: CapDataCond, Expr: n.expr, N: n.end})
 	}},
 	"calls":  {callee: true, fields: func(need) []Field { return []Field{{Cap: CapCaller}, {Cap: CapID}} }},
 	"spawns": {callee: true, fields: func(need) []Field { return []Field{{Cap: CapCaller}, {Cap: CapID}} }},

@@ -80,6 +80,9 @@ type siteGen struct {
 	// first name declared twice (see declare).
 	fieldNames map[string]bool
 	conflict   error
+	// absentConds are the data-conditions the site's executions do not
+	// have: their expressions do not compile there.
+	absentConds map[Field]bool
 }
 
 func (g *generator) newSiteGen(s *Site, fi *fileInfo) *siteGen {
@@ -284,10 +287,22 @@ func indent(lines []string) []string {
 // tuple of results exists only for an execution that returned.
 func (sg *siteGen) emit(rt, dest string, t *Target, e Emit) ([]string, error) {
 	lines, err := sg.emitTuple(rt, dest, t, e)
-	if err != nil || !readsResults(e.Fields) || len(lines) == 1 && strings.HasPrefix(lines[0], "//") {
+	if err != nil || len(lines) == 1 && strings.HasPrefix(lines[0], "//") {
 		return lines, err
 	}
-	return append([]string{"if s.ok {"}, append(indent(lines), "}")...), nil
+	var guards []string
+	if readsResults(e.Fields) {
+		guards = append(guards, "s.ok")
+	}
+	for _, f := range e.Fields {
+		if name, _, ok := dataCondValue(sg.vals, f); ok && f.Cap == CapDataCond && f.N == pointEnd {
+			guards = append(guards, "s."+name+"ok") // it has a value: it did not panic
+		}
+	}
+	if len(guards) == 0 {
+		return lines, nil
+	}
+	return append([]string{"if " + strings.Join(guards, " && ") + " {"}, append(indent(lines), "}")...), nil
 }
 
 // atBegin reports whether the site records the tuples of question qi
@@ -445,10 +460,11 @@ func (sg *siteGen) encodeField(t *Target, f Field) ([]string, error) {
 		}
 		return []string{encode("r", v, "s.recv")}, nil
 	case CapDataCond:
-		for name, v := range sg.vals {
-			if strings.HasPrefix(name, "dc") && v.expr == f.Expr {
-				return []string{encode("r", v, "s."+name)}, nil
-			}
+		if name, v, ok := dataCondValue(sg.vals, f); ok {
+			return []string{encode("r", v, "s."+name)}, nil
+		}
+		if sg.absentConds[f] {
+			return nil, &absentError{fmt.Sprintf("data-condition %q does not compile in %s", f.Expr, t.Function)}
 		}
 		return nil, fmt.Errorf("data-condition %q is not captured", f.Expr)
 	}

@@ -196,3 +196,18 @@ func TestUnfinished(t *testing.T) {
 	}
 	wantInEveryMode(t, "../../testdata/unfinished", queries)
 }
+
+// TestDataCondition is class 8: a data-condition whose expression names
+// variables that only some functions have is no value in the others
+// (their sites are instrumented, and record none), in every mode, and
+// one at an end point is the expression's value when the execution
+// ends. testdata/datacond counts the queue's lengths for itself.
+func TestDataCondition(t *testing.T) {
+	wantInEveryMode(t, "../../testdata/datacond", map[string]string{
+		"fill_begin":    "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM fill_begin)",
+		"fill_end":      "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM fill_end)",
+		"big_fills":     "SELECT count(DISTINCT x) FROM big_fills",
+		"growing_fills": "SELECT count(DISTINCT x) FROM growing_fills",
+		"drain_end":     "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM drain_end)",
+	})
+}

@@ -1,0 +1,3 @@
+module example.com/datacond
+
+go 1.21
