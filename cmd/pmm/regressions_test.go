@@ -9,11 +9,28 @@ import (
 	"testing"
 )
 
-// The regression tests of issue 10's failure classes: each builds and
-// runs a program of testdata written for its class, in every mode, and
-// compares the answers with what the program counts for itself.
-
-var allModes = []string{modeStraightforward, modeStatic, modeRuntime, modeCombined}
+// TestIssue10Regressions builds and runs testdata/regress, the program of
+// issue 10's failure classes, in every mode, and compares each answer
+// with what the program counts for itself. All its questions meet over
+// one program, which is a stress of their own (class 1), and one build
+// per mode keeps go test ./cmd/pmm within its time on a loaded machine.
+func TestIssue10Regressions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			// The recovering closures of panicked.go stay direct deferred
+			// calls (issue 10, class 2); no question asks for their calls.
+			out, db := instrumentInMode(t, "../../testdata/regress", mode, "the deferred function literal calls recover")
+			want := wantLines(out)
+			for _, c := range regressionQueries {
+				t.Run(c.class, func(t *testing.T) { checkWant(t, db, want, c.queries) })
+			}
+			t.Run("class 5: panicked", func(t *testing.T) { panicked(t, db, out) })
+		})
+	}
+}
 
 // instrumentInMode copies module, instruments it with its questions.pmm in
 // mode, runs it, and returns the program's standard output and the
@@ -21,9 +38,6 @@ var allModes = []string{modeStraightforward, modeStatic, modeRuntime, modeCombin
 // reasons allowed.
 func instrumentInMode(t *testing.T, module, mode string, allowed ...string) (string, *sql.DB) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs instrumented programs")
-	}
 	dir := copyModule(t, module)
 	code, out, errOut := runPMM(t, dir, "instrument", "--mode", mode, "./...", "questions.pmm")
 	if code != exitOK {
@@ -61,34 +75,32 @@ func wantLines(out string) map[string]string {
 	return want
 }
 
-// wantInEveryMode instruments and runs module in every mode, and
-// compares the answer of each query, by name, with the program's "want
-// NAME VALUE" line.
-func wantInEveryMode(t *testing.T, module string, queries map[string]string) {
-	for _, mode := range allModes {
-		t.Run(mode, func(t *testing.T) {
-			out, db := instrumentInMode(t, module, mode)
-			want := wantLines(out)
-			if len(want) != len(queries) {
-				t.Fatalf("the program printed %d want lines, the test asks %d questions:\n%s", len(want), len(queries), out)
-			}
-			for name, q := range queries {
-				if got := queryStrings(t, db, q); len(got) != 1 || got[0] != want[name] {
-					t.Errorf("%s: %v, the program counted %s", name, got, want[name])
-				}
-			}
-		})
+// checkWant compares the answer of each query, by name, with the
+// program's "want NAME VALUE" line.
+func checkWant(t *testing.T, db *sql.DB, want map[string]string, queries map[string]string) {
+	t.Helper()
+	for name, q := range queries {
+		if _, ok := want[name]; !ok {
+			t.Fatalf("the program printed no want line for %s", name)
+		}
+		if got := queryStrings(t, db, q); len(got) != 1 || got[0] != want[name] {
+			t.Errorf("%s: %v, the program counted %s", name, got, want[name])
+		}
 	}
 }
 
-// TestCrowdedSites is class 1: a dozen questions, and the branches of
-// ors that name one variable in several disjuncts, meet at every site of
-// testdata/crowded; calls are made inside a generic function. The
-// helpers must declare each state field once, and reach only the state
-// they have, so that every mode builds every site; and every answer is
-// the program's own count.
-func TestCrowdedSites(t *testing.T) {
-	queries := map[string]string{
+// regressionQueries are, for each class answered in "want NAME VALUE"
+// lines, the query of each answer by name.
+var regressionQueries = []struct {
+	class   string
+	queries map[string]string
+}{
+	// Class 1: a dozen questions, and the branches of ors that name one
+	// variable in several disjuncts, meet at every site of crowded.go;
+	// calls are made inside a generic function. The helpers must declare
+	// each state field once, and reach only the state they have, so that
+	// every mode builds every site.
+	{"class 1: crowded sites", map[string]string{
 		"a_or_b":             "SELECT count(DISTINCT x) FROM a_or_b",
 		"a_or_c_under_main":  "SELECT count(DISTINCT x) FROM a_or_c_under_main",
 		"b_called_by_a_or_c": "SELECT count(DISTINCT b) FROM b_called_by_a_or_c",
@@ -99,8 +111,29 @@ func TestCrowdedSites(t *testing.T) {
 		"even_a":             "SELECT count(DISTINCT a) FROM even_a",
 		"count_b":            "SELECT count FROM count_b",
 		"sum_a":              "SELECT sum FROM sum_a",
-	}
-	wantInEveryMode(t, "../../testdata/crowded", queries)
+	}},
+	// Class 8: a data-condition whose expression names variables that
+	// only some functions have is no value in the others (their sites are
+	// instrumented, and record none), and one at an end point is the
+	// expression's value when the execution ends.
+	{"class 8: data-condition", map[string]string{
+		"fill_begin":    "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM fill_begin)",
+		"fill_end":      "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM fill_end)",
+		"big_fills":     "SELECT count(DISTINCT x) FROM big_fills",
+		"growing_fills": "SELECT count(DISTINCT x) FROM growing_fills",
+		"drain_end":     "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM drain_end)",
+	}},
+	// Class 6, the lost executions of TestSemantics' flaky runs: an
+	// execution whose end is never recorded (a goroutine blocked when the
+	// process ends; there, a worker whose deferred wg.Done let main return
+	// before pmm's deferred exit ran) began, so it is an execution. Its
+	// tuples known when it begins are recorded then, when no test at its
+	// end can drop them; what is known only at its end is absent.
+	{"class 6: unfinished", map[string]string{
+		"spawned":           "SELECT count(DISTINCT w) FROM spawned",
+		"spawned_sum":       "SELECT sum(n) FROM (SELECT DISTINCT w, n FROM spawned)",
+		"blocked_durations": "SELECT count(*) FROM blocked_durations",
+	}},
 }
 
 // normalizeJSON rewrites a JSON text in one canonical form.
@@ -117,97 +150,59 @@ func normalizeJSON(t *testing.T, s string) string {
 	return string(b)
 }
 
-// TestPanicked is class 5: an execution whose own deferred closure
-// recovers a panic returns normally, so it did not panic, and it has the
-// results it returned (its named results as the closure left them, or
-// zero values); one that panicked returned nothing, so it has no
-// results, and no test of its results holds. testdata/panicked prints
-// what each execution did, as it knows it.
-func TestPanicked(t *testing.T) {
+// panicked is class 5: an execution whose own deferred closure recovers
+// a panic returns normally, so it did not panic, and it has the results
+// it returned (its named results as the closure left them, or zero
+// values); one that panicked returned nothing, so it has no results, and
+// no test of its results holds. panicked.go prints what each execution
+// did, as it knows it, in "outcome F PANICKED RESULTS" lines.
+func panicked(t *testing.T, db *sql.DB, out string) {
 	in := "f IN ('main.Div', 'main.Twice', 'main.Fail', 'main.Guard')"
-	for _, mode := range allModes {
-		t.Run(mode, func(t *testing.T) {
-			// The recovering closures stay direct deferred calls (their
-			// calls are not main's, which the questions ask about).
-			out, db := instrumentInMode(t, "../../testdata/panicked", mode, "the deferred function literal calls recover")
-			var want, wantZero, wantCalls []string
-			for _, l := range strings.Split(out, "\n") {
-				f := strings.Fields(l)
-				if len(f) != 4 || f[0] != "want" {
-					continue
-				}
-				rs := f[3]
-				if rs != "none" {
-					rs = normalizeJSON(t, rs)
-					if strings.HasPrefix(rs, "[0,") || rs == "[0]" {
-						wantZero = append(wantZero, f[1])
-					}
-				}
-				want = append(want, f[1]+" "+f[2]+" "+rs)
-				if f[1] != "main.Fail" { // main calls the others
-					wantCalls = append(wantCalls, f[1]+" "+f[2]+" "+rs)
-				}
+	var want, wantZero, wantCalls []string
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) != 4 || f[0] != "outcome" {
+			continue
+		}
+		rs := f[3]
+		if rs != "none" {
+			rs = normalizeJSON(t, rs)
+			if strings.HasPrefix(rs, "[0,") || rs == "[0]" {
+				wantZero = append(wantZero, f[1])
 			}
-			if len(want) != 8 {
-				t.Fatalf("the program printed %d want lines, not 8:\n%s", len(want), out)
-			}
-			rows := func(q string) []string {
-				var got []string
-				for _, r := range queryStrings(t, db, q) {
-					f := strings.Fields(r)
-					if f[len(f)-1] != "none" {
-						f[len(f)-1] = normalizeJSON(t, f[len(f)-1])
-					}
-					got = append(got, strings.Join(f, " "))
-				}
-				sort.Strings(got)
-				return got
-			}
-			sort.Strings(want)
-			sort.Strings(wantZero)
-			sort.Strings(wantCalls)
-			got := rows("SELECT o.f, o.p, coalesce((SELECT r.rs FROM results r WHERE r.run = o.run AND r.x = o.x), 'none') FROM outcomes o WHERE o." + in)
-			if strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("executions (function, panicked, results):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
-			if got := queryStrings(t, db, "SELECT f FROM zero_first WHERE "+in); strings.Join(got, " ") != strings.Join(wantZero, " ") {
-				t.Errorf("executions whose first result is 0: %v, want %v", got, wantZero)
-			}
-			got = rows("SELECT g, p, rs FROM main_calls WHERE g IN ('main.Div', 'main.Twice', 'main.Guard')")
-			if strings.Join(got, "\n") != strings.Join(wantCalls, "\n") {
-				t.Errorf("calls of main (callee, panicked, results):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantCalls, "\n"))
-			}
-		})
+		}
+		want = append(want, f[1]+" "+f[2]+" "+rs)
+		if f[1] != "main.Fail" { // outcomes calls the others
+			wantCalls = append(wantCalls, f[1]+" "+f[2]+" "+rs)
+		}
 	}
-}
-
-// TestUnfinished is the lost executions of TestSemantics' flaky runs
-// (issue 10, class 6): an execution whose end is never recorded (here a
-// goroutine blocked when the process ends; there a worker whose deferred
-// wg.Done let main return before pmm's deferred exit ran) began, so it
-// is an execution. Its tuples known when it begins are recorded then,
-// when no test at its end can drop them; what is known only at its end
-// is absent.
-func TestUnfinished(t *testing.T) {
-	queries := map[string]string{
-		"spawned":           "SELECT count(DISTINCT w) FROM spawned",
-		"spawned_sum":       "SELECT sum(n) FROM (SELECT DISTINCT w, n FROM spawned)",
-		"blocked_durations": "SELECT count(*) FROM blocked_durations",
+	if len(want) != 8 {
+		t.Fatalf("the program printed %d outcome lines, not 8:\n%s", len(want), out)
 	}
-	wantInEveryMode(t, "../../testdata/unfinished", queries)
-}
-
-// TestDataCondition is class 8: a data-condition whose expression names
-// variables that only some functions have is no value in the others
-// (their sites are instrumented, and record none), in every mode, and
-// one at an end point is the expression's value when the execution
-// ends. testdata/datacond counts the queue's lengths for itself.
-func TestDataCondition(t *testing.T) {
-	wantInEveryMode(t, "../../testdata/datacond", map[string]string{
-		"fill_begin":    "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM fill_begin)",
-		"fill_end":      "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM fill_end)",
-		"big_fills":     "SELECT count(DISTINCT x) FROM big_fills",
-		"growing_fills": "SELECT count(DISTINCT x) FROM growing_fills",
-		"drain_end":     "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM drain_end)",
-	})
+	rows := func(q string) []string {
+		var got []string
+		for _, r := range queryStrings(t, db, q) {
+			f := strings.Fields(r)
+			if f[len(f)-1] != "none" {
+				f[len(f)-1] = normalizeJSON(t, f[len(f)-1])
+			}
+			got = append(got, strings.Join(f, " "))
+		}
+		sort.Strings(got)
+		return got
+	}
+	sort.Strings(want)
+	sort.Strings(wantZero)
+	sort.Strings(wantCalls)
+	got := rows("SELECT o.f, o.p, coalesce((SELECT r.rs FROM results r WHERE r.run = o.run AND r.x = o.x), 'none') FROM outcomes o WHERE o." + in)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("executions (function, panicked, results):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := queryStrings(t, db, "SELECT f FROM zero_first WHERE "+in); strings.Join(got, " ") != strings.Join(wantZero, " ") {
+		t.Errorf("executions whose first result is 0: %v, want %v", got, wantZero)
+	}
+	got = rows("SELECT g, p, rs FROM outcomes_calls WHERE g IN ('main.Div', 'main.Twice', 'main.Guard')")
+	if strings.Join(got, "\n") != strings.Join(wantCalls, "\n") {
+		t.Errorf("calls of outcomes (callee, panicked, results):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantCalls, "\n"))
+	}
 }

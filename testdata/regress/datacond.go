@@ -1,12 +1,11 @@
-// Program datacond has a queue whose length its questions read with
-// data-conditions at the begin and at the end of executions (issue 10,
-// class 8). The expression names q, which only some functions have: in
-// the others the event cannot match, and their sites must still be
-// instrumented. The program prints what pmm must answer as "want
-// QUESTION N" lines.
 package main
 
 import "fmt"
+
+// The part of class 8: a queue whose length the questions read with
+// data-conditions at the begin and at the end of executions. The
+// expression names q, which only some functions have: in the others the
+// event cannot match, and their sites must still be instrumented.
 
 type queue struct{ items []int }
 
@@ -21,7 +20,7 @@ func fill(q *queue, n int) {
 	}
 }
 
-func main() {
+func dataConds() {
 	q := &queue{}
 	var beginSum, endSum, big, grows int
 	for _, n := range []int{3, 2, 0} {

@@ -1,10 +1,10 @@
-// Program crowded is small, and its questions (questions.pmm) are many:
-// a dozen questions and the branches of an or meet at each of its sites,
-// in every mode. The program counts for itself what each question
-// answers and prints it as "want QUESTION N" lines.
 package main
 
 import "fmt"
+
+// The part of class 1: a dozen questions and the branches of an or
+// meet at each of these sites, in every mode. It counts for itself what
+// each question answers and prints it as "want QUESTION N" lines.
 
 // Counters kept by the program itself, for the want lines.
 var (
@@ -67,7 +67,7 @@ func Pick[T int | float64](xs []T) T {
 	return m
 }
 
-func main() {
+func crowded() {
 	t := 0
 	for i := 0; i < 6; i++ {
 		t += A(i)

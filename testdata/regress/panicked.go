@@ -1,14 +1,15 @@
-// Program panicked has executions that return, that panic, and that
-// recover a panic in their own deferred closure and so return normally
-// (issue 10, class 5). Each prints what pmm must record of it, as it
-// knows it: "want F PANICKED RESULTS", RESULTS the JSON of the results
-// it returned, or none when it panicked.
 package main
 
 import (
 	"encoding/json"
 	"fmt"
 )
+
+// The part of class 5: executions that return, that panic, and that
+// recover a panic in their own deferred closure and so return normally.
+// Each prints what pmm must record of it, as it knows it: "outcome F
+// PANICKED RESULTS", RESULTS the JSON of the results it returned, or
+// none when it panicked.
 
 func expect(f string, panicked bool, results ...any) {
 	r := "none"
@@ -23,7 +24,7 @@ func expect(f string, panicked bool, results ...any) {
 	if panicked {
 		p = 1
 	}
-	fmt.Println("want", f, p, r)
+	fmt.Println("outcome", f, p, r)
 }
 
 // Div recovers in its own deferred closure: it returns normally, with
@@ -68,7 +69,7 @@ func Guard(n int) (r int) {
 	return v
 }
 
-func main() {
+func outcomes() {
 	for _, b := range []int{2, 0} {
 		q, ok := Div(7, b)
 		expect("main.Div", false, q, ok)

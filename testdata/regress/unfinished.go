@@ -1,12 +1,13 @@
-// Program unfinished starts goroutines that never end: main returns
-// while they block, and the process ends. Their executions began, so
-// they are executions: what is known when they begin (that they exist,
-// their parameters, who spawned them) is in the answers, and what is
-// known only at their end (their duration) is absent. The program prints
-// what pmm must answer as "want QUESTION N" lines.
 package main
 
 import "fmt"
+
+// The part of class 6 (the lost workers of TestSemantics): goroutines
+// that never end. main returns while they block, and the process ends.
+// Their executions began, so they are executions: what is known when
+// they begin (that they exist, their parameters, who spawned them) is in
+// the answers, and what is known only at their end (their duration) is
+// absent.
 
 // blocked says it started, then blocks forever.
 func blocked(n int, started chan<- int) {
@@ -19,7 +20,7 @@ func finished(n int, done chan<- int) {
 	done <- n
 }
 
-func main() {
+func unfinished() {
 	started, done := make(chan int), make(chan int)
 	sum, spawned, ended := 0, 0, 0
 	for i := 1; i <= 3; i++ {

@@ -1,3 +1,0 @@
-module example.com/crowded
-
-go 1.21

@@ -1,3 +1,0 @@
-module example.com/datacond
-
-go 1.21

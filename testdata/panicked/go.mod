@@ -1,3 +1,0 @@
-module example.com/panicked
-
-go 1.21

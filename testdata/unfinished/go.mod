@@ -1,3 +1,0 @@
-module example.com/unfinished
-
-go 1.21
