@@ -146,6 +146,7 @@ func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opt
 			return nil, fmt.Errorf("the selection does not match the program: %s, %s", qs.Name, q.Name)
 		}
 		for di, c := range q.Disjuncts {
+			b.dindex = di
 			if err := b.disjunct(q, c, qs.Disjuncts[di], c, sch); err != nil {
 				return nil, fmt.Errorf("question %s: %w", q.Name, err)
 			}
@@ -353,6 +354,7 @@ type builder struct {
 	sites  map[siteKey]*Site
 	opts   Options
 	qindex int // of the question being planned
+	dindex int // of its disjunct being planned
 	// absences are the negated parts of the disjunct being planned that
 	// run time decides; aggregate its run-time aggregate.
 	absences  map[*spec.Conj]*Absence
@@ -419,6 +421,9 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 					}
 				}
 			}
+		}
+		if filters != nil {
+			filters.Disjunct = b.dindex
 		}
 		for _, s := range v.Sites {
 			site := b.site(s)

@@ -361,9 +361,13 @@ func TestSemantics(t *testing.T) {
 			case "panic":
 				db := openDB(t, dir)
 				defer db.Close()
-				got := queryStrings(t, db, "SELECT ps || ' ' || p FROM executions WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'")
+				got := queryStrings(t, db, "SELECT ps || ' ' || p FROM ended WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'")
 				if want := "[0] 1 [1] 1 [2] 1 [3] 1"; strings.Join(got, " ") != want {
 					t.Errorf("executions of panicDeep: %q, want %q: all panicked", got, want)
+				}
+				// They returned nothing: no results.
+				if got := queryStrings(t, db, "SELECT count(*) FROM executions WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'"); got[0] != "0" {
+					t.Errorf("%s executions of panicDeep with results, want none: all panicked", got[0])
 				}
 			}
 		})

@@ -21,6 +21,7 @@ package pmmrt
 import (
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	_ "unsafe" // for go:linkname
 )
@@ -88,6 +89,32 @@ func GoID() int64 {
 		id = id*10 + int64(c-'0')
 	}
 	return id
+}
+
+// Returning reports, called by a generated exit function that a
+// function deferred, whether that function is returning normally: not
+// unwound by a panic (a deferred call of its own that recovered lets it
+// return) nor by runtime.Goexit. The runtime then calls deferred
+// functions from gopanic or Goexit. It costs a stack walk: generated code
+// calls it only when no return statement ran.
+func Returning() bool {
+	var pcs [8]uintptr
+	n := runtime.Callers(2, pcs[:]) // from the exit function up
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		switch {
+		case strings.Contains(f.Function, ".pmm__") || strings.Contains(f.Function, ".deferwrap"):
+			// The exit function, or the wrapper of the deferred call.
+		case f.Function == "runtime.gopanic" || f.Function == "runtime.Goexit":
+			return false
+		default:
+			return true // the function itself, or the runtime's deferreturn
+		}
+		if !more {
+			return true
+		}
+	}
 }
 
 // Emit appends the tuple built in r to the log as a row of the table with
