@@ -51,10 +51,14 @@ type Var struct {
 	Candidates int            `json:"candidates"` // functions in the database
 	Eliminated []Elimination  `json:"eliminated,omitempty"`
 	Lexical    bool           `json:"lexical,omitempty"` // recorded at call sites in its caller's body
+	Gaps       []Gap          `json:"gaps,omitempty"`
 	atoms      []*spec.Atom   // the static atoms of its query
 	name       *spec.Literal  // the function name it must have, if a literal
 	callers    []calleeOfAtom // the relations in which it is the callee
 	caller     bool           // it is the first event of a lexical relation
+	// possible are, when not approximating, the functions static
+	// approximation would keep (nil: all of Functions).
+	possible map[int64]bool
 }
 
 // Function is a function a variable's executions can be of.
@@ -79,6 +83,13 @@ type Site struct {
 	EndLine  int           `json:"end_line"`
 	EndCol   int           `json:"end_col"`
 	Reason   string        `json:"reason"`
+	// CallTargets are, for a call site that may run several functions,
+	// all of them (not only those the variable selects).
+	CallTargets []string `json:"call_targets,omitempty"`
+	// Impossible says static approximation, which this selection did not
+	// apply, finds that its executions cannot be events of the variable:
+	// not recording them loses nothing.
+	Impossible bool `json:"impossible,omitempty"`
 }
 
 // Position is file:line:col.
@@ -87,6 +98,12 @@ func (s Site) Position() string { return fmt.Sprintf("%s:%d:%d", s.File, s.Line,
 // Elimination counts candidates dropped for one reason.
 type Elimination struct {
 	Count  int    `json:"count"`
+	Reason string `json:"reason"`
+}
+
+// Gap is a reason why the sites of a variable may not see all its
+// events: the answers that use it may be incomplete.
+type Gap struct {
 	Reason string `json:"reason"`
 }
 
@@ -248,6 +265,17 @@ func (s *selector) variable(v string, all []*spec.Atom, types spec.VarTypes) (*V
 	vs.Functions = funcs
 	if s.approximate {
 		if err := s.eliminations(vs); err != nil {
+			return nil, err
+		}
+	} else {
+		// Without static approximation every function is selected, but
+		// only those it would keep can be events whose loss matters.
+		aq := buildQuery(component(v, all, types), all, types)
+		sqlText := "SELECT DISTINCT " + aq.aliases[v] + ".id FROM " + strings.Join(aq.from, ", ")
+		if len(aq.where) > 0 {
+			sqlText += " WHERE " + strings.Join(aq.where, " AND ")
+		}
+		if vs.possible, err = s.ids(sqlText); err != nil {
 			return nil, err
 		}
 	}

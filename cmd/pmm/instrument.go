@@ -72,6 +72,9 @@ type project struct {
 	// RunTime are the tests run time decides, and those left to the
 	// answer because some site cannot take part.
 	RunTime []runTimeTest `json:"run_time,omitempty"`
+	// Incomplete are the reasons why answers may be incomplete or
+	// inexact; pmm run and pmm test load them into pmm_incomplete.
+	Incomplete []instrument.Incomplete `json:"incomplete,omitempty"`
 }
 
 // runTimeTest is a test of a question that run time decides, or that is
@@ -178,7 +181,15 @@ Example:
 				for _, s := range p.Skipped {
 					fmt.Fprintf(e.stderr, "pmm instrument: warning: %s\n", s)
 				}
+				for _, r := range p.Incomplete {
+					if !r.Skip { // the skipped sites are above
+						fmt.Fprintf(e.stderr, "pmm instrument: warning: question %s may be incomplete: %s\n", r.Question, withPosition(incompleteText(r), r.Position))
+					}
+				}
 				fmt.Fprintf(e.stdout, "instrumented %d sites for %s\n", len(p.Sites), plural(len(p.Questions), "question"))
+				if n := incompleteQuestions(p.Incomplete); n > 0 {
+					fmt.Fprintf(e.stdout, "%d of %d answers may be incomplete (pmm answer says why)\n", n, len(p.Questions))
+				}
 				for _, d := range p.RunTime {
 					fmt.Fprintf(e.stdout, "  %s: %s\n", d.Question, d.What)
 				}
@@ -244,8 +255,9 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	skipped := map[*instrument.Site]bool{}
 	for _, s := range code.Skipped {
 		skipped[s.Site] = true
-		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d:%d: %s of %s not instrumented: %s", s.Site.File, s.Site.Line, s.Site.Col, s.Site.Kind, s.Site.Function, s.Reason))
+		p.Skipped = append(p.Skipped, fmt.Sprintf("%s: %s of %s not instrumented: %s", s.Site.Position(), s.Site.Kind, strings.Join(s.Site.Functions(), ", "), s.Reason))
 	}
+	p.Incomplete = plan.Incomplete(code)
 	for _, s := range plan.Sites {
 		if skipped[s] {
 			continue
@@ -271,6 +283,33 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 		return nil, err
 	}
 	return p, nil
+}
+
+// incompleteText is a reason as pmm_incomplete holds it: the events it
+// affects and why.
+func incompleteText(r instrument.Incomplete) string {
+	events := "event "
+	if len(r.Vars) > 1 {
+		events = "events "
+	}
+	return events + strings.Join(r.Vars, ", ") + ": " + r.Reason
+}
+
+// withPosition appends the position of a reason, if it has one.
+func withPosition(reason, position string) string {
+	if position == "" {
+		return reason
+	}
+	return reason + " (" + position + ")"
+}
+
+// incompleteQuestions counts the questions some reason affects.
+func incompleteQuestions(rs []instrument.Incomplete) int {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		seen[r.Question] = true
+	}
+	return len(seen)
 }
 
 // numSiteIDs returns the largest site number of the plan.

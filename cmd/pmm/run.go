@@ -188,6 +188,10 @@ func loadRun(p *project, logs string, run load.Run) (*loadStats, error) {
 		}
 		tables = append(tables, lt)
 	}
+	run.Questions = p.Questions
+	for _, r := range p.Incomplete {
+		run.Incomplete = append(run.Incomplete, load.Incomplete{Question: r.Question, Reason: incompleteText(r), Position: r.Position})
+	}
 	counts, err := load.ReadCounters(logs)
 	if err != nil {
 		return nil, err
