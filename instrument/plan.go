@@ -464,8 +464,10 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 				if s.Kind != spec.SiteCall {
 					// The relation is recorded at call sites only: at a
 					// definition the caller is unknown.
-					b.gaps.add(q.Name, b.qindex, v.Name, fmt.Sprintf("%s is recorded at the definition of %s, where its caller is not known: "+
-						"its %s relation is not recorded there", v.Name, s.Function, r.prim), site.Position())
+					if !s.Impossible {
+						b.gaps.add(q.Name, b.qindex, v.Name, fmt.Sprintf("recorded at the definition of %s, where the caller is not known, "+
+							"so no %s relation with it as the callee is recorded", s.Function, r.prim), site.Position())
+					}
 					continue
 				}
 				if err := target.add(q.Name, b.qindex, need{prim: r.prim}, &callerRef{callerFunc: s.CallerID}, sch); err != nil {

@@ -187,11 +187,11 @@ Example:
 					}
 				}
 				fmt.Fprintf(e.stdout, "instrumented %d sites for %s\n", len(p.Sites), plural(len(p.Questions), "question"))
-				if n := incompleteQuestions(p.Incomplete); n > 0 {
-					fmt.Fprintf(e.stdout, "%d of %d answers may be incomplete (pmm answer says why)\n", n, len(p.Questions))
-				}
 				for _, d := range p.RunTime {
 					fmt.Fprintf(e.stdout, "  %s: %s\n", d.Question, d.What)
+				}
+				if n := incompleteQuestions(p.Incomplete); n > 0 {
+					fmt.Fprintf(e.stdout, "%d of %d answers may be incomplete (pmm answer says why)\n", n, len(p.Questions))
 				}
 				rel, _ := filepath.Rel(e.dir, p.Overlay)
 				fmt.Fprintf(e.stdout, "build with: go build -overlay %s ./...   or: pmm run PACKAGE, pmm test PATTERNS\n", rel)

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bufio"
+	"database/sql"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"pmm.dev/pmm/internal/golden"
+)
+
+// TestIncompleteAnswers runs testdata/incomplete, whose questions pmm
+// cannot all answer exactly, and checks that every answer that differs
+// from the program's own count says it is incomplete, where and why, and
+// that the one answered exactly says nothing:
+//   - areas-in-total: Total's interface call may run an unexported
+//     method of another package, which the site cannot name: refused;
+//   - safes-in-risky: the deferred call of safe, which recovers, must
+//     stay direct: refused;
+//   - leaves-in-apply: apply's function value may run leaf or direct,
+//     and every call there is recorded as leaf's;
+//   - top-fibs: Fib's executions are recorded at its definition, where
+//     the calls relation of the negation is not recorded;
+//   - riskies: exact.
+func TestIncompleteAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an instrumented program")
+	}
+	dir := copyModule(t, "../../testdata/incomplete")
+	code, out, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm")
+	if code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	containsAll(t, "pmm instrument", out, "4 of 5 answers may be incomplete")
+	// The warning names every function the call may run.
+	containsAll(t, "pmm instrument's warnings", errOut, "may run any of main.direct, main.leaf")
+	code, progOut, errOut := runPMM(t, dir, "run", ".")
+	if code != exitOK {
+		t.Fatalf("pmm run: exit %d\n%s%s", code, progOut, errOut)
+	}
+	// The program's own counts: lines "QUESTION N".
+	own := map[string]int64{}
+	sc := bufio.NewScanner(strings.NewReader(progOut))
+	for sc.Scan() {
+		if name, n, ok := strings.Cut(sc.Text(), " "); ok {
+			if v, err := strconv.ParseInt(n, 10, 64); err == nil {
+				own[name] = v
+			}
+		}
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	type flagged struct{ position, reason string }
+	want := map[string]flagged{
+		"areas-in-total":  {"main.go:28:8", "shapes.square is unexported in another package"},
+		"safes-in-risky":  {"main.go:45:8", "safe calls recover"},
+		"leaves-in-apply": {"main.go:57:49", "may run any of main.direct, main.leaf; each of its calls is recorded as an execution of main.leaf"},
+		"top-fibs":        {"main.go:62:1", "no calls relation"},
+		"riskies":         {},
+	}
+	for q, w := range want {
+		counts := queryStrings(t, db, "SELECT count FROM "+strings.ReplaceAll(q, "-", "_"))
+		got := int64(0) // a count over no tuples has no row
+		if len(counts) == 1 {
+			got, _ = strconv.ParseInt(counts[0], 10, 64)
+		}
+		mine, ok := own[q]
+		if !ok {
+			t.Fatalf("the program printed no count for %s:\n%s", q, progOut)
+		}
+		notes := queryStrings(t, db, "SELECT position || ' ' || reason FROM pmm_incomplete WHERE question = '"+q+"'")
+		if w.position == "" {
+			if got != mine || len(notes) > 0 {
+				t.Errorf("%s: %d (the program counts %d), notes %q: want exact, without notes", q, got, mine, notes)
+			}
+			continue
+		}
+		// The answer is indeed incomplete...
+		if got == mine {
+			t.Errorf("%s: %d, as the program counts: the case no longer shows an incomplete answer", q, got)
+		}
+		// ... and says so, where and why.
+		if len(notes) != 1 || !strings.HasPrefix(notes[0], w.position+" event x: ") || !strings.Contains(notes[0], w.reason) {
+			t.Errorf("%s: notes %q, want one at %s saying %q", q, notes, w.position, w.reason)
+		}
+	}
+
+	code, answer, errOut := runPMM(t, dir, "answer")
+	if code != exitOK {
+		t.Fatalf("pmm answer: exit %d\n%s", code, errOut)
+	}
+	golden.Check(t, "testdata/answer_incomplete.golden", answer, *update)
+
+	code, out, errOut = runPMM(t, dir, "answer", "--json", "riskies", "top-fibs")
+	if code != exitOK {
+		t.Fatalf("pmm answer --json: exit %d\n%s", code, errOut)
+	}
+	var doc jsonAnswers
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("pmm answer --json: %v\n%s", err, out)
+	}
+	if doc.Incomplete != 1 || doc.Questions != 2 || len(doc.Answers) != 2 ||
+		len(doc.Answers[0].Incomplete) != 0 || len(doc.Answers[1].Incomplete) != 1 || doc.Answers[1].Incomplete[0].Position != "main.go:62:1" {
+		t.Errorf("pmm answer --json:\n%s", out)
+	}
+	containsAll(t, "pmm answer --json's stderr", errOut, "1 of 2 answers are incomplete")
+}
