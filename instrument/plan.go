@@ -407,7 +407,7 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 			return err
 		}
 		for _, g := range v.Gaps {
-			b.gaps.add(q.Name, b.qindex, v.Name, g.Reason, "")
+			b.gaps.add(q.Name, b.qindex, v.Name, g.Reason, g.Position)
 		}
 		needs, callees := needsOf(v.Name, root)
 		var filters *Filters

@@ -113,12 +113,15 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: synthetic, Reason: "synthesized by the compiler (package initializers): no source to instrument"})
 	}
 	if unrecorded > 0 {
-		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("%s synthesized by the compiler (package initializers) may be events of %s, but have no source to record them in",
-			plural(unrecorded, "function"), vs.Name)})
+		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("%s synthesized by the compiler (package initializers) may be events, but have no source to record them in",
+			plural(unrecorded, "function"))})
 	}
 	if len(external) > 0 {
 		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("executions of %s, outside the module, are recorded at the module's call sites: those called from outside the module are missing",
 			nameList(external, 3))})
+	}
+	if err := s.unresolvedGaps(vs, allowed); err != nil {
+		return err
 	}
 	if dropped > 0 {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: dropped, Reason: "call sites outside the callers allowed by " + describeCallers(vs)})
@@ -135,6 +138,53 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 	})
 	return nil
 }
+
+// unresolvedGaps notes, for a variable recorded at call sites, the
+// dynamic calls the call graph did not resolve that its relations allow:
+// one may run a function of the variable, and no site records it.
+func (s *selector) unresolvedGaps(vs *Var, allowed []callerRule) error {
+	atCalls := vs.Lexical // recorded at call sites only, if any
+	for _, site := range vs.Sites {
+		atCalls = atCalls || site.Kind == spec.SiteCall && !site.Impossible
+	}
+	if !atCalls {
+		return nil
+	}
+	calls, err := s.unresolvedCalls()
+	if err != nil {
+		return err
+	}
+	for _, c := range calls {
+		if allowedCall(c, allowed) {
+			vs.Gaps = append(vs.Gaps, Gap{Position: c.position(),
+				Reason: "the call graph did not resolve this dynamic call: if it runs one of the event's functions, no site records that execution"})
+		}
+	}
+	return nil
+}
+
+// unresolvedCalls lists the dynamic calls the call graph did not resolve.
+func (s *selector) unresolvedCalls() ([]callSite, error) {
+	rows, err := s.db.QueryContext(s.ctx, `
+		SELECT c.id, coalesce(c.caller_id, 0), c.file, c.line, c.col, c.via FROM calls c
+		WHERE c.external IS NULL AND c.kind <> 'static' AND NOT EXISTS (SELECT 1 FROM call_targets t WHERE t.call_id = c.id)
+		ORDER BY c.file, c.line, c.col`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []callSite
+	for rows.Next() {
+		var c callSite
+		if err := rows.Scan(&c.id, &c.callerID, &c.file, &c.line, &c.col, &c.via); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func (c callSite) position() string { return fmt.Sprintf("%s:%d:%d", c.file, c.line, c.col) }
 
 // nameList lists names, the first max of them by name and how many more.
 func nameList(names []string, max int) string {

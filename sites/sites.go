@@ -104,7 +104,8 @@ type Elimination struct {
 // Gap is a reason why the sites of a variable may not see all its
 // events: the answers that use it may be incomplete.
 type Gap struct {
-	Reason string `json:"reason"`
+	Reason   string `json:"reason"`
+	Position string `json:"position,omitempty"` // file:line:col, when one site is to blame
 }
 
 // calleeOfAtom is a relation such as (calls x v) that constrains where v's
@@ -266,6 +267,11 @@ func (s *selector) variable(v string, all []*spec.Atom, types spec.VarTypes) (*V
 	if s.approximate {
 		if err := s.eliminations(vs); err != nil {
 			return nil, err
+		}
+		if len(funcs) == 0 {
+			if err := s.unresolvedEmpty(vs); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		// Without static approximation every function is selected, but
@@ -524,6 +530,27 @@ func (s *selector) eliminations(vs *Var) error {
 	if n := named - len(vs.Functions); n > 0 {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: n, Reason: "cannot satisfy " + atomList(relations)})
 	}
+	return nil
+}
+
+// unresolvedEmpty notes, for a variable static approximation finds no
+// function for, the dynamic calls the call graph did not resolve: one
+// may run a function that satisfies the relations the call graph cannot
+// show.
+func (s *selector) unresolvedEmpty(vs *Var) error {
+	if vs.name != nil {
+		var named int
+		if err := s.db.QueryRowContext(s.ctx, "SELECT count(*) FROM functions WHERE match_name = ?", vs.name.Str).Scan(&named); err != nil || named == 0 {
+			return err // no function of that name: nothing to miss
+		}
+	}
+	calls, err := s.unresolvedCalls()
+	if err != nil || len(calls) == 0 {
+		return err
+	}
+	vs.Gaps = append(vs.Gaps, Gap{Position: calls[0].position(),
+		Reason: fmt.Sprintf("static approximation finds no function for it, but the call graph did not resolve %s (the first here): through one, a function may satisfy the relations after all, and no site records it",
+			plural(len(calls), "dynamic call"))})
 	return nil
 }
 
