@@ -163,8 +163,20 @@ func (s *selector) unresolvedGaps(vs *Var, allowed []callerRule) error {
 	return nil
 }
 
-// unresolvedCalls lists the dynamic calls the call graph did not resolve.
+// unresolvedCalls lists the dynamic calls the call graph did not
+// resolve, read once.
 func (s *selector) unresolvedCalls() ([]callSite, error) {
+	if s.unresolved == nil {
+		calls, err := s.readUnresolved()
+		if err != nil {
+			return nil, err
+		}
+		s.unresolved = &calls
+	}
+	return *s.unresolved, nil
+}
+
+func (s *selector) readUnresolved() ([]callSite, error) {
 	rows, err := s.db.QueryContext(s.ctx, `
 		SELECT c.id, coalesce(c.caller_id, 0), c.file, c.line, c.col, c.via FROM calls c
 		WHERE c.external IS NULL AND c.kind <> 'static' AND NOT EXISTS (SELECT 1 FROM call_targets t WHERE t.call_id = c.id)

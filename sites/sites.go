@@ -156,6 +156,7 @@ type selector struct {
 	db          *sql.DB
 	total       int
 	approximate bool
+	unresolved  *[]callSite // the dynamic calls the call graph did not resolve, once read
 }
 
 // disjunct selects sites for the event variables of c, which lies inside
