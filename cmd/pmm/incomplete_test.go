@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"database/sql"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -111,4 +112,31 @@ func TestIncompleteAnswers(t *testing.T) {
 		t.Errorf("pmm answer --json:\n%s", out)
 	}
 	containsAll(t, "pmm answer --json's stderr", errOut, "1 of 2 answers are incomplete")
+}
+
+// TestIncompleteEveryMode checks that every mode knows the same answers
+// of testdata/incomplete are incomplete, at the same sites: without static
+// approximation every function is selected, but only those
+// approximation would keep can be events whose loss matters (riskies
+// stays exact: no function pmm cannot record may be main.risky).
+func TestIncompleteEveryMode(t *testing.T) {
+	want := "areas-in-total x main.go:28:8; safes-in-risky x main.go:45:8; leaves-in-apply x main.go:57:49; top-fibs x main.go:62:1"
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		dir := copyModule(t, "../../testdata/incomplete")
+		code, out, errOut := runPMM(t, dir, "instrument", "--mode", mode, "./...", "questions.pmm")
+		if code != exitOK {
+			t.Fatalf("pmm instrument --mode %s: exit %d\n%s%s", mode, code, out, errOut)
+		}
+		p, code := readProject(&env{stdout: io.Discard, stderr: io.Discard, dir: dir}, "answer")
+		if p == nil {
+			t.Fatalf("reading plan.json: exit %d", code)
+		}
+		var got []string
+		for _, r := range p.Incomplete {
+			got = append(got, r.Question+" "+strings.Join(r.Vars, ",")+" "+r.Position)
+		}
+		if strings.Join(got, "; ") != want {
+			t.Errorf("--mode %s: incomplete\n%s\nwant\n%s", mode, strings.Join(got, "; "), want)
+		}
+	}
 }
