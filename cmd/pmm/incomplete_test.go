@@ -140,3 +140,42 @@ func TestIncompleteEveryMode(t *testing.T) {
 		}
 	}
 }
+
+// TestIncompleteWithoutTests runs the test of testdata/untested, which
+// calls strings.Repeat twice, once from its test file: instrumented
+// without --tests, pmm test records one and says the calls in test files
+// are missing; with --tests it records both and says nothing of tests.
+func TestIncompleteWithoutTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented tests")
+	}
+	const untested = "the calls in test files are not recorded"
+	for _, c := range []struct {
+		flags    []string
+		count    string
+		untested bool
+	}{
+		{nil, "1", true},
+		{[]string{"--tests"}, "2", false},
+	} {
+		dir := copyModule(t, "../../testdata/untested")
+		args := append(append([]string{"instrument"}, c.flags...), "./...", "questions.pmm")
+		if code, out, errOut := runPMM(t, dir, args...); code != exitOK {
+			t.Fatalf("pmm %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		if code, out, errOut := runPMM(t, dir, "test", "./..."); code != exitOK {
+			t.Fatalf("pmm test: exit %d\n%s%s", code, out, errOut)
+		}
+		code, out, errOut := runPMM(t, dir, "answer")
+		if code != exitOK {
+			t.Fatalf("pmm answer: exit %d\n%s", code, errOut)
+		}
+		lines := strings.Split(out, "\n")
+		if len(lines) < 3 || lines[2] != c.count {
+			t.Errorf("%v: count of strings.Repeat:\n%s\nwant %s", c.flags, out, c.count)
+		}
+		if strings.Contains(out, untested) != c.untested {
+			t.Errorf("%v: says %q: %v, want %v:\n%s", c.flags, untested, !c.untested, c.untested, out)
+		}
+	}
+}

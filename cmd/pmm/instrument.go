@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -75,6 +76,9 @@ type project struct {
 	// Incomplete are the reasons why answers may be incomplete or
 	// inexact; pmm run and pmm test load them into pmm_incomplete.
 	Incomplete []instrument.Incomplete `json:"incomplete,omitempty"`
+	// Untested are, when test files were not instrumented (no --tests),
+	// the reasons pmm test adds: the calls in test files are not recorded.
+	Untested []instrument.Incomplete `json:"untested,omitempty"`
 }
 
 // runTimeTest is a test of a question that run time decides, or that is
@@ -242,6 +246,9 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 		return nil, err
 	}
 	p := &project{Root: root, Module: module, Overlay: written.Overlay, Tables: sch.Tables, Statements: sch.Statements()}
+	if !*analysis.tests {
+		p.Untested = untestedCalls(sel)
+	}
 	for _, q := range prog.Questions {
 		p.Questions = append(p.Questions, q.Name)
 	}
@@ -283,6 +290,39 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 		return nil, err
 	}
 	return p, nil
+}
+
+// untestedCalls returns why the answers of pmm test may be incomplete
+// when test files are not instrumented: the events recorded at call sites
+// (other than a callee's, whose caller a relation names) miss the calls
+// in test files.
+func untestedCalls(sel *sites.Selection) []instrument.Incomplete {
+	var out []instrument.Incomplete
+	for _, q := range sel.Questions {
+		var vars []string
+		var walk func(d *sites.Disjunct)
+		walk = func(d *sites.Disjunct) {
+			for _, v := range d.Vars {
+				for _, s := range v.Sites {
+					if s.Kind == spec.SiteCall && !v.Lexical && !s.Impossible && !slices.Contains(vars, v.Name) {
+						vars = append(vars, v.Name)
+					}
+				}
+			}
+			for _, n := range d.Negated {
+				walk(n)
+			}
+		}
+		for _, d := range q.Disjuncts {
+			walk(d)
+		}
+		if len(vars) > 0 {
+			sort.Strings(vars)
+			out = append(out, instrument.Incomplete{Question: q.Name, Vars: vars,
+				Reason: "recorded at call sites, and pmm instrument ran without --tests: the calls in test files are not recorded"})
+		}
+	}
+	return out
 }
 
 // incompleteText is a reason as pmm_incomplete holds it: the events it

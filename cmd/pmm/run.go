@@ -99,6 +99,7 @@ Example:
 				// the user's code is vetted by their own go test.
 				goArgs := append([]string{"test", "-overlay", p.Overlay, "-tags", buildTags(""), "-count=1", "-vet=off"}, flags...)
 				cmd := exec.Command("go", append(goArgs, patterns...)...)
+				p.Incomplete = append(p.Incomplete, p.Untested...)
 				return runAndLoad(e, p, cmd, "test "+strings.Join(args, " "))
 			}
 		},
