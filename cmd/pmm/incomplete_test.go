@@ -25,7 +25,11 @@ import (
 //     and every call there is recorded as leaf's;
 //   - top-fibs: Fib's executions are recorded at its definition, where
 //     the calls relation of the negation is not recorded;
-//   - riskies: exact.
+//   - riskies, crashes: exact.
+//
+// Then it runs the program so that crash ends it with os.Exit(3): the
+// execution of crash is not recorded, and every answer says that
+// executions running at the end are missing.
 func TestIncompleteAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an instrumented program")
@@ -35,7 +39,7 @@ func TestIncompleteAnswers(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
 	}
-	containsAll(t, "pmm instrument", out, "4 of 5 answers may be incomplete")
+	containsAll(t, "pmm instrument", out, "4 of 6 answers may be incomplete")
 	// The warning names every function the call may run.
 	containsAll(t, "pmm instrument's warnings", errOut, "may run any of main.direct, main.leaf")
 	code, progOut, errOut := runPMM(t, dir, "run", ".")
@@ -60,11 +64,12 @@ func TestIncompleteAnswers(t *testing.T) {
 
 	type flagged struct{ position, reason string }
 	want := map[string]flagged{
-		"areas-in-total":  {"main.go:28:8", "shapes.square is unexported in another package"},
-		"safes-in-risky":  {"main.go:45:8", "safe calls recover"},
-		"leaves-in-apply": {"main.go:57:49", "may run any of main.direct, main.leaf; each of its calls is recorded as an execution of main.leaf"},
-		"top-fibs":        {"main.go:62:1", "no calls relation"},
+		"areas-in-total":  {"main.go:29:8", "shapes.square is unexported in another package"},
+		"safes-in-risky":  {"main.go:46:8", "safe calls recover"},
+		"leaves-in-apply": {"main.go:58:49", "may run any of main.direct, main.leaf; each of its calls is recorded as an execution of main.leaf"},
+		"top-fibs":        {"main.go:63:1", "no calls relation"},
 		"riskies":         {},
+		"crashes":         {},
 	}
 	for q, w := range want {
 		counts := queryStrings(t, db, "SELECT count FROM "+strings.ReplaceAll(q, "-", "_"))
@@ -99,7 +104,19 @@ func TestIncompleteAnswers(t *testing.T) {
 	}
 	golden.Check(t, "testdata/answer_incomplete.golden", answer, *update)
 
-	code, out, errOut = runPMM(t, dir, "answer", "--json", "riskies", "top-fibs")
+	code, progOut, errOut = runPMM(t, dir, "run", ".", "--", "crash")
+	if code != 3 || !strings.Contains(progOut, "crashes 1") {
+		t.Fatalf("pmm run . -- crash: exit %d, want the program's 3, and its count of crash\n%s%s", code, progOut, errOut)
+	}
+	if got := queryStrings(t, db, "SELECT count FROM crashes WHERE run = 2"); len(got) != 0 {
+		t.Errorf("the execution of crash that never ended is in the answer: %v", got)
+	}
+	ended := queryStrings(t, db, "SELECT question FROM pmm_incomplete WHERE run = 2 AND position IS NULL AND reason LIKE 'the program ended with exit status 3: %'")
+	if len(ended) != len(want) {
+		t.Errorf("answers that say the program ended with executions running: %q, want all %d", ended, len(want))
+	}
+
+	code, out, errOut = runPMM(t, dir, "answer", "--run", "1", "--json", "riskies", "top-fibs")
 	if code != exitOK {
 		t.Fatalf("pmm answer --json: exit %d\n%s", code, errOut)
 	}
@@ -108,7 +125,7 @@ func TestIncompleteAnswers(t *testing.T) {
 		t.Fatalf("pmm answer --json: %v\n%s", err, out)
 	}
 	if doc.Incomplete != 1 || doc.Questions != 2 || len(doc.Answers) != 2 ||
-		len(doc.Answers[0].Incomplete) != 0 || len(doc.Answers[1].Incomplete) != 1 || doc.Answers[1].Incomplete[0].Position != "main.go:62:1" {
+		len(doc.Answers[0].Incomplete) != 0 || len(doc.Answers[1].Incomplete) != 1 || doc.Answers[1].Incomplete[0].Position != "main.go:63:1" {
 		t.Errorf("pmm answer --json:\n%s", out)
 	}
 	containsAll(t, "pmm answer --json's stderr", errOut, "1 of 2 answers are incomplete")
@@ -120,7 +137,7 @@ func TestIncompleteAnswers(t *testing.T) {
 // approximation would keep can be events whose loss matters (riskies
 // stays exact: no function pmm cannot record may be main.risky).
 func TestIncompleteEveryMode(t *testing.T) {
-	want := "areas-in-total x main.go:28:8; safes-in-risky x main.go:45:8; leaves-in-apply x main.go:57:49; top-fibs x main.go:62:1"
+	want := "areas-in-total x main.go:29:8; safes-in-risky x main.go:46:8; leaves-in-apply x main.go:58:49; top-fibs x main.go:63:1"
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
 		dir := copyModule(t, "../../testdata/incomplete")
 		code, out, errOut := runPMM(t, dir, "instrument", "--mode", mode, "./...", "questions.pmm")

@@ -62,7 +62,7 @@ Example:
 					return exitFailure
 				}
 				cmd := exec.Command(bin, progArgs...)
-				return runAndLoad(e, p, cmd, "run "+strings.Join(args, " "))
+				return runAndLoad(e, p, cmd, "run "+strings.Join(args, " "), true)
 			}
 		},
 	}
@@ -100,7 +100,7 @@ Example:
 				goArgs := append([]string{"test", "-overlay", p.Overlay, "-tags", buildTags(""), "-count=1", "-vet=off"}, flags...)
 				cmd := exec.Command("go", append(goArgs, patterns...)...)
 				p.Incomplete = append(p.Incomplete, p.Untested...)
-				return runAndLoad(e, p, cmd, "test "+strings.Join(args, " "))
+				return runAndLoad(e, p, cmd, "test "+strings.Join(args, " "), false)
 			}
 		},
 	}
@@ -134,8 +134,10 @@ func goCommand(e *env, args ...string) error {
 }
 
 // runAndLoad runs cmd with the runtime pointed at .pmm, then loads what it
-// recorded as a new run.
-func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string) int {
+// recorded as a new run. program says cmd is the program itself, whose
+// failure means it ended with executions still running (go test fails
+// when a test does, after the tests ended).
+func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string, program bool) int {
 	dir := pmmDir(p.Root)
 	logs := filepath.Join(dir, "logs")
 	cmd.Dir = e.dir
@@ -155,6 +157,15 @@ func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string) int {
 		return exitFailure
 	}
 	run := load.Run{Command: command, GoVersion: runtime.Version(), Start: start, End: time.Now(), ExitStatus: status}
+	if status < 0 || status != 0 && program {
+		// An execution is recorded when it ends: a panic ends those on
+		// its stack, but not those of other goroutines, nor os.Exit or a
+		// signal any.
+		for _, q := range p.Questions {
+			run.Incomplete = append(run.Incomplete, load.Incomplete{Question: q,
+				Reason: fmt.Sprintf("the program ended with exit status %d: executions still running then (in other goroutines than a panic's, or calling os.Exit) are not recorded", status)})
+		}
+	}
 	stats, err := loadRun(p, logs, run)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pmm: loading the recorded tuples: %v\n", err)

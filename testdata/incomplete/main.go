@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"example.com/incomplete/shapes"
 )
@@ -67,7 +68,16 @@ func Fib(n int) int {
 	return Fib(n-1) + Fib(n-2)
 }
 
+// crash ends the program while it runs.
+func crash() {
+	fmt.Println("crashes 1")
+	os.Exit(3)
+}
+
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "crash" {
+		crash()
+	}
 	ss := []Shape{rect{2, 3}, shapes.Square(2), rect{1, 1}, shapes.Square(3), shapes.Square(4)}
 	fmt.Println("total", Total(ss))
 	for i := 0; i < 5; i++ {
@@ -84,7 +94,7 @@ func main() {
 	fmt.Println("sum", s)
 	fmt.Println("fib", Fib(3)+Fib(2))
 	// What the questions ask, counted by the program itself.
-	fmt.Printf("areas-in-total %d\nsafes-in-risky %d\nleaves-in-apply %d\ntop-fibs %d\nriskies %d\n",
-		rects+shapes.Squares, safeCalls, leaves, 2, 5)
+	fmt.Printf("areas-in-total %d\nsafes-in-risky %d\nleaves-in-apply %d\ntop-fibs %d\nriskies %d\ncrashes %d\n",
+		rects+shapes.Squares, safeCalls, leaves, 2, 5, 0)
 	fmt.Printf("(rect %d, square %d, recovered %d, direct %d, fib %d)\n", rects, shapes.Squares, recovered, directs, fibs)
 }
