@@ -99,21 +99,6 @@ func (s *Site) Functions() []string {
 	return out
 }
 
-// dynamicGaps notes the call sites that record one function but may run
-// others: the call is recorded as an execution of that function whichever
-// ran, since nothing at the site tells them apart (a site with several
-// targets tells them apart by the receiver's type, or is not
-// instrumented).
-func (b *builder) dynamicGaps(p *Plan) {
-	for _, s := range p.Sites {
-		if s.Kind != spec.SiteCall || len(s.Targets) != 1 || len(s.CallTargets) < 2 {
-			continue
-		}
-		b.gaps.addSite(s, b.qindices, fmt.Sprintf("the call may run any of %s; each of its calls is recorded as an execution of %s, whichever ran",
-			strings.Join(s.CallTargets, ", "), s.Targets[0].Function), false)
-	}
-}
-
 // Incomplete lists the reasons why the answers may be incomplete: those
 // the plan knows, and the sites Generate could not instrument (code may
 // be nil, before Generate).
@@ -124,13 +109,25 @@ func (p *Plan) Incomplete(code *Code) []Incomplete {
 			in.add(r.Question, r.qindex, v, r.Reason, r.Position)
 		}
 	}
+	skipped := map[*Site]bool{}
 	if code != nil {
 		for _, s := range code.Skipped {
+			skipped[s.Site] = true
 			what := "the call of " + strings.Join(s.Site.Functions(), ", ")
 			if s.Site.Kind == spec.SiteDefinition {
 				what = "the body of " + s.Site.Function
 			}
 			in.addSite(s.Site, p.qindices, fmt.Sprintf("%s is not instrumented, so its executions there are not recorded: %s", what, s.Reason), true)
+		}
+	}
+	// A call site that records one function but may run others records
+	// each call as that function's, whichever ran: nothing there tells
+	// them apart (a site with several targets tells them apart by the
+	// receiver's type, or is not instrumented).
+	for _, s := range p.Sites {
+		if s.Kind == spec.SiteCall && len(s.Targets) == 1 && len(s.CallTargets) > 1 && !skipped[s] {
+			in.addSite(s, p.qindices, fmt.Sprintf("the call may run any of %s; each of its calls is recorded as an execution of %s, whichever ran",
+				strings.Join(s.CallTargets, ", "), s.Targets[0].Function), false)
 		}
 	}
 	return in.list()

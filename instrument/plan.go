@@ -171,7 +171,6 @@ func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opt
 	b.checkPairs()
 	b.bufferCallees()
 	p := b.plan()
-	b.dynamicGaps(p)
 	p.gaps, p.qindices = b.gaps.list(), b.qindices
 	return p, nil
 }
