@@ -143,6 +143,11 @@ Then build and run with pmm run or pmm test, or by hand:
 The instrumented sources are ordinary Go you can read; /*line*/ comments
 keep the positions of errors and stack traces those of your files.
 
+Where pmm cannot record a question's events exactly (a site it cannot
+instrument, a call that may run several functions it cannot tell apart,
+...), it warns, says how many answers may be incomplete, and pmm answer
+prints why under each of them (see pmm help answer).
+
 In the default mode, combined, the sites also test at run time what they
 can: an execution's own values, its caller's, equal values of two calls
 in one execution of their caller, calls* and contains through a
