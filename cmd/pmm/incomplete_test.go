@@ -104,6 +104,12 @@ func TestIncompleteAnswers(t *testing.T) {
 	}
 	golden.Check(t, "testdata/answer_incomplete.golden", answer, *update)
 
+	code, out, errOut = runPMM(t, dir, "stats")
+	if code != exitOK {
+		t.Fatalf("pmm stats: exit %d\n%s", code, errOut)
+	}
+	containsAll(t, "pmm stats", out, "4 of 6 answers are incomplete (areas-in-total, safes-in-risky, leaves-in-apply, top-fibs): pmm answer says why")
+
 	code, progOut, errOut = runPMM(t, dir, "run", ".", "--", "crash")
 	if code != 3 || !strings.Contains(progOut, "crashes 1") {
 		t.Fatalf("pmm run . -- crash: exit %d, want the program's 3, and its count of crash\n%s%s", code, progOut, errOut)
