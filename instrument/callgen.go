@@ -70,7 +70,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		}
 		dispatch, dispatchDecl = d, decl
 	case len(s.Targets) > 1:
-		return fmt.Errorf("a function value called at %s:%d may be any of %d functions", s.File, s.Line, len(s.Targets))
+		return fmt.Errorf("a function value called at %s:%d may be any of %d functions (%s), and the site cannot tell which one ran", s.File, s.Line, len(s.Targets), strings.Join(s.Functions(), ", "))
 	default:
 		ft, err := sg.typeName(sig)
 		if err != nil {

@@ -74,7 +74,7 @@ Example:
 					return exitFailure
 				}
 				cmd := exec.Command(bin, progArgs...)
-				return runAndLoad(e, p, cmd, "run "+strings.Join(args, " "))
+				return runAndLoad(e, p, cmd, "run "+strings.Join(args, " "), true)
 			}
 		},
 	}
@@ -111,7 +111,8 @@ Example:
 				// the user's code is vetted by their own go test.
 				goArgs := append([]string{"test", "-overlay", p.Overlay, "-tags", buildTags(""), "-count=1", "-vet=off"}, flags...)
 				cmd := exec.Command("go", append(goArgs, patterns...)...)
-				return runAndLoad(e, p, cmd, "test "+strings.Join(args, " "))
+				p.Incomplete = append(p.Incomplete, p.Untested...)
+				return runAndLoad(e, p, cmd, "test "+strings.Join(args, " "), false)
 			}
 		},
 	}
@@ -153,7 +154,10 @@ func goCommand(e *env, args ...string) error {
 // A signal while pmm loads stops pmm: the load is one transaction, so
 // nothing is half loaded, and the next pmm run loads the logs as this
 // run. The exit status is the program's: 128+n when signal n killed it.
-func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string) int {
+// program says cmd is the program itself, whose failure means it ended
+// with executions still running (go test fails when a test does, after
+// the tests ended).
+func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string, program bool) int {
 	recoverRuns(e, p)
 	info := runInfo{Command: command, GoVersion: runtime.Version(), Start: time.Now()}
 	rd, err := newRunDir(p.Root, info)
@@ -200,6 +204,12 @@ func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string) int {
 		return exitFailure
 	}
 	info.Finished = true
+	if info.Signal != "" || info.ExitStatus != 0 && program {
+		// An execution is recorded when it ends: a panic ends those on
+		// its stack, but not those of other goroutines, nor os.Exit or a
+		// signal any.
+		info.Incomplete = append(info.Incomplete, fmt.Sprintf("the program ended with exit status %d: executions still running then (in other goroutines than a panic's, or calling os.Exit) are not recorded", info.ExitStatus))
+	}
 	if err := rd.write(info); err != nil {
 		fmt.Fprintf(e.stderr, "pmm: %v\n", err)
 	}
@@ -264,6 +274,10 @@ func loadRun(p *project, logs string, run load.Run) (*loadStats, error) {
 			lt.Columns = append(lt.Columns, load.Column{Name: c.Name, Type: c.Type, ID: c.Event})
 		}
 		tables = append(tables, lt)
+	}
+	run.Questions = p.Questions
+	for _, r := range p.Incomplete {
+		run.Incomplete = append(run.Incomplete, load.Incomplete{Question: r.Question, Reason: incompleteText(r), Position: r.Position})
 	}
 	counts, err := load.ReadCounters(logs)
 	if err != nil {

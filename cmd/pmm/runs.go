@@ -39,6 +39,9 @@ type runInfo struct {
 	ExitStatus int
 	Signal     string
 	Finished   bool // the program ended and pmm wrote its status
+	// Incomplete are reasons, known once the program ended, why every
+	// answer of the run may be incomplete.
+	Incomplete []string
 }
 
 const runInfoFile = "run.json"
@@ -90,6 +93,11 @@ func (d *runDir) remove() {
 func (d *runDir) load(p *project, info runInfo) (*loadStats, error) {
 	run := load.Run{Command: info.Command, GoVersion: info.GoVersion, Start: info.Start, End: info.End,
 		ExitStatus: info.ExitStatus, Signal: info.Signal, Source: d.name}
+	for _, reason := range info.Incomplete {
+		for _, q := range p.Questions {
+			run.Incomplete = append(run.Incomplete, load.Incomplete{Question: q, Reason: reason})
+		}
+	}
 	stats, err := loadRun(p, d.logs(), run)
 	if errors.Is(err, load.ErrLoaded) {
 		d.remove()
@@ -125,6 +133,7 @@ func recoverRuns(e *env, p *project) {
 		}
 		if !info.Finished {
 			info.Command += " (pmm stopped before the program ended: status unknown)"
+			info.Incomplete = append(info.Incomplete, "pmm was stopped while the program ran: executions still running when the program ended are not recorded")
 		}
 		info.Command += " (recovered)"
 		stats, err := d.load(p, info)

@@ -61,11 +61,27 @@ type Run struct {
 	// died after the commit, before it removed the logs), and Load
 	// returns ErrLoaded instead of loading it twice. Empty: no check.
 	Source string
+	// Questions are the names of the questions; a record the load loses
+	// (torn, malformed) makes each of their answers incomplete.
+	Questions []string
+	// Incomplete are the reasons, known before the run, why answers may
+	// be incomplete (pmm instrument's), stored in IncompleteTable.
+	Incomplete []Incomplete
 }
 
 // ErrLoaded is the error of Load for a run whose Source was loaded
 // already; Stats.Run is that run's id, and the logs can be removed.
 var ErrLoaded = errors.New("load: these logs were loaded already")
+
+// Incomplete is a reason why the answer of a question may be incomplete
+// or inexact; Position is a site's file:line:col, or "" (stored as NULL).
+type Incomplete struct {
+	Question, Reason, Position string
+}
+
+// IncompleteTable holds, per run, the reasons why answers may be
+// incomplete: a question without a row is answered exactly.
+const IncompleteTable = "pmm_incomplete"
 
 // Stats counts what Load read.
 type Stats struct {
@@ -112,6 +128,12 @@ CREATE TABLE IF NOT EXISTS run_processes (
 	segments INTEGER,
 	tuples INTEGER,
 	torn INTEGER
+);
+CREATE TABLE IF NOT EXISTS pmm_incomplete (
+	run INTEGER,
+	question TEXT,
+	reason TEXT,
+	position TEXT -- file:line:col of the site, NULL when no one site
 );`
 
 // timeFormat is how times are stored: text that sorts, and that SQLite's
@@ -224,6 +246,9 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	}
 	stats.Cells, stats.CellFilesSkipped = cells.stored, cells.skipped
 	stats.Malformed += cells.malformed
+	if err := insertIncomplete(c, stats.Run, append(run.Incomplete, lost(stats, run.Questions)...)); err != nil {
+		return nil, err
+	}
 	if err := c.exec("COMMIT"); err != nil {
 		return nil, err
 	}
@@ -304,6 +329,47 @@ func migrateRuns(c *conn) error {
 		}
 	}
 	return c.exec("CREATE UNIQUE INDEX IF NOT EXISTS runs_source ON runs (source)")
+}
+
+// lost returns, for each question, what the load could not read.
+func lost(st *Stats, questions []string) []Incomplete {
+	var what []string
+	if st.Torn > 0 {
+		what = append(what, fmt.Sprintf("%d torn (a process was killed while writing them)", st.Torn))
+	}
+	if n := st.Malformed + st.UnknownTable; n > 0 {
+		what = append(what, fmt.Sprintf("%d malformed", n))
+	}
+	if st.CellFilesSkipped > 0 {
+		what = append(what, fmt.Sprintf("%d files of aggregate cells of processes that left no log", st.CellFilesSkipped))
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	reason := "records of the run were lost: " + strings.Join(what, ", ")
+	var out []Incomplete
+	for _, q := range questions {
+		out = append(out, Incomplete{Question: q, Reason: reason})
+	}
+	return out
+}
+
+func insertIncomplete(c *conn, runID int64, rs []Incomplete) error {
+	st, err := c.prepare("INSERT INTO " + IncompleteTable + " (run, question, reason, position) VALUES (?, ?, ?, ?)")
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	for _, r := range rs {
+		st.bindInt64(1, runID)
+		st.bindString(2, r.Question)
+		st.bindString(3, r.Reason)
+		bindOptional(st, 4, r.Position)
+		if err := st.exec(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func insertProcesses(c *conn, procs []*process, counts []processCounts, runID int64) error {
