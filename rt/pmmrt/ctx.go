@@ -63,6 +63,7 @@ type ctxEntry struct {
 	exec  uint64    // the innermost ExecEnter not yet left, 0 if none
 	busy  int       // the Enters and ExecEnters not yet left
 	goid  int64     // the owner's id in the id-keyed store, 0 in the fast one
+	_     [16]byte  // 64 bytes: entries of goroutines on other cores share no cache line
 }
 
 // ctxSlot holds a goroutine's marks of one slot. The flags of the
@@ -79,11 +80,20 @@ type ctxSlot struct {
 // it. The zero Ctx is no Enter: its Leave does nothing.
 type Ctx struct {
 	e    *ctxEntry
-	k    int
-	on   bool
-	flag bool // it pushed a flag (EnterFlag)
-	any  bool // it only counts (EnterAny)
+	k    int32
+	kind ctxKind // 0: none or left
 }
+
+// ctxKind says what a Ctx entered. It is a word, not bools: a Ctx is two
+// words, returned in registers and copied whole, and a copy that reads
+// what narrower stores just wrote waits for them (store forwarding).
+type ctxKind uint32
+
+const (
+	ctxMark ctxKind = 1 + iota // Enter
+	ctxFlag                    // EnterFlag: it pushed a flag
+	ctxAny                     // EnterAny: it only counts
+)
 
 // Enter marks that an execution of slot k is active in the calling
 // goroutine until the returned Ctx's Leave. Enters nest: the slot stays
@@ -115,7 +125,10 @@ func (e *ctxEntry) enter(k int, flag bool) Ctx {
 		s.flags++
 	}
 	e.busy++
-	return Ctx{e: e, k: k, on: true, flag: flag}
+	if flag {
+		return Ctx{e: e, k: int32(k), kind: ctxFlag}
+	}
+	return Ctx{e: e, k: int32(k), kind: ctxMark}
 }
 
 // EnterAny counts an execution of slot k as active until Leave, in no
@@ -124,7 +137,7 @@ func (e *ctxEntry) enter(k int, flag bool) Ctx {
 // add.
 func EnterAny(k int) Ctx {
 	atomic.AddInt64(countOf(k), 1)
-	return Ctx{k: k, on: true, any: true}
+	return Ctx{k: int32(k), kind: ctxAny}
 }
 
 // Any reports whether an EnterAny of slot k is active in any goroutine:
@@ -144,21 +157,22 @@ func (c *Ctx) LeaveMarked() bool { return c.leave() }
 
 // leave ends c, and returns its flag, if it has one.
 func (c *Ctx) leave() (marked bool) {
-	if !c.on {
+	kind := c.kind
+	if kind == 0 {
 		return false
 	}
-	c.on = false
-	if c.any {
-		atomic.AddInt64(countOf(c.k), -1)
+	c.kind = 0
+	if kind == ctxAny {
+		atomic.AddInt64(countOf(int(c.k)), -1)
 		return false
 	}
-	e := c.e
-	if c.k >= len(e.slots) || e.slots[c.k].n == 0 {
+	e, k := c.e, int(c.k)
+	if k >= len(e.slots) || e.slots[k].n == 0 {
 		return false // a copy of c was left already
 	}
-	s := &e.slots[c.k]
+	s := &e.slots[k]
 	s.n--
-	if c.flag && s.flags > 0 {
+	if kind == ctxFlag && s.flags > 0 {
 		// Enters nest in a goroutine: the innermost is left first.
 		marked = s.flags <= s.marked
 		s.flags--
@@ -225,9 +239,8 @@ func MarkAll(k int) {
 // ExecCtx is an active ExecEnter; Leave ends it. The zero ExecCtx is
 // none: its Leave does nothing.
 type ExecCtx struct {
-	e      *ctxEntry
+	e      *ctxEntry // nil: none or left
 	parent uint64
-	on     bool
 }
 
 // ExecEnter makes id (an id of NextID, never 0) the innermost
@@ -241,19 +254,20 @@ func ExecEnter(id uint64) (parent uint64, c ExecCtx) {
 	parent = e.exec
 	e.exec = id
 	e.busy++
-	return parent, ExecCtx{e: e, parent: parent, on: true}
+	return parent, ExecCtx{e: e, parent: parent}
 }
 
 // Leave ends the ExecEnter that returned c: the innermost execution of
 // the goroutine is again the one ExecEnter returned as its parent. A
 // second Leave does nothing.
 func (c *ExecCtx) Leave() {
-	if !c.on {
+	e := c.e
+	if e == nil {
 		return
 	}
-	c.on = false
-	c.e.exec = c.parent
-	c.e.left()
+	c.e = nil
+	e.exec = c.parent
+	e.left()
 }
 
 // CurrentExec returns the innermost ExecEnter of the calling goroutine

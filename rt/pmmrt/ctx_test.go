@@ -322,7 +322,7 @@ func manySteps(t *testing.T, rnd *rand.Rand, steps, slots int) {
 		case op == 4:
 			MarkAll(20 + k)
 			for _, m := range stack {
-				if !m.exec && m.c.flag && m.c.k == 20+k {
+				if !m.exec && m.c.kind == ctxFlag && int(m.c.k) == 20+k {
 					m.marked = true
 				}
 			}
@@ -337,8 +337,9 @@ func manySteps(t *testing.T, rnd *rand.Rand, steps, slots int) {
 				break
 			}
 			depth[m.c.k-20]--
-			if got := m.c.LeaveMarked(); got != (m.marked && m.c.flag) {
-				t.Errorf("LeaveMarked %v, want %v", got, m.marked && m.c.flag)
+			want := m.marked && m.c.kind == ctxFlag
+			if got := m.c.LeaveMarked(); got != want {
+				t.Errorf("LeaveMarked %v, want %v", got, want)
 			}
 		}
 		for k := range depth {
