@@ -18,7 +18,8 @@ import (
 // runtime keeps linkable on purpose, as it does nanotime) returns the
 // calling goroutine's m, whose curg field is its g. The offsets of
 // m.curg and g.goid change between Go versions; calibrateG finds them
-// once at init. docs/RUNTIME.md ("Goroutine identity") has the reasoning.
+// once at init. docs/RUNTIME.md ("Goroutine-local context", "Goroutine
+// identity") has the reasoning.
 
 //go:linkname getm runtime.getm
 func getm() uintptr
