@@ -43,22 +43,25 @@ func (e *ctxEntry) nonzero() bool {
 
 // inStores runs f with each store of entries this build can use: the
 // g-keyed table (not under the race detector, which would report an entry
-// passed between goroutines that reuse a g) and the id-keyed map. f must
+// passed between goroutines that reuse a g), the id-keyed map, and the
+// id-keyed map with ids from runtime.Stack, as without offsets. f must
 // leave no Enter active.
 func inStores(t *testing.T, f func(t *testing.T)) {
-	saved := ctxFast
-	defer func() { ctxFast = saved }()
-	for _, fast := range []bool{true, false} {
-		if fast && (curgOff == 0 || raceEnabled) {
+	savedFast, savedOff := ctxFast, curgOff
+	defer func() { ctxFast, curgOff = savedFast, savedOff }()
+	for _, store := range []string{"by-g", "by-id", "by-stack-id"} {
+		if store == "by-g" && (savedOff == 0 || raceEnabled) {
 			continue
 		}
-		name := "by-id"
-		if fast {
-			name = "by-g"
+		ctxFast, curgOff = store == "by-g", savedOff
+		if store == "by-stack-id" {
+			curgOff = 0
 		}
-		ctxFast = fast
-		t.Run(name, func(t *testing.T) {
+		t.Run(store, func(t *testing.T) {
 			defer ctxIdle(t)
+			if store == "by-stack-id" && (curG() != 0 || goid() != stackGoID()) {
+				t.Fatalf("without offsets: curG %#x, goid %d, runtime.Stack %d", curG(), goid(), stackGoID())
+			}
 			f(t)
 		})
 	}
