@@ -117,7 +117,7 @@ func EnterFlagG(k int, g int64) Ctx { return entryOf(g).enter(k, true) }
 func (e *ctxEntry) enter(k int, flag bool) Ctx {
 	markUsed(&ctxUsed[slotIndex(k)])
 	if k >= len(e.slots) {
-		e.slots = append(e.slots, make([]ctxSlot, k+1-len(e.slots))...)
+		e.grow(k)
 	}
 	s := &e.slots[k]
 	s.n++
@@ -129,6 +129,12 @@ func (e *ctxEntry) enter(k int, flag bool) Ctx {
 		return Ctx{e: e, k: int32(k), kind: ctxFlag}
 	}
 	return Ctx{e: e, k: int32(k), kind: ctxMark}
+}
+
+// grow makes room for slot k in e.slots; out of enter, so that Enter
+// inlines into the site.
+func (e *ctxEntry) grow(k int) {
+	e.slots = append(e.slots, make([]ctxSlot, k+1-len(e.slots))...)
 }
 
 // EnterAny counts an execution of slot k as active until Leave, in no
