@@ -279,6 +279,7 @@ func noSetup() func() { return func() {} }
 // without calibrated offsets.
 func byStack(setup func() func()) func() func() {
 	return func() func() {
+		calibrated()
 		savedFast, savedOff := ctxFast, curgOff
 		ctxFast, curgOff = false, 0
 		undo := setup()

@@ -220,6 +220,7 @@ func ActiveG(k int, g int64) bool {
 	if atomic.LoadUint32(&ctxUsed[slotIndex(k)]) == 0 {
 		return false
 	}
+	calibrated()
 	if ctxFast {
 		return ownEntry(false).active(k)
 	}
@@ -294,12 +295,13 @@ func CurrentExec() uint64 {
 // otherwise. Under the race detector, an entry passed from a goroutine to
 // the next one on the same g would be reported as a race (the detector
 // does not know the runtime reuses a g only after its goroutine ended).
-// Tests switch it while no Enter is active.
-var ctxFast = curgOff != 0 && !raceEnabled
+// calibrated sets it; tests switch it while no Enter is active.
+var ctxFast bool
 
 // ownEntry returns the calling goroutine's entry; without one it makes
 // one if create, and returns nil otherwise.
 func ownEntry(create bool) *ctxEntry {
+	calibrated()
 	if !ctxFast {
 		return ownEntryByID(create)
 	}
@@ -323,6 +325,7 @@ func ownEntryByID(create bool) *ctxEntry {
 
 // entryOf is ownEntry(true) for a caller that knows its goroutine's id.
 func entryOf(g int64) *ctxEntry {
+	calibrated()
 	if ctxFast {
 		return ownEntry(true)
 	}

@@ -47,6 +47,7 @@ func (e *ctxEntry) nonzero() bool {
 // id-keyed map with ids from runtime.Stack, as without offsets. f must
 // leave no Enter active.
 func inStores(t *testing.T, f func(t *testing.T)) {
+	calibrated()
 	savedFast, savedOff := ctxFast, curgOff
 	defer func() { ctxFast, curgOff = savedFast, savedOff }()
 	for _, store := range []string{"by-g", "by-id", "by-stack-id"} {
@@ -425,6 +426,7 @@ func TestCtxCopyLeftTwice(t *testing.T) {
 // that yield between the reads (so that they move between threads), and
 // that calibration found the offsets where it must.
 func TestCtxGoID(t *testing.T) {
+	calibrated()
 	if (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") && curgOff == 0 {
 		t.Errorf("no offsets of m.curg and g.goid found on %s", runtime.GOARCH)
 	}
@@ -465,6 +467,7 @@ func TestCtxGoID(t *testing.T) {
 // TestCtxCalibrate checks that calibration is repeatable: the same
 // offsets each time.
 func TestCtxCalibrate(t *testing.T) {
+	calibrated()
 	for i := 0; i < 5; i++ {
 		if c, g := calibrateG(); c != curgOff || g != goidOff {
 			t.Errorf("calibration %d found %d, %d; at init %d, %d", i, c, g, curgOff, goidOff)

@@ -6,6 +6,7 @@ import (
 	rdebug "runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -26,9 +27,38 @@ func getm() uintptr
 
 const wordSize = unsafe.Sizeof(uintptr(0))
 
-// The offsets calibrateG found; curgOff 0 means it found none, and the
-// identity falls back to runtime.Stack.
-var curgOff, goidOff = calibrateG()
+// The offsets calibrateG found; curgOff 0 means it found none (or
+// calibration has not run yet), and the identity falls back to
+// runtime.Stack.
+var curgOff, goidOff uintptr
+
+// calibrationDone is set once the offsets are found. Calibration runs at
+// the first use of goroutine identity, not at init: it starts goroutines
+// and stops the world once (runtime.Stack of all goroutines), which a
+// program whose questions never need a goroutine should not pay, and
+// nothing of pmm's should run before the user's init functions.
+var (
+	calibrationDone uint32
+	calibrationMu   sync.Mutex
+)
+
+// calibrated makes sure the offsets are found; then it is one atomic
+// load. Every path that reads curgOff, goidOff or ctxFast starts with it.
+func calibrated() {
+	if atomic.LoadUint32(&calibrationDone) == 0 {
+		calibrateNow()
+	}
+}
+
+func calibrateNow() {
+	calibrationMu.Lock()
+	defer calibrationMu.Unlock()
+	if calibrationDone == 0 {
+		curgOff, goidOff = calibrateG()
+		ctxFast = curgOff != 0 && !raceEnabled
+		atomic.StoreUint32(&calibrationDone, 1)
+	}
+}
 
 // peek returns the word at addr, which must be readable. It neither
 // checks the pointer (checkptr) nor reports it to the race detector: the
@@ -49,6 +79,7 @@ func peek(addr uintptr) uintptr { return **(**uintptr)(unsafe.Pointer(&addr)) }
 // offsets (curgOff 0) the g read is m.g0, whose stack is the thread's:
 // the check fails, and curGAgain returns 0.
 func curG() uintptr {
+	calibrated()
 	var here byte
 	if gp := gOn(getm(), uintptr(unsafe.Pointer(&here))); gp != 0 {
 		return gp
@@ -86,6 +117,7 @@ func curGAgain() uintptr {
 // reused), read from its g when calibrated, parsed from the header of
 // runtime.Stack otherwise.
 func goid() int64 {
+	calibrated()
 	var here byte
 	gp := gOn(getm(), uintptr(unsafe.Pointer(&here)))
 	if gp == 0 {
