@@ -22,8 +22,12 @@ import (
 // call, so that runtime.Caller in F still sees the user's line.
 func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	info := fi.pkg.TypesInfo
-	sig, ok := info.TypeOf(call.Fun).(*types.Signature)
-	if !ok {
+	// A function type's underlying signature: h(n) with h a HandlerFunc.
+	var sig *types.Signature
+	if t := info.TypeOf(call.Fun); t != nil {
+		sig, _ = t.Underlying().(*types.Signature)
+	}
+	if sig == nil {
 		return fmt.Errorf("the call of %s has no function type", s.Function)
 	}
 	for _, t := range s.Targets {
@@ -52,31 +56,39 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		return err
 	}
 
-	// How W calls the function: through a function value, or, when one
-	// interface call site may run several methods, through the receiver,
-	// so that W can tell by its dynamic type which one runs.
-	var calleeParam, dispatch, dispatchDecl string
+	// How W calls the function: through a function value, or, when an
+	// interface call may run several methods, through the receiver, so
+	// that W can tell by its dynamic type which one runs. A call that may
+	// run several functions records an execution only when it runs one
+	// of the site's targets: target is the test that tells which.
+	var calleeParam, target, dispatchDecl string
 	sel, isSel := call.Fun.(*ast.SelectorExpr)
+	viaRecv := false
+	if isSel && s.dynamic() {
+		var err error
+		if viaRecv, err = interfaceCall(info, sel); err != nil {
+			return err
+		}
+	}
 	switch {
-	case len(s.Targets) > 1 && isSel && types.IsInterface(info.TypeOf(sel.X)):
+	case viaRecv:
 		rt, err := sg.typeName(info.TypeOf(sel.X))
 		if err != nil {
 			return err
 		}
 		calleeParam = "recv " + rt
-		d, decl, err := sg.dispatch(rt)
-		if err != nil {
+		if target, dispatchDecl, err = sg.dispatch(rt); err != nil {
 			return err
 		}
-		dispatch, dispatchDecl = d, decl
-	case len(s.Targets) > 1:
-		return fmt.Errorf("a function value called at %s:%d may be any of %d functions (%s), and the site cannot tell which one ran", s.File, s.Line, len(s.Targets), strings.Join(s.Functions(), ", "))
 	default:
 		ft, err := sg.typeName(sig)
 		if err != nil {
 			return err
 		}
 		calleeParam = "f " + ft
+		if s.dynamic() {
+			target, dispatchDecl = sg.funcDispatch(ft)
+		}
 	}
 
 	// Parameters of W: the caller's id (or its state, when the callee's
@@ -145,9 +157,13 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 			reads = append(reads, "s."+r+" = *"+r)
 		}
 	}
-	if dispatch != "" {
+	switch {
+	case len(s.Targets) > 1:
 		sg.declare("target", "int")
-		sg.tmpl.Before = append([]string{dispatch}, sg.tmpl.Before...)
+		sg.tmpl.Before = append([]string{"s.target = " + target}, sg.tmpl.Before...)
+	case target != "":
+		// Its one target: a call of another function is not recorded.
+		sg.tmpl.Pre += " && " + target + " == 1"
 	}
 	if sg.caps[CapCaller] {
 		if sg.callerPtr {
@@ -167,7 +183,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	// The call itself, at the user's position.
 	line := fmt.Sprintf("/*line %s:%d:%d*/", fi.tf.Name(), s.Line, s.Col)
 	invoke := "f(" + strings.Join(forward, ", ") + ")"
-	if dispatch != "" {
+	if viaRecv {
 		invoke = "recv." + sel.Sel.Name + "(" + strings.Join(forward, ", ") + ")"
 	}
 	resultList := ""
@@ -208,7 +224,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	lparen := fi.tf.Offset(call.Lparen)
 	order := orderCall*1_000_000 + (1_000_000 - (end - start)) // outer first
 	open, afterRecv := w+sg.uargs+"("+args[0]+", ", ", "
-	if dispatch != "" && s.Via == "go" {
+	if viaRecv && s.Via == "go" {
 		// go x.M() evaluates the method value x.M in the goroutine of
 		// the go statement, which panics there if x is nil: so does
 		// check(x).
@@ -219,7 +235,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 			check, sg.tparam, sg.p, strings.TrimPrefix(calleeParam, "recv "), strings.TrimPrefix(calleeParam, "recv "), sg.p, sel.Sel.Name, sg.p)
 	}
 	sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: open, Order: order})
-	if dispatch != "" {
+	if viaRecv {
 		sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(sel.X.End()), End: lparen + 1, Text: afterRecv})
 	} else {
 		if inst := sg.instantiation(call.Fun); inst != "" {
@@ -330,7 +346,7 @@ func (sg *siteGen) instantiation(fun ast.Expr) string {
 	return "[" + strings.Join(args, ", ") + "]"
 }
 
-// dispatch returns the statement that tells which target a call through
+// dispatch returns the expression that tells which target a call through
 // an interface of type iface runs, by the receiver's dynamic type, and
 // the declaration of the function it calls: a type switch in a function
 // whose only local name is generated, so that the receiver types' names
@@ -351,7 +367,7 @@ func (sg *siteGen) dispatch(iface string) (string, string, error) {
 		fmt.Fprintf(&b, "\n\tcase %s:\n\t\treturn %d", cases, i+1)
 	}
 	b.WriteString("\n\t}\n\treturn 0\n}")
-	return "s.target = " + sg.name("target") + sg.targs + "(recv)", b.String(), nil
+	return sg.name("target") + sg.targs + "(recv)", b.String(), nil
 }
 
 // receiverType finds the named receiver type of a method by its runtime

@@ -270,12 +270,7 @@ func (g *generator) typeName(pc *Helpers, self *types.Package, t types.Type) (st
 		if !importable(self.Path(), p.Path()) {
 			bad = fmt.Errorf("type %s is in package %s, which %s cannot import", t, p.Path(), self.Path())
 		}
-		name, ok := pc.Imports[p.Path()]
-		if !ok {
-			name = pc.prefix + "i" + strconv.Itoa(len(pc.Imports))
-			pc.Imports[p.Path()] = name
-		}
-		return name
+		return pc.importName(p.Path())
 	}
 	if err := nameable(self, t, map[types.Type]bool{}); err != nil {
 		return "", err
@@ -287,6 +282,17 @@ func (g *generator) typeName(pc *Helpers, self *types.Package, t types.Type) (st
 		s = renameTypeParams(s, map[string]string{"any": "interface{}"})
 	}
 	return s, bad
+}
+
+// importName returns the name under which the helpers import path,
+// adding the import.
+func (pc *Helpers) importName(path string) string {
+	name, ok := pc.Imports[path]
+	if !ok {
+		name = pc.prefix + "i" + strconv.Itoa(len(pc.Imports))
+		pc.Imports[path] = name
+	}
+	return name
 }
 
 // nameable reports an error for a type that source in package self

@@ -120,15 +120,5 @@ func (p *Plan) Incomplete(code *Code) []Incomplete {
 			in.addSite(s.Site, p.qindices, fmt.Sprintf("%s is not instrumented, so its executions there are not recorded: %s", what, s.Reason), true)
 		}
 	}
-	// A call site that records one function but may run others records
-	// each call as that function's, whichever ran: nothing there tells
-	// them apart (a site with several targets tells them apart by the
-	// receiver's type, or is not instrumented).
-	for _, s := range p.Sites {
-		if s.Kind == spec.SiteCall && len(s.Targets) == 1 && len(s.CallTargets) > 1 && !skipped[s] {
-			in.addSite(s, p.qindices, fmt.Sprintf("the call may run any of %s; each of its calls is recorded as an execution of %s, whichever ran",
-				strings.Join(s.CallTargets, ", "), s.Targets[0].Function), false)
-		}
-	}
 	return in.list()
 }

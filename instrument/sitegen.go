@@ -262,7 +262,9 @@ func (sg *siteGen) action() error {
 		}
 		if len(sg.s.Targets) > 1 {
 			when := "if s.target == " + strconv.Itoa(ti+1) + " {"
-			check = append([]string{when}, append(indent(check), "}")...)
+			if len(check) > 0 {
+				check = append([]string{when}, append(indent(check), "}")...)
+			}
 			stmts = append([]string{when}, append(indent(stmts), "}")...)
 			if len(early) > 0 {
 				early = append([]string{when}, append(indent(early), "}")...)

@@ -1,6 +1,7 @@
 package pmmrt
 
 import (
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -117,3 +118,8 @@ func funcName(pc uintptr) string {
 		}
 	}
 }
+
+// Code returns the code pointer of a function value, as generated code
+// reads it at a call: the first word of the funcval. It is called once
+// per target, at init.
+func Code(f interface{}) uintptr { return reflect.ValueOf(f).Pointer() }

@@ -53,8 +53,15 @@ func TestTargets(t *testing.T) {
 	}
 	// A method expression of a value method through a pointer is a
 	// wrapper, (*targetValue).M, which runs targetValue.M.
-	if got := NewTargets(pkg+"targetValue.M").Func(**(**uintptr)(unsafe.Pointer(&[]func(*targetValue, int) int{(*targetValue).M}[0]))); got != 1 {
+	if got := NewTargets(pkg + "targetValue.M").Func(**(**uintptr)(unsafe.Pointer(&[]func(*targetValue, int) int{(*targetValue).M}[0]))); got != 1 {
 		t.Errorf("a method expression through a pointer: target %d, want 1", got)
+	}
+}
+
+// TestCode: the code pointer taken at init is the one a call reads.
+func TestCode(t *testing.T) {
+	if Code(targetOther) != codeOf(targetOther) || Code(targetOther) == Code(targetSmall) {
+		t.Errorf("Code(targetOther) = %#x, a call reads %#x; Code(targetSmall) = %#x", Code(targetOther), codeOf(targetOther), Code(targetSmall))
 	}
 }
 

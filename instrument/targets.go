@@ -1,0 +1,136 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A call that may run several functions (the call graph's CallTargets:
+// a call through an interface or a function value) records an
+// execution only when the function it runs is one of the site's
+// Targets. Which one runs is decided at run time: for an interface call
+// by the receiver's dynamic type (a type switch, dispatch), for a
+// function value by its code pointer (funcDispatch). docs/RUNTIME.md,
+// "Dynamic call sites", has the cost.
+
+// dynamic reports whether the site's call may run functions other than
+// its one target.
+func (s *Site) dynamic() bool {
+	if len(s.Targets) > 1 {
+		return true
+	}
+	for _, c := range s.CallTargets {
+		if c != s.Targets[0].Function {
+			return true
+		}
+	}
+	return false
+}
+
+// interfaceCall tells how a call of a method selected by sel reaches it:
+// through an interface value (the receiver sel.X is an interface), or
+// through an interface embedded in a struct, which no test of the
+// receiver's type or of a code pointer tells apart.
+func interfaceCall(info *types.Info, sel *ast.SelectorExpr) (direct bool, err error) {
+	s, ok := info.Selections[sel]
+	if !ok || s.Kind() != types.MethodVal {
+		return false, nil
+	}
+	if types.IsInterface(s.Recv()) {
+		return true, nil
+	}
+	if recv := s.Obj().(*types.Func).Type().(*types.Signature).Recv(); recv != nil && types.IsInterface(recv.Type()) {
+		return false, fmt.Errorf("the method %s of an interface embedded in %s may run several functions, and the site cannot tell which one ran", sel.Sel.Name, s.Recv())
+	}
+	return false, nil
+}
+
+// funcDispatch returns the expression that tells which target a call of
+// the function value f, of type ft, runs (1, 2, ... in the order of the
+// site's Targets; 0 for none), and the declarations it calls: the code
+// pointers of the targets the site can name, taken at init, compared
+// first; any other pointer (a closure, a method value, a generic
+// instantiation, a function the site cannot name) is found once by its
+// name, then among the pointers seen (pmmrt.Targets).
+func (sg *siteGen) funcDispatch(ft string) (string, string) {
+	rt := sg.pc.Imports[sg.g.rtPath]
+	targets, code, test := sg.name("targets"), sg.name("code"), sg.name("target")
+	var names []string
+	for _, t := range sg.s.Targets {
+		names = append(names, strconv.Quote(t.Function))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "var %s = %s.NewTargets(%s)", targets, rt, strings.Join(names, ", "))
+	// The functions it can name, recorded or not, with their target.
+	type known struct {
+		expr   string
+		target int
+	}
+	var ks []known
+	all := sg.s.Functions()
+	for _, c := range sg.s.CallTargets {
+		if !slices.Contains(all, c) {
+			all = append(all, c)
+		}
+	}
+	for _, name := range all {
+		if expr, ok := sg.funcValue(name); ok {
+			ks = append(ks, known{expr, slices.Index(sg.s.Functions(), name) + 1})
+		}
+	}
+	if len(ks) > 0 {
+		// Taken by init, not by the variable's initializer: that would
+		// be an initialization cycle when a target calls this site.
+		fmt.Fprintf(&b, "\n\nvar %s [%d]uintptr\n\nfunc init() {\n", code, len(ks))
+		for i, k := range ks {
+			fmt.Fprintf(&b, "\t%s[%d] = %s.Code(%s)\n", code, i, rt, k.expr)
+		}
+		b.WriteString("}")
+	}
+	fmt.Fprintf(&b, "\n\nfunc %s%s(f %s) int {\n\tif f == nil {\n\t\treturn 0\n\t}\n\tpc := **(**uintptr)(%s.Pointer(&f))\n",
+		test, sg.tparam, ft, sg.pc.importName("unsafe"))
+	if len(ks) > 0 {
+		b.WriteString("\tswitch pc {")
+		for i, k := range ks {
+			fmt.Fprintf(&b, "\n\tcase %s[%d]:\n\t\treturn %d", code, i, k.target)
+		}
+		b.WriteString("\n\t}\n")
+	}
+	fmt.Fprintf(&b, "\treturn %s.Func(pc)\n}", targets)
+	return test + sg.targs + "(f)", b.String()
+}
+
+// funcValue returns how the site's helpers name the function of a
+// runtime name as a value, when they can: a function (not a method, a
+// closure or a generic function) of the site's package, or exported by
+// a package it imports, declared in a file built with the site's.
+func (sg *siteGen) funcValue(name string) (string, bool) {
+	i := strings.LastIndex(name, ".")
+	if i < 0 {
+		return "", false
+	}
+	pkg := sg.g.findPackage(name[:i], sg.self)
+	if pkg == nil {
+		return "", false
+	}
+	fn, ok := pkg.Scope().Lookup(name[i+1:]).(*types.Func)
+	if !ok || fn.Type().(*types.Signature).TypeParams().Len() > 0 {
+		return "", false
+	}
+	// A function of a test file is not there when the site's file is
+	// built without the tests.
+	if file := sg.fi.pkg.Fset.Position(fn.Pos()).Filename; strings.HasSuffix(file, "_test.go") && !strings.HasSuffix(sg.fi.tf.Name(), "_test.go") {
+		return "", false
+	}
+	if pkg == sg.self {
+		return fn.Name(), true
+	}
+	if !fn.Exported() || !importable(sg.self.Path(), pkg.Path()) {
+		return "", false
+	}
+	return sg.pc.importName(pkg.Path()) + "." + fn.Name(), true
+}

@@ -1,0 +1,3 @@
+module example.com/dynamic
+
+go 1.22
