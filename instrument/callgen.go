@@ -88,6 +88,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		calleeParam = "f " + ft
 		if s.dynamic() {
 			target, dispatchDecl = sg.funcDispatch(ft)
+			g.code.Inexact = append(g.code.Inexact, sg.methodValueGaps(sig)...)
 		}
 	}
 

@@ -68,6 +68,16 @@ type Code struct {
 	Helpers map[string]*Helpers // absolute file path → the helpers of its sites
 	Sites   []*SiteCode
 	Skipped []Skip
+	// Inexact are the targets of sites instrumented that may still miss
+	// executions, and why.
+	Inexact []Inexact
+}
+
+// Inexact is a target whose executions a site may miss, and why.
+type Inexact struct {
+	Site   *Site
+	Target *Target
+	Reason string
 }
 
 // Helpers are the typed helpers of the sites of one source file, for a
@@ -150,6 +160,10 @@ type generator struct {
 	// failed are the Off flags of the tests decided at run time (Pair,
 	// Absence) some site could not generate.
 	failed map[*bool]bool
+	// ifaceMethodValues are the interface methods the loaded packages
+	// take as function values, found when a site first needs them.
+	ifaceMethodValues []ifaceMethodValue
+	foundMethodValues bool
 }
 
 type fileInfo struct {

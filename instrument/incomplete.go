@@ -56,13 +56,18 @@ func (in *incompleteness) add(q string, qi int, v, reason, position string) *Inc
 // question.
 func (in *incompleteness) addSite(s *Site, qindex map[string]int, reason string, skip bool) {
 	for _, t := range s.Targets {
-		for _, qv := range t.Vars {
-			if t.impossible[qv] {
-				continue
-			}
-			q, v, _ := strings.Cut(qv, "/")
-			in.add(q, qindex[q], v, reason, s.Position()).Skip = skip
+		in.addTarget(s, t, qindex, reason, skip)
+	}
+}
+
+// addTarget records reason for every event site s records of target t.
+func (in *incompleteness) addTarget(s *Site, t *Target, qindex map[string]int, reason string, skip bool) {
+	for _, qv := range t.Vars {
+		if t.impossible[qv] {
+			continue
 		}
+		q, v, _ := strings.Cut(qv, "/")
+		in.add(q, qindex[q], v, reason, s.Position()).Skip = skip
 	}
 }
 
@@ -118,6 +123,11 @@ func (p *Plan) Incomplete(code *Code) []Incomplete {
 				what = "the body of " + s.Site.Function
 			}
 			in.addSite(s.Site, p.qindices, fmt.Sprintf("%s is not instrumented, so its executions there are not recorded: %s", what, s.Reason), true)
+		}
+		for _, s := range code.Inexact {
+			if !skipped[s.Site] {
+				in.addTarget(s.Site, s.Target, p.qindices, s.Reason, false)
+			}
 		}
 	}
 	return in.list()

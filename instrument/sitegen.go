@@ -265,7 +265,9 @@ func (sg *siteGen) action() error {
 			if len(check) > 0 {
 				check = append([]string{when}, append(indent(check), "}")...)
 			}
-			stmts = append([]string{when}, append(indent(stmts), "}")...)
+			if len(stmts) > 0 {
+				stmts = append([]string{when}, append(indent(stmts), "}")...)
+			}
 			if len(early) > 0 {
 				early = append([]string{when}, append(indent(early), "}")...)
 			}

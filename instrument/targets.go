@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -133,4 +135,63 @@ func (sg *siteGen) funcValue(name string) (string, bool) {
 		return "", false
 	}
 	return sg.pc.importName(pkg.Path()) + "." + fn.Name(), true
+}
+
+// ifaceMethodValue is an interface method taken as a function value
+// (s.Area, Shape.Area): calling it runs a wrapper that every dynamic
+// type shares, so its code pointer does not tell which method runs.
+type ifaceMethodValue struct {
+	method   string
+	sig      types.Type // the value's type
+	position string     // file:line:col, the file relative to the module root
+}
+
+// methodValues returns the interface methods the loaded packages take
+// as function values.
+func (g *generator) methodValues() []ifaceMethodValue {
+	if g.foundMethodValues {
+		return g.ifaceMethodValues
+	}
+	g.foundMethodValues = true
+	called := map[ast.Expr]bool{}
+	for path, fi := range g.files {
+		ast.Inspect(fi.file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				called[ast.Unparen(n.Fun)] = true
+			case *ast.SelectorExpr:
+				sel, ok := fi.pkg.TypesInfo.Selections[n]
+				if !ok || called[n] || sel.Kind() == types.FieldVal || !types.IsInterface(sel.Recv()) {
+					return true
+				}
+				pos := fi.pkg.Fset.Position(n.Sel.Pos())
+				rel, err := filepath.Rel(g.root, path)
+				if err != nil {
+					rel = path
+				}
+				g.ifaceMethodValues = append(g.ifaceMethodValues, ifaceMethodValue{n.Sel.Name, sel.Type(), fmt.Sprintf("%s:%d:%d", rel, pos.Line, pos.Column)})
+			}
+			return true
+		})
+	}
+	sort.Slice(g.ifaceMethodValues, func(i, j int) bool { return g.ifaceMethodValues[i].position < g.ifaceMethodValues[j].position })
+	return g.ifaceMethodValues
+}
+
+// methodValueGaps returns the site's targets that a call of a function
+// value of type sig may run without the site recognizing them: an
+// interface method of the same name and type is taken as a value
+// somewhere.
+func (sg *siteGen) methodValueGaps(sig *types.Signature) []Inexact {
+	var out []Inexact
+	for _, t := range sg.s.Targets {
+		for _, mv := range sg.g.methodValues() {
+			if types.Identical(mv.sig, sig) && strings.HasSuffix(t.Function, "."+mv.method) {
+				out = append(out, Inexact{Site: sg.s, Target: t, Reason: fmt.Sprintf("the call may run %s through the interface method value %s taken at %s, "+
+					"which every dynamic type shares, so those calls are not recorded", t.Function, mv.method, mv.position)})
+				break
+			}
+		}
+	}
+	return out
 }

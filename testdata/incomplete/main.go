@@ -57,6 +57,27 @@ func direct(n int) int { directs++; return n * 2 }
 // apply calls a function value that may be leaf or direct.
 func apply(f func(int) int, n int) int { return f(n) }
 
+// Sized is what measure's values may come from.
+type Sized interface{ Size() int }
+
+type tri struct{ b, h int }
+
+var tris int
+
+func (t tri) Size() int {
+	tris++
+	return t.b * t.h / 2
+}
+
+type disc struct{}
+
+func (disc) Size() int { return 3 }
+
+// measure calls a function value: a tri's Size as a method value of the
+// concrete type, or of the interface Sized, whose wrapper every dynamic
+// type shares.
+func measure(f func() int) int { return f() }
+
 var fibs int
 
 // Fib calls itself: the question asks for the executions no Fib calls.
@@ -93,8 +114,13 @@ func main() {
 	}
 	fmt.Println("sum", s)
 	fmt.Println("fib", Fib(3)+Fib(2))
+	m := measure(tri{4, 4}.Size)
+	for _, sz := range []Sized{tri{2, 3}, disc{}} {
+		m += measure(sz.Size)
+	}
+	fmt.Println("measure", m)
 	// What the questions ask, counted by the program itself.
-	fmt.Printf("areas-in-total %d\nsafes-in-risky %d\nleaves-in-apply %d\ntop-fibs %d\nriskies %d\ncrashes %d\n",
-		rects+shapes.Squares, safeCalls, leaves, 2, 5, 0)
+	fmt.Printf("areas-in-total %d\nsafes-in-risky %d\nleaves-in-apply %d\ntop-fibs %d\nriskies %d\ncrashes %d\ntris-in-measure %d\n",
+		rects+shapes.Squares, safeCalls, leaves, 2, 5, 0, tris)
 	fmt.Printf("(rect %d, square %d, recovered %d, direct %d, fib %d)\n", rects, shapes.Squares, recovered, directs, fibs)
 }
