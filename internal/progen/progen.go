@@ -81,9 +81,9 @@ type Func struct {
 	sig     string // declaration up to the parameter list's end, plain form: "func m1(a int, s string)"
 	params  []string
 	body    []stmt
-	recov   bool // has a deferred closure that recovers (named result res)
-	closure int  // for closures: their number in the enclosing function (1, 2, ...)
-	panics  bool // may end by panicking
+	recov   bool   // has a deferred closure that recovers (named result res)
+	closure int    // for closures: their number in the enclosing function (1, 2, ...)
+	panics  bool   // may end by panicking
 	resType string // the result's Go type where it is not Result (E in a generic function)
 	recovAt int    // where in body the deferred closure that recovers goes
 	recovFn *Func  // that closure
