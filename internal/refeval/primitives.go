@@ -1,0 +1,422 @@
+package refeval
+
+import (
+	"pmm.dev/pmm/internal/reftrace"
+	"pmm.dev/pmm/spec"
+)
+
+// cost estimates how many bindings evaluating f with the variables bound
+// so far tries; ok is false when f cannot be evaluated yet (a comparison
+// or negation over unbound variables).
+func (e *evaluator) cost(f spec.Formula) (float64, bool) {
+	n := float64(len(e.tr.Execs) + 1)
+	a, isAtom := f.(*spec.AtomF)
+	if _, neg := f.(*spec.Not); neg || !isAtom || e.defs[a.Pred] != nil {
+		free := freeVars(f)
+		switch unbound := len(e.unbound(free)); {
+		case unbound == 0:
+			return 2, true
+		case neg:
+			return 0, false
+		case unbound < len(free):
+			return 10, true
+		}
+		return n, true
+	}
+	p := spec.Lookup(a.Pred)
+	if p == nil {
+		return 0, false // primitive reports the unknown name
+	}
+	var bound []bool
+	all := true
+	for _, t := range a.Args {
+		bound = append(bound, e.bound(t))
+		all = all && bound[len(bound)-1]
+	}
+	if p.Kind == spec.ValueRelation {
+		switch {
+		case all:
+			return 0, true
+		case a.Pred == "=" && (bound[0] || bound[1]):
+			return 1, true
+		}
+		return 0, false
+	}
+	if all {
+		return 0.1, true
+	}
+	switch a.Pred {
+	case spec.TypeFunctionExecution:
+		switch {
+		case bound[0]:
+			return 1, true
+		case bound[1]:
+			if v, _ := e.term(a.Args[1]); v.kind == vString {
+				return float64(len(e.byFunc[matchName(v.s)])), true
+			}
+			return 0.1, true
+		}
+		return n, true
+	case "calls", "spawns":
+		return pick(bound, 2, 1, n), true
+	case "calls*":
+		return pick(bound, 10, 3, 3*n), true
+	case "before", "contains", "same-goroutine":
+		return pick(bound, 3*n, 3*n, 9*n*n), true
+	}
+	if bound[0] { // begin, end and the attributes of a bound execution
+		return 1, true
+	}
+	return n, true
+}
+
+// pick is the cost of a binary relation with its first argument bound,
+// its second, or neither.
+func pick(bound []bool, first, second, neither float64) float64 {
+	switch {
+	case bound[0]:
+		return first
+	case bound[1]:
+		return second
+	}
+	return neither
+}
+
+// primitive evaluates an atom of a primitive of the vocabulary.
+func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
+	args := a.Args
+	switch a.Pred {
+	case "=", "/=", "<", "<=", ">", ">=":
+		return e.comparison(a.Pred, args[0], args[1], k)
+	case spec.TypeFunctionExecution:
+		return e.functionExecution(args[0], args[1], k)
+	case "begin", "end":
+		return e.point(args[0], args[1], a.Pred == "end", k)
+	case "parameters", "return-values", "goroutine", "panicked":
+		return e.attribute(args[0], args[1], func(x *reftrace.Execution) (value, bool) { return attribute(a.Pred, x, 0) }, k)
+	case "parameter", "return-value":
+		n := args[1].Lit.Int
+		return e.attribute(args[0], args[2], func(x *reftrace.Execution) (value, bool) { return attribute(a.Pred, x, n) }, k)
+	}
+	if r, ok := controls[a.Pred]; ok {
+		return e.control(r, args[0], args[1], k)
+	}
+	fail("the reference evaluator cannot evaluate %s", a.Pred)
+	return false
+}
+
+// comparison evaluates (op a b). = binds an unbound side to the other;
+// the other comparisons need both sides bound. A nil literal tests for
+// nil ((= v nil), (/= v nil)); otherwise nil makes a comparison false.
+func (e *evaluator) comparison(op string, a, b spec.Term, k func() bool) bool {
+	x, xok := e.term(a)
+	y, yok := e.term(b)
+	if op == "=" && xok != yok {
+		if xok {
+			return e.unify(b, x, k)
+		}
+		return e.unify(a, y, k)
+	}
+	if !xok || !yok {
+		fail("%s compares an unbound variable", op)
+	}
+	var holds bool
+	switch {
+	case isNilLit(a) || isNilLit(b):
+		isNil := x.kind == vNil && y.kind == vNil
+		holds = op == "=" && isNil || op == "/=" && !isNil
+	case x.kind == vNil || y.kind == vNil:
+	case op == "=":
+		holds = equal(x, y)
+	case op == "/=":
+		holds = !equal(x, y)
+	default:
+		c, ok := compare(x, y)
+		holds = ok && (op == "<" && c < 0 || op == "<=" && c <= 0 || op == ">" && c > 0 || op == ">=" && c >= 0)
+	}
+	if !holds {
+		return true
+	}
+	return k()
+}
+
+func isNilLit(t spec.Term) bool { return t.Lit != nil && t.Lit.Kind == spec.LitNil }
+
+// functionExecution evaluates (function-execution x name).
+func (e *evaluator) functionExecution(x, name spec.Term, k func() bool) bool {
+	nameOf := func(c *reftrace.Execution) bool {
+		return e.unify(x, execValue(c), func() bool {
+			return e.unifyName(name, c.Func, k)
+		})
+	}
+	candidates := e.tr.Execs
+	if v, ok := e.term(name); ok {
+		if v.kind != vString {
+			return true
+		}
+		candidates = e.byFunc[matchName(v.s)]
+	}
+	return e.eachExec(x, candidates, nameOf)
+}
+
+// eachExec calls of with the execution x is bound to, or, x unbound, with
+// each of candidates, until of returns false.
+func (e *evaluator) eachExec(x spec.Term, candidates []*reftrace.Execution, of func(*reftrace.Execution) bool) bool {
+	if v, ok := e.term(x); ok {
+		return v.kind != vExec || of(v.exec)
+	}
+	for _, c := range candidates {
+		if !of(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// unifyName makes the function name term t name fn: a bound t names it
+// when the two are equal without type arguments (matchName); an unbound
+// one is bound to fn as the trace holds it.
+func (e *evaluator) unifyName(t spec.Term, fn string, k func() bool) bool {
+	v, ok := e.term(t)
+	if !ok {
+		return e.unify(t, value{kind: vString, s: fn}, k)
+	}
+	if v.kind == vString && matchName(v.s) == matchName(fn) {
+		return k()
+	}
+	return true
+}
+
+// point evaluates (begin p x) or (end p x): an execution that never ended
+// has no end point.
+func (e *evaluator) point(p, x spec.Term, end bool, k func() bool) bool {
+	of := func(c *reftrace.Execution) bool {
+		if end && !c.Ended {
+			return true
+		}
+		return e.unify(x, execValue(c), func() bool { return e.unify(p, pointValue(c, end), k) })
+	}
+	if v, ok := e.term(p); ok && !e.bound(x) {
+		return v.kind != vPoint || v.end != end || of(v.exec)
+	}
+	return e.eachExec(x, e.tr.Execs, of)
+}
+
+// attribute evaluates an attribute atom: v is get(x), where get reports
+// whether x has the attribute.
+func (e *evaluator) attribute(x, v spec.Term, get func(*reftrace.Execution) (value, bool), k func() bool) bool {
+	of := func(c *reftrace.Execution) bool {
+		a, ok := get(c)
+		if !ok {
+			return true
+		}
+		return e.unify(x, execValue(c), func() bool { return e.unify(v, a, k) })
+	}
+	return e.eachExec(x, e.tr.Execs, of)
+}
+
+// attribute returns the attribute attr of x (n is the position of
+// parameter and return-value, from 1). Results and panicked are known
+// only when x ended; an execution that panicked returned nothing, so it
+// has no results (neither the list nor any position).
+func attribute(attr string, x *reftrace.Execution, n int64) (value, bool) {
+	returned := x.Ended && !x.Panicked
+	switch attr {
+	case "parameters":
+		return listValue(x.Params), true
+	case "parameter":
+		if n >= 1 && n <= int64(len(x.Params)) {
+			return fromTrace(x.Params[n-1]), true
+		}
+	case "return-values":
+		if returned {
+			return listValue(x.Results), true
+		}
+	case "return-value":
+		if returned && n >= 1 && n <= int64(len(x.Results)) {
+			return fromTrace(x.Results[n-1]), true
+		}
+	case "goroutine":
+		return value{kind: vInt, i: x.Goroutine}, true
+	case "panicked":
+		if x.Ended {
+			return fromTrace(x.Panicked), true
+		}
+	}
+	return value{}, false
+}
+
+// control is a control relation between two events: holds decides it;
+// from (to) lists candidates for the second (first) argument given the
+// first (second), a superset of those for which it holds; domain lists
+// the candidates for the first when neither is bound.
+type control struct {
+	holds  func(e *evaluator, a, b value) bool
+	from   func(e *evaluator, a value) []value
+	to     func(e *evaluator, b value) []value
+	domain func(e *evaluator) []value
+}
+
+var controls = map[string]control{
+	"calls": parentOf(func(x *reftrace.Execution) int64 { return x.Caller },
+		func(e *evaluator) map[int64][]*reftrace.Execution { return e.children }),
+	"calls*": {
+		holds: func(e *evaluator, a, b value) bool {
+			if a.kind != vExec || b.kind != vExec {
+				return false
+			}
+			for c := e.tr.ByID[b.exec.Caller]; c != nil; c = e.tr.ByID[c.Caller] {
+				if c == a.exec {
+					return true
+				}
+			}
+			return false
+		},
+		from: func(e *evaluator, a value) []value {
+			var out []value
+			stack := e.children[a.exec.ID]
+			for len(stack) > 0 {
+				c := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				out = append(out, execValue(c))
+				stack = append(stack, e.children[c.ID]...)
+			}
+			return out
+		},
+		to: func(e *evaluator, b value) []value {
+			var out []value
+			for c := e.tr.ByID[b.exec.Caller]; c != nil; c = e.tr.ByID[c.Caller] {
+				out = append(out, execValue(c))
+			}
+			return out
+		},
+		domain: allExecs,
+	},
+	"spawns": parentOf(func(x *reftrace.Execution) int64 { return x.Spawner },
+		func(e *evaluator) map[int64][]*reftrace.Execution { return e.spawned }),
+	"before": {
+		holds: func(e *evaluator, a, b value) bool {
+			end, ok := a.seq(false)
+			begin, _ := b.seq(true)
+			return ok && end < begin
+		},
+		from:   func(e *evaluator, a value) []value { return e.allEvents() },
+		to:     func(e *evaluator, b value) []value { return e.allEvents() },
+		domain: (*evaluator).allEvents,
+	},
+	"contains": {
+		holds: func(e *evaluator, a, b value) bool {
+			if a.kind != vExec {
+				return false
+			}
+			begin, _ := b.seq(true)
+			end, ended := b.seq(false)
+			return a.exec.BeginSeq < begin && ended && (!a.exec.Ended || end < a.exec.EndSeq)
+		},
+		from:   func(e *evaluator, a value) []value { return e.allEvents() },
+		to:     func(e *evaluator, b value) []value { return allExecs(e) },
+		domain: allExecs,
+	},
+	"same-goroutine": {
+		holds:  func(e *evaluator, a, b value) bool { return a.exec.Goroutine == b.exec.Goroutine },
+		from:   func(e *evaluator, a value) []value { return eventsOf(e.byG[a.exec.Goroutine]) },
+		to:     func(e *evaluator, b value) []value { return eventsOf(e.byG[b.exec.Goroutine]) },
+		domain: (*evaluator).allEvents,
+	},
+}
+
+// parentOf is the relation (rel a b) that holds when parent(b) is a's id:
+// calls (the caller) and spawns (the spawner); index lists the executions
+// by parent.
+func parentOf(parent func(*reftrace.Execution) int64, index func(*evaluator) map[int64][]*reftrace.Execution) control {
+	return control{
+		holds: func(e *evaluator, a, b value) bool {
+			return a.kind == vExec && b.kind == vExec && parent(b.exec) == a.exec.ID
+		},
+		from:   func(e *evaluator, a value) []value { return execValues(index(e)[a.exec.ID]) },
+		to:     func(e *evaluator, b value) []value { return e.execsByID(parent(b.exec)) },
+		domain: allExecs,
+	}
+}
+
+// control evaluates (rel a b).
+func (e *evaluator) control(r control, a, b spec.Term, k func() bool) bool {
+	av, aok := e.term(a)
+	bv, bok := e.term(b)
+	if aok && !av.isEvent() || bok && !bv.isEvent() {
+		return true
+	}
+	try := func(x, y value) bool {
+		if !r.holds(e, x, y) {
+			return true
+		}
+		return e.unify(a, x, func() bool { return e.unify(b, y, k) })
+	}
+	switch {
+	case aok && bok:
+		return try(av, bv)
+	case aok:
+		for _, y := range r.from(e, av) {
+			if !try(av, y) {
+				return false
+			}
+		}
+	case bok:
+		for _, x := range r.to(e, bv) {
+			if !try(x, bv) {
+				return false
+			}
+		}
+	default:
+		for _, x := range r.domain(e) {
+			for _, y := range r.from(e, x) {
+				if !try(x, y) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func (e *evaluator) execsByID(id int64) []value {
+	if c := e.tr.ByID[id]; c != nil && id != 0 {
+		return []value{execValue(c)}
+	}
+	return nil
+}
+
+func execValues(xs []*reftrace.Execution) []value {
+	out := make([]value, len(xs))
+	for i, x := range xs {
+		out[i] = execValue(x)
+	}
+	return out
+}
+
+func allExecs(e *evaluator) []value {
+	if e.execs == nil {
+		e.execs = execValues(e.tr.Execs)
+	}
+	return e.execs
+}
+
+// allEvents are every execution and point of the run.
+func (e *evaluator) allEvents() []value {
+	if e.events == nil {
+		e.events = eventsOf(e.tr.Execs)
+	}
+	return e.events
+}
+
+// eventsOf are the executions xs and their points.
+func eventsOf(xs []*reftrace.Execution) []value {
+	var out []value
+	for _, x := range xs {
+		out = append(out, execValue(x), pointValue(x, false))
+		if x.Ended {
+			out = append(out, pointValue(x, true))
+		}
+	}
+	return out
+}
