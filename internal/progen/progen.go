@@ -165,7 +165,7 @@ type gen struct {
 	workers             []*Func
 	values              int // method values declared so far, for unique names
 	imports             map[string]bool
-	b2i                 bool
+	b2i                 *Func
 }
 
 func (g *gen) newFunc(name string, level int, params []Type, result Type) *Func {
@@ -221,8 +221,10 @@ func (g *gen) build() {
 			case String:
 				expr += " + len(s1)"
 			case Bool:
-				expr += " + b2i(t1)"
 				g.needB2i()
+				expr += " + b2i(t1)"
+				f.callees[g.b2i] = true
+				f.callCount[g.b2i]++
 			case Int:
 				expr += " + b"
 			}
@@ -324,11 +326,16 @@ func declParams(names []string, types []Type) string {
 	return strings.Join(parts, ", ")
 }
 
+// needB2i adds b2i, a function of the program like the others.
 func (g *gen) needB2i() {
-	if !g.b2i {
-		g.b2i = true
-		g.decls = append(g.decls, "func b2i(t bool) int {\n\tif t {\n\t\treturn 1\n\t}\n\treturn 0\n}")
+	if g.b2i != nil {
+		return
 	}
+	f := g.newFunc("b2i", -1, []Type{Bool}, Int)
+	f.params = []string{"t"}
+	f.sig = "func b2i(t bool)"
+	f.body = []stmt{&block{head: "if t {", body: []stmt{ret("1")}}, ret("0")}
+	g.b2i = f
 }
 
 // argChoices are the expressions available for arguments in a context:

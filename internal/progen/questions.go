@@ -365,9 +365,13 @@ func (q *qgen) either() bool {
 	return true
 }
 
-// calleeNames counts the direct callees of a function by name.
+// calleeNames counts the direct callees of a function by name: not of
+// main or the spawner, which call the standard library (fmt, sync),
+// which the twin does not trace.
 func (q *qgen) calleeNames() bool {
-	a := q.pick(func(f *Func) bool { return !f.Worker && len(f.callees) > 0 })
+	a := q.pick(func(f *Func) bool {
+		return !f.Worker && len(f.callees) > 0 && f.Name != "main.main" && f.Name != "main.spawn"
+	})
 	if a == nil {
 		return false
 	}
