@@ -1,7 +1,10 @@
 package difftest
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"strconv"
 	"sync"
 	"testing"
@@ -49,10 +52,14 @@ func TestDifferentialMany(t *testing.T) {
 	if first == 0 {
 		first = 1
 	}
+	feat := progen.AllFeatures()
+	if os.Getenv("PMM_DIFFTEST_FEATURES") == "default" {
+		feat = defaultFeatures
+	}
 	e := env(t)
 	var results []Result
 	for seed := first; seed < first+int64(n); seed++ {
-		rs, err := e.Program(seed, progen.AllFeatures())
+		rs, err := e.Program(seed, feat)
 		if err != nil {
 			t.Errorf("seed %d: %v", seed, err)
 			continue
@@ -61,10 +68,56 @@ func TestDifferentialMany(t *testing.T) {
 		t.Logf("seed %d: %d answers", seed, len(rs))
 	}
 	t.Logf("\n%s", Summary(results, n))
+	if keep := os.Getenv("PMM_DIFFTEST_KEEP"); keep != "" {
+		var b strings.Builder
+		for _, r := range results {
+			if r.Outcome != Equal {
+				fmt.Fprintf(&b, "seed %d %s %s %s: %s\n", r.Seed, r.Question, r.Mode, r.Outcome, strings.ReplaceAll(r.Detail, "\n", " | "))
+			}
+		}
+		if err := os.WriteFile(filepath.Join(keep, "failures.txt"), []byte(b.String()), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
 	for _, r := range results {
 		if r.Outcome != Equal {
 			t.Fail()
 			break
+		}
+	}
+}
+
+// defaultFeatures is the feature set of the fast test: what pmm answers
+// right today. Left out, because pmm is known to be wrong on them (the
+// full run, PMM_DIFFTEST=N, reports each class; testdata/difftest has a
+// regression case of each): calls through interfaces and function
+// values that may reach several functions, generic functions and
+// methods of generic types, panics (the results of an execution that
+// panicked; deferred closures as callees).
+var defaultFeatures = progen.Features{
+	MethodValues: true, Closures: true, HandlerFunc: true, Recursion: true, Goroutines: true, Defers: true,
+	Negations: true, CallsStar: true, Contains: true, Cache: true, Or: true, Names: true,
+}
+
+// defaultSeeds are the programs of the fast test.
+var defaultSeeds = []int64{1, 2}
+
+// TestDifferential compares every mode's answers with the reference on
+// the programs of defaultSeeds, generated with defaultFeatures.
+func TestDifferential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	e := env(t)
+	for _, seed := range defaultSeeds {
+		rs, err := e.Program(seed, defaultFeatures)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if r.Outcome != Equal {
+				t.Errorf("seed %d, %s, --mode %s: %s: %s", seed, r.Question, r.Mode, r.Outcome, r.Detail)
+			}
 		}
 	}
 }

@@ -168,3 +168,10 @@ func trFinish() {
 	}
 }
 `
+
+// WriteTraceRuntime writes the tracer of traced twins into dir as
+// trace.go: hand-written twins (the regression cases of the differential
+// test) use it too.
+func WriteTraceRuntime(dir string) error {
+	return writeFiles(dir, map[string]string{"trace.go": traceRuntime})
+}
