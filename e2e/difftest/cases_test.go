@@ -12,8 +12,8 @@ import (
 
 	"pmm.dev/pmm/internal/golden"
 	"pmm.dev/pmm/internal/progen"
-	"pmm.dev/pmm/internal/reftrace"
 	"pmm.dev/pmm/internal/refeval"
+	"pmm.dev/pmm/internal/reftrace"
 )
 
 var update = flag.Bool("update", false, "rewrite the reference answers of testdata/difftest")
