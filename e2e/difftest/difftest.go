@@ -109,10 +109,15 @@ func (e *Env) Program(seed int64, feat progen.Features) ([]Result, error) {
 		return nil, fmt.Errorf("seed %d: reference: %v", seed, err)
 	}
 	var results []Result
-	for _, mode := range Modes {
+	for i, mode := range Modes {
 		mdir := filepath.Join(dir, mode)
 		if err := p.WritePlain(mdir); err != nil {
 			return nil, err
+		}
+		if i > 0 {
+			// The same sources: pmm reuses the static database (its
+			// fingerprint says whether it may).
+			reuseStatic(filepath.Join(dir, Modes[0]), mdir)
 		}
 		for _, r := range e.Compare(mdir, mode, p.QuestionNames, ref) {
 			r.Seed = seed
@@ -120,6 +125,18 @@ func (e *Env) Program(seed int64, feat progen.Features) ([]Result, error) {
 		}
 	}
 	return results, nil
+}
+
+// reuseStatic copies the static database pmm built in one copy of a
+// module into another copy, if there is one.
+func reuseStatic(from, to string) {
+	data, err := os.ReadFile(filepath.Join(from, ".pmm", "static.db"))
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(filepath.Join(to, ".pmm"), 0o755) == nil {
+		os.WriteFile(filepath.Join(to, ".pmm", "static.db"), data, 0o644)
+	}
 }
 
 // Compare instruments the module in dir (a plain program and its
