@@ -304,6 +304,15 @@ func (q *qgen) negation() bool {
 		rel = "calls*"
 	}
 	n := q.name("not-" + strings.TrimSuffix(rel, "*") + map[bool]string{true: "-star"}[rel == "calls*"])
+	if q.r.Intn(3) == 0 {
+		// The other direction: the executions of b not called by an a
+		// (for a recursive function, those called from elsewhere).
+		n := q.name("not-called-by")
+		q.question(n, `(defquestion %s :definition
+  ((y) s.t. (and (function-execution y %s)
+                 (not (exists (x) (and (function-execution x %s) (calls x y)))))))`, n, lit(b), lit(a))
+		return true
+	}
 	if k := q.param(b, Int); k > 0 && q.r.Intn(2) == 0 {
 		q.question(n, `(defquestion %s :definition
   ((x) s.t. (and (function-execution x %s)

@@ -1,10 +1,12 @@
-// Class: calls through function values and interfaces that may reach
-// several functions (issue 10, class 2). F calls ops[0] (always U1) three
-// times with equal arguments and shapes[0].Area (always (*Sq).Area)
-// twice: the reference has no call of U2 or of Circ.Area from F; pmm
-// records an execution of the question's function at such a call site
-// whichever function ran. Found by the differential test (the cache
-// question on U2).
+// Class: calls through function values that may reach several
+// functions (issue 10, class 2). F calls ops[0] (always U1) three times
+// with equal arguments and shapes[0].Area (always (*Sq).Area) twice: the
+// reference has four repeated calls of U1, none of U2 or Circ.Area. pmm
+// refuses the call site ops[0](a) ("may be any of 2 functions", a
+// warning only) and answers that F never repeats a call of U1: silently
+// incomplete. Found by the differential test (the cache question on a
+// function value's target; in a larger program, seed 6 of the full run,
+// pmm also counted calls of U2 that never happened).
 package main
 
 import "fmt"
