@@ -95,8 +95,10 @@ func TestDifferentialMany(t *testing.T) {
 // functions and methods of generic types (generic-calls), a method on a
 // function type that calls its receiver (handler-func), panics (the
 // results of an execution that panicked, deferred closures as callees:
-// recovered-panics), and derived events defined with or, which do not
-// compile in --mode runtime (or-runtime).
+// recovered-panics), derived events defined with or, which do not
+// compile in --mode runtime (or-runtime), and the executions of a
+// function not called by another, which pmm gives two identities
+// (two-identities).
 var defaultFeatures = progen.Features{
 	MethodValues: true, Closures: true, Recursion: true, Goroutines: true, Defers: true,
 	Negations: true, CallsStar: true, Contains: true, Cache: true, Names: true,

@@ -35,19 +35,22 @@ type Features struct {
 	Defers       bool // deferred calls of functions
 
 	// Question templates.
-	Negations bool // (not (exists ...)) over calls and calls*
-	CallsStar bool
-	Contains  bool
-	Cache     bool // the seed's cache question: equal parameters of two calls in one execution
-	Panicked  bool
-	Or        bool // a derived event defined with or
-	Names     bool // heads and groups holding function names
+	Negations   bool // (not (exists ...)) over calls and calls*
+	NotCalledBy bool // the executions of a function not called by another
+	CallsStar   bool
+	Contains    bool
+	Cache       bool // the seed's cache question: equal parameters of two calls in one execution
+	Panicked    bool
+	Or          bool // a derived event defined with or
+	Names       bool // heads and groups holding function names
 }
 
 // AllFeatures is every construct and every question template.
 func AllFeatures() Features {
-	return Features{true, true, true, true, true, true, true, true, true, true,
-		true, true, true, true, true, true, true}
+	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
+		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true,
+		Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
+		Or: true, Names: true}
 }
 
 // Type is the Go type of a parameter or result.

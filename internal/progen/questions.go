@@ -304,7 +304,7 @@ func (q *qgen) negation() bool {
 		rel = "calls*"
 	}
 	n := q.name("not-" + strings.TrimSuffix(rel, "*") + map[bool]string{true: "-star"}[rel == "calls*"])
-	if q.r.Intn(3) == 0 {
+	if q.p.Features.NotCalledBy && q.r.Intn(3) == 0 {
 		// The other direction: the executions of b not called by an a
 		// (for a recursive function, those called from elsewhere).
 		n := q.name("not-called-by")
