@@ -15,6 +15,7 @@ package progen
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -419,6 +420,7 @@ func (g *gen) mid(i int) *Func {
 		if loop {
 			ch = inLoop
 		}
+		before := maps.Clone(f.callCount)
 		s := g.callStmt(f, callees, ch)
 		if s == nil {
 			continue
@@ -426,8 +428,10 @@ func (g *gen) mid(i int) *Func {
 		if loop {
 			bound := []string{"2", "3", "a%3 + 1"}[g.r.Intn(3)]
 			f.body = append(f.body, &block{head: "for i := 0; i < " + bound + "; i++ {", body: []stmt{s}})
-			for c := range f.callCount {
-				f.callCount[c]++ // a loop may call it twice
+			for c, n := range f.callCount {
+				if n > before[c] {
+					f.callCount[c]++ // the loop may call it twice
+				}
 			}
 		} else {
 			f.body = append(f.body, s)
@@ -535,8 +539,10 @@ func (g *gen) closure(f *Func, callees []*Func, c argChoices) stmt {
 	return &closureDef{fn: cl, text: fmt.Sprintf("acc += %s(%s)", v, c.ints[g.r.Intn(len(c.ints))]), varName: v}
 }
 
-// closures counts the function literals of f so far (the deferred
-// closure that recovers is the first when there is one).
+// closures counts the function literals of f so far, for the names of
+// the variables that hold them (their function names are given by
+// propagate, once it is known whether a deferred closure that recovers
+// comes first).
 func (f *Func) closures() int {
 	n := 0
 	if f.recov {
