@@ -2,12 +2,14 @@ package progen
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"pmm.dev/pmm/internal/golden"
 	"pmm.dev/pmm/internal/reftrace"
 	"pmm.dev/pmm/spec"
 )
@@ -92,4 +94,16 @@ func run(t *testing.T, dir string, env []string, args ...string) string {
 		t.Fatalf("go %v in %s: %v\n%s", args, dir, err, errOut.String())
 	}
 	return out.String()
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestGolden keeps the program, twin and questions of one seed with every
+// feature in golden files, so that a change to the generator shows in
+// review.
+func TestGolden(t *testing.T) {
+	p := Generate(1, AllFeatures())
+	golden.Check(t, "testdata/seed1_plain.go.golden", p.Plain, *update)
+	golden.Check(t, "testdata/seed1_twin.go.golden", p.Twin, *update)
+	golden.Check(t, "testdata/seed1_questions.pmm.golden", p.Questions, *update)
 }
