@@ -192,13 +192,13 @@ func (e *Env) Compare(dir, mode string, questions []string, ref map[string]*refe
 }
 
 // buildFailure recognizes compiler errors in pmm run's output.
-var buildFailure = regexp.MustCompile(`(?m)(\.go:\d+:\d+: |# example\.com/gen|build failed|go build)`)
+var buildFailure = regexp.MustCompile(`(?m)(\.go:\d+:\d+: |^# example\.com/gen)`)
 
 // view reads the rows of q's view of the last run, canonical.
 func view(db *sql.DB, q string, a *refeval.Answer) ([]string, error) {
 	name := schema.SQLName(q)
 	rows, err := db.QueryContext(context.Background(),
-		fmt.Sprintf("SELECT * FROM %s WHERE run = (SELECT max(run) FROM %s)", name, name))
+		fmt.Sprintf("SELECT * FROM %s WHERE run = (SELECT max(id) FROM runs)", name))
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func view(db *sql.DB, q string, a *refeval.Answer) ([]string, error) {
 // cannot guarantee, if the database has it: question → reason.
 func incomplete(db *sql.DB) map[string]string {
 	out := map[string]string{}
-	rows, err := db.Query("SELECT question, reason FROM pmm_incomplete WHERE run = (SELECT max(run) FROM pmm_incomplete)")
+	rows, err := db.Query("SELECT question, reason FROM pmm_incomplete WHERE run = (SELECT max(id) FROM runs)")
 	if err != nil {
 		return out
 	}
