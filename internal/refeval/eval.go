@@ -30,6 +30,9 @@ type evaluator struct {
 	kinds    map[string][]kind                // head kinds of each definition
 	execs    []value                          // every execution, once needed
 	events   []value                          // every execution and point, once needed
+	free     map[spec.Formula][]string        // freeVars, memoized
+	byBegin  []value                          // every event by the seq of its begin
+	byEnd    []value                          // every event that ended by the seq of its end
 }
 
 func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
@@ -37,7 +40,7 @@ func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 		tr: tr, defs: map[string]*spec.Def{}, env: map[string]value{},
 		byFunc: map[string][]*reftrace.Execution{}, children: map[int64][]*reftrace.Execution{},
 		spawned: map[int64][]*reftrace.Execution{}, byG: map[int64][]*reftrace.Execution{},
-		kinds: map[string][]kind{},
+		kinds: map[string][]kind{}, free: map[spec.Formula][]string{},
 	}
 	for _, d := range prog.Defs {
 		e.defs[d.Name] = d
@@ -102,7 +105,7 @@ func (e *evaluator) eval(f spec.Formula, k func() bool) bool {
 	case *spec.And:
 		return e.conj(conjuncts(f), k)
 	case *spec.Or:
-		return e.distinct(e.unbound(freeVars(f)), func(k2 func() bool) bool {
+		return e.distinct(e.unbound(e.freeVars(f)), func(k2 func() bool) bool {
 			for _, g := range f.Args {
 				if !e.eval(g, k2) {
 					return false
@@ -111,7 +114,7 @@ func (e *evaluator) eval(f spec.Formula, k func() bool) bool {
 			return true
 		}, k)
 	case *spec.Not:
-		if vs := e.unbound(freeVars(f)); len(vs) > 0 {
+		if vs := e.unbound(e.freeVars(f)); len(vs) > 0 {
 			fail("not over unbound variables %s", strings.Join(vs, ", "))
 		}
 		holds := false
@@ -121,7 +124,7 @@ func (e *evaluator) eval(f spec.Formula, k func() bool) bool {
 		}
 		return k()
 	case *spec.Exists:
-		return e.distinct(e.unbound(freeVars(f)), func(k2 func() bool) bool {
+		return e.distinct(e.unbound(e.freeVars(f)), func(k2 func() bool) bool {
 			saved := map[string]value{}
 			for _, v := range f.Vars {
 				if x, ok := e.env[v.Var]; ok {
@@ -316,6 +319,16 @@ func (e *evaluator) unbound(vars []string) []string {
 		}
 	}
 	return out
+}
+
+// freeVars is the memoized freeVars of f.
+func (e *evaluator) freeVars(f spec.Formula) []string {
+	vs, ok := e.free[f]
+	if !ok {
+		vs = freeVars(f)
+		e.free[f] = vs
+	}
+	return vs
 }
 
 // conjuncts flattens nested ands.

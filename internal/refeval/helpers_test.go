@@ -57,7 +57,7 @@ func (b *traceBuilder) call(fn string, caller, g int64, params []any, results ..
 
 // trace writes the records as a trace file, in reverse order (a file
 // may hold them in any order), and reads it back.
-func (b *traceBuilder) trace(t *testing.T) *reftrace.Trace {
+func (b *traceBuilder) trace(t testing.TB) *reftrace.Trace {
 	t.Helper()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -73,7 +73,7 @@ func (b *traceBuilder) trace(t *testing.T) *reftrace.Trace {
 	return tr
 }
 
-func compile(t *testing.T, src string) *spec.Program {
+func compile(t testing.TB, src string) *spec.Program {
 	t.Helper()
 	prog, err := spec.Compile(spec.Source{Name: "q.pmm", Text: []byte(src)})
 	if err != nil {

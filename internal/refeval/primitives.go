@@ -1,6 +1,9 @@
 package refeval
 
 import (
+	"math"
+	"sort"
+
 	"pmm.dev/pmm/internal/reftrace"
 	"pmm.dev/pmm/spec"
 )
@@ -12,7 +15,7 @@ func (e *evaluator) cost(f spec.Formula) (float64, bool) {
 	n := float64(len(e.tr.Execs) + 1)
 	a, isAtom := f.(*spec.AtomF)
 	if _, neg := f.(*spec.Not); neg || !isAtom || e.defs[a.Pred] != nil {
-		free := freeVars(f)
+		free := e.freeVars(f)
 		switch unbound := len(e.unbound(free)); {
 		case unbound == 0:
 			return 2, true
@@ -37,6 +40,10 @@ func (e *evaluator) cost(f spec.Formula) (float64, bool) {
 		switch {
 		case all:
 			return 0, true
+		case a.Pred == "=" && (isNilLit(a.Args[0]) || isNilLit(a.Args[1])):
+			// (= v nil) tests v; it binds v only when nothing else can,
+			// since nil equals no value an attribute yields.
+			return 100 * n * n, true
 		case a.Pred == "=" && (bound[0] || bound[1]):
 			return 1, true
 		}
@@ -300,8 +307,16 @@ var controls = map[string]control{
 			begin, _ := b.seq(true)
 			return ok && end < begin
 		},
-		from:   func(e *evaluator, a value) []value { return e.allEvents() },
-		to:     func(e *evaluator, b value) []value { return e.allEvents() },
+		from: func(e *evaluator, a value) []value {
+			if end, ok := a.seq(false); ok {
+				return e.beganIn(end, math.MaxInt64)
+			}
+			return nil
+		},
+		to: func(e *evaluator, b value) []value {
+			begin, _ := b.seq(true)
+			return e.endedBefore(begin)
+		},
 		domain: (*evaluator).allEvents,
 	},
 	"contains": {
@@ -313,8 +328,20 @@ var controls = map[string]control{
 			end, ended := b.seq(false)
 			return a.exec.BeginSeq < begin && ended && (!a.exec.Ended || end < a.exec.EndSeq)
 		},
-		from:   func(e *evaluator, a value) []value { return e.allEvents() },
-		to:     func(e *evaluator, b value) []value { return allExecs(e) },
+		from: func(e *evaluator, a value) []value {
+			if a.kind != vExec {
+				return nil
+			}
+			if end, ok := a.seq(false); ok {
+				return e.beganIn(a.exec.BeginSeq, end)
+			}
+			return e.beganIn(a.exec.BeginSeq, math.MaxInt64)
+		},
+		to: func(e *evaluator, b value) []value {
+			begin, _ := b.seq(true)
+			execs := allExecs(e) // in order of their begin
+			return execs[:sort.Search(len(execs), func(i int) bool { return execs[i].exec.BeginSeq >= begin })]
+		},
 		domain: allExecs,
 	},
 	"same-goroutine": {
@@ -407,6 +434,42 @@ func (e *evaluator) allEvents() []value {
 		e.events = eventsOf(e.tr.Execs)
 	}
 	return e.events
+}
+
+// beganIn returns the events whose begin lies strictly between the
+// points lo and hi.
+func (e *evaluator) beganIn(lo, hi int64) []value {
+	if e.byBegin == nil {
+		e.byBegin = append([]value(nil), e.allEvents()...)
+		sortBySeq(e.byBegin, true)
+	}
+	i := sort.Search(len(e.byBegin), func(i int) bool { s, _ := e.byBegin[i].seq(true); return s > lo })
+	j := sort.Search(len(e.byBegin), func(i int) bool { s, _ := e.byBegin[i].seq(true); return s >= hi })
+	if j < i {
+		return nil
+	}
+	return e.byBegin[i:j]
+}
+
+// endedBefore returns the events that ended before the point at seq.
+func (e *evaluator) endedBefore(seq int64) []value {
+	if e.byEnd == nil {
+		for _, v := range e.allEvents() {
+			if _, ok := v.seq(false); ok {
+				e.byEnd = append(e.byEnd, v)
+			}
+		}
+		sortBySeq(e.byEnd, false)
+	}
+	return e.byEnd[:sort.Search(len(e.byEnd), func(i int) bool { s, _ := e.byEnd[i].seq(false); return s >= seq })]
+}
+
+func sortBySeq(vs []value, begin bool) {
+	sort.SliceStable(vs, func(i, j int) bool {
+		a, _ := vs[i].seq(begin)
+		b, _ := vs[j].seq(begin)
+		return a < b
+	})
 }
 
 // eventsOf are the executions xs and their points.

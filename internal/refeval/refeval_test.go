@@ -111,6 +111,23 @@ func TestCache(t *testing.T) {
 (defquestion repeats-per-f-count :definition (count repeats-per-f (input output)))
 (defquestion repeated-args :definition
   ((args) s.t. (exists (g) (and (repeated-call g) (parameters g args)))))
+; the executions of F none of whose calls of G has 3 as first argument
+(defquestion no-g3 :definition
+  ((xs) s.t. (exists (f) (and (function-execution f "main.F") (parameters f xs)
+                              (not (exists (g a) (and (calls f g) (function-execution g "main.G")
+                                                      (parameter g 1 a) (= a 3))))))))
+; the same, as "every call of G has a first argument other than 3"
+(defquestion all-g-not3 :definition
+  ((xs) s.t. (exists (f) (and (function-execution f "main.F") (parameters f xs)
+                              (not (exists (g a) (and (calls f g) (function-execution g "main.G")
+                                                      (parameter g 1 a) (not (/= a 3)))))))))
+; a derived event with a function name as argument, given a literal
+(defevent exec-of :definition ((x n) s.t. (function-execution x n)))
+(defquestion g-outside-f :definition
+  ((a) s.t. (exists (g m) (and (exec-of g "main.G") (exec-of m "main.main") (calls m g) (parameters g a)))))
+; one variable at two positions of a derived event
+(defevent on-one-goroutine :definition ((a b) s.t. (same-goroutine a b)))
+(defquestion self-pairs :definition ((xs) s.t. (exists (x) (and (on-one-goroutine x x) (function-execution x "main.F") (parameters x xs)))))
 `
 	as := answers(t, src, tr)
 	expect(t, as, "cacheable-calls", "# 1", "# 1")
@@ -121,6 +138,12 @@ func TestCache(t *testing.T) {
 	expect(t, as, "repeats-per-f-count", "# 2")
 	// The head is a set: one list, however many calls had it.
 	expect(t, as, "repeated-args", "[1,1]")
+	// The second F calls G(3,2).
+	expect(t, as, "no-g3", `["[1 2]"]`)
+	expect(t, as, "all-g-not3", `["[1 2]"]`)
+	// main's own two calls of G(1,1): one tuple.
+	expect(t, as, "g-outside-f", "[1,1]")
+	expect(t, as, "self-pairs", `["[1 2]"]`, `["[3]"]`)
 }
 
 // TestNegation asks for the executions of Fib that no Fib calls. main
