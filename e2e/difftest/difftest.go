@@ -40,6 +40,8 @@ const (
 	InstrErr = "instrument-failed" // pmm instrument failed
 	BuildErr = "build-failed"      // the generated code does not compile
 	RunErr   = "run-failed"        // the instrumented program failed
+
+	NoReference = "no-reference" // the reference evaluator has no answer: a bug of the generator or of refeval
 )
 
 // Result is the outcome of one question of one program in one mode.
@@ -72,7 +74,8 @@ func BuildPMM(root, dir string) (string, error) {
 }
 
 // Reference runs the traced twin of p in dir and evaluates the questions
-// of p over its trace.
+// of p over its trace. The answers may be partial, with an error that
+// says why some questions have none.
 func (e *Env) Reference(p *progen.Program, dir string) (map[string]*refeval.Answer, error) {
 	twin := filepath.Join(dir, "twin")
 	if err := p.WriteTwin(twin); err != nil {
@@ -89,7 +92,9 @@ func (e *Env) Reference(p *progen.Program, dir string) (map[string]*refeval.Answ
 	return ReferenceAnswers(p.Questions, tr)
 }
 
-// ReferenceAnswers evaluates the questions of a PMM file over a trace.
+// ReferenceAnswers evaluates the questions of a PMM file over a trace:
+// nil if the file does not compile, else the answers, and an error
+// naming the questions the reference could not answer.
 func ReferenceAnswers(questions string, tr *reftrace.Trace) (map[string]*refeval.Answer, error) {
 	prog, err := spec.Compile(spec.Source{Name: "questions.pmm", Text: []byte(questions)})
 	if err != nil {
@@ -105,9 +110,11 @@ func (e *Env) Program(seed int64, feat progen.Features) ([]Result, error) {
 	p := progen.Generate(seed, feat)
 	dir := filepath.Join(e.Dir, fmt.Sprintf("seed%d", seed))
 	ref, err := e.Reference(p, dir)
-	if err != nil {
+	if ref == nil {
 		return nil, fmt.Errorf("seed %d: reference: %v", seed, err)
 	}
+	// A question the reference cannot answer (err says why) is reported
+	// as such, the others compared.
 	var results []Result
 	for i, mode := range Modes {
 		mdir := filepath.Join(dir, mode)
@@ -171,7 +178,7 @@ func (e *Env) Compare(dir, mode string, questions []string, ref map[string]*refe
 		a := ref[q]
 		switch {
 		case a == nil:
-			r.Outcome, r.Detail = NoAnswer, "the reference has no answer"
+			r.Outcome, r.Detail = NoReference, "the reference has no answer"
 		case flagged[q] != "":
 			r.Outcome, r.Detail = Flagged, flagged[q]
 		default:
@@ -300,7 +307,7 @@ func Summary(results []Result, programs int) string {
 		questions[fmt.Sprint(r.Seed, r.Question)] = true
 	}
 	fmt.Fprintf(&b, "%d programs, %d questions, %d modes: %d answers\n\n", programs, len(questions), len(Modes), len(results))
-	outcomes := []string{Equal, Flagged, Differs, NoAnswer, InstrErr, BuildErr, RunErr}
+	outcomes := []string{Equal, Flagged, Differs, NoAnswer, InstrErr, BuildErr, RunErr, NoReference}
 	fmt.Fprintf(&b, "| mode | %s |\n|---|%s\n", strings.Join(outcomes, " | "), strings.Repeat("---|", len(outcomes)))
 	for _, mode := range append(append([]string{}, Modes...), "all") {
 		counts := map[string]int{}
@@ -323,7 +330,7 @@ func Summary(results []Result, programs int) string {
 			continue
 		}
 		c := class{r.Outcome, r.Kind, r.Mode}
-		if r.Outcome != Differs && r.Outcome != Flagged && r.Outcome != NoAnswer {
+		if r.Outcome == InstrErr || r.Outcome == BuildErr || r.Outcome == RunErr {
 			c.kind = "(every question)"
 		}
 		if count[c] == 0 {
