@@ -3,8 +3,9 @@
 // and does not recover, so Area panics too and returns nothing; M calls
 // Area and recovers in its deferred closure (main.M.func1), so M returns
 // normally with the result the closure sets. Found by the differential
-// test: pmm gives the executions that panicked a result (0), and misses
-// the deferred closure as a callee of M in some modes.
+// test: in every mode pmm gives the executions that panicked a result
+// (0), reports M as panicked, and misses the deferred closure as a
+// callee of M.
 package main
 
 import "fmt"
