@@ -1,8 +1,8 @@
 // Class: calls made to a generic function and to a method of a generic
 // type are not seen (issue 10, class 4). M calls Pick (a generic
 // function) and (*Box[...]).Put (a method of a generic type) directly,
-// twice each; pmm answers, in every mode, that M calls neither and that
-// Pick returns nothing, and in --mode straightforward and static that
+// twice each; pmm answers, in every mode, that M calls neither, that
+// Pick returns nothing and that Put never runs, and in --mode straightforward and static that
 // the negation "M calls no Pick" holds for every M. Found by the
 // differential test.
 package main
