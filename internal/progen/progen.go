@@ -68,7 +68,7 @@ const (
 type Func struct {
 	Name    string // as runtime.FuncForPC and pprof name it: main.m1, main.(*sq).area, main.m1.func1, main.pick[...]
 	QName   string // as questions name it (generic functions without type arguments)
-	Params  []Type // receiver excluded
+	Params  []Type // receiver excluded; nil where a type parameter leaves them open (pick, (*box).put)
 	Result  Type   // "" for none
 	Worker  bool   // a goroutine root whose end may come after main returned: no end attributes
 	InGo    bool   // may run on a spawned goroutine
@@ -136,8 +136,10 @@ func writeFiles(dir string, files map[string]string) error {
 }
 
 // Func returns the function called name (pprof's form), or nil.
-func (p *Program) Func(name string) *Func {
-	for _, f := range p.Funcs {
+func (p *Program) Func(name string) *Func { return findFunc(p.Funcs, name) }
+
+func findFunc(fs []*Func, name string) *Func {
+	for _, f := range fs {
 		if f.Name == name {
 			return f
 		}
@@ -723,11 +725,4 @@ func (g *gen) propagate() {
 	}
 }
 
-func (g *gen) func_(name string) *Func {
-	for _, f := range g.funcs {
-		if f.Name == name {
-			return f
-		}
-	}
-	return nil
-}
+func (g *gen) func_(name string) *Func { return findFunc(g.funcs, name) }
