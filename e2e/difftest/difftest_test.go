@@ -59,10 +59,13 @@ func TestDifferentialMany(t *testing.T) {
 	e := env(t)
 	var results []Result
 	for seed := first; seed < first+int64(n); seed++ {
-		rs, err := e.Program(seed, feat)
+		rs, notes, err := e.Program(seed, feat)
 		if err != nil {
 			t.Errorf("seed %d: %v", seed, err)
 			continue
+		}
+		for _, n := range notes {
+			t.Logf("seed %d: note: %s", seed, n)
 		}
 		results = append(results, rs...)
 		t.Logf("seed %d: %d answers", seed, len(rs))
@@ -96,11 +99,13 @@ func TestDifferentialMany(t *testing.T) {
 // function type that calls its receiver (handler-func), panics (the
 // results of an execution that panicked, deferred closures as callees:
 // recovered-panics), derived events defined with or, which do not
-// compile in --mode runtime (or-runtime), and the executions of a
-// function not called by another, which pmm gives two identities
-// (two-identities).
+// compile in --mode runtime (or-runtime), the executions of a function
+// not called by another, which pmm gives two identities
+// (two-identities), and goroutines: a worker whose end comes after main
+// returned is lost, so answers about workers depend on timing
+// (unfinished-workers).
 var defaultFeatures = progen.Features{
-	MethodValues: true, Closures: true, Recursion: true, Goroutines: true, Defers: true,
+	MethodValues: true, Closures: true, Recursion: true, Defers: true,
 	Negations: true, CallsStar: true, Contains: true, Cache: true, Names: true,
 }
 
@@ -115,9 +120,12 @@ func TestDifferential(t *testing.T) {
 	}
 	e := env(t)
 	for _, seed := range defaultSeeds {
-		rs, err := e.Program(seed, defaultFeatures)
+		rs, notes, err := e.Program(seed, defaultFeatures)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, n := range notes {
+			t.Logf("seed %d: note: %s", seed, n)
 		}
 		for _, r := range rs {
 			if r.Outcome != Equal {
