@@ -281,7 +281,9 @@ var controls = map[string]control{
 		},
 		from: func(e *evaluator, a value) []value {
 			var out []value
-			stack := e.children[a.exec.ID]
+			// A copy: appending to the index's own slice would overwrite
+			// the children of other executions.
+			stack := append([]*reftrace.Execution(nil), e.children[a.exec.ID]...)
 			for len(stack) > 0 {
 				c := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
