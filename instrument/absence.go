@@ -115,15 +115,16 @@ func (sg *siteGen) absent(a *Absence) bool {
 
 // absentFlag names the caller's state field that says an execution of
 // the negated part's event h of question qi ran in its body.
-func absentFlag(qi int, h string) string { return flagName("n", qi, h) }
+func absentFlag(qi, d int, h string) string { return flagName("n", qi, d, h) }
 
 // markAbsent is the statement by which an execution of a negated part's
 // event that passed its tests tells the executions it is inside.
-func (sg *siteGen) markAbsent(qi int, a *Absence) string {
+func (sg *siteGen) markAbsent(qi int, f *Filters) string {
+	a := f.Absent
 	if a.Dynamic {
 		return sg.pc.Imports[sg.g.rtPath] + ".MarkAll(" + strconv.Itoa(a.Slot) + ")"
 	}
-	return "s.cs." + absentFlag(qi, a.Var) + " = true"
+	return "s.cs." + absentFlag(qi, f.Disjunct, a.Var) + " = true"
 }
 
 // enterFlag makes the caller f.Var of a dynamic absence enter its slot
@@ -133,13 +134,13 @@ func (sg *siteGen) markAbsent(qi int, a *Absence) string {
 // state, a local variable of the user's function, to the heap.
 func (sg *siteGen) enterFlag(qi int, f *Filters, a *Absence) {
 	rt := sg.pc.Imports[sg.g.rtPath]
-	field := flagName("x", qi, a.Var) + "_" + strconv.Itoa(a.Slot)
-	sg.fields = append(sg.fields, field+" "+rt+".Ctx")
+	field := slotField(a.Slot)
+	sg.declare(field, rt+".Ctx")
 	slot := strconv.Itoa(a.Slot)
 	enter := rt + ".EnterFlag(" + slot + ")"
 	if sg.caps[CapGoroutine] {
 		enter = rt + ".EnterFlagG(" + slot + ", s.g)"
 	}
-	sg.enters = append(sg.enters, "if s."+passFlag(qi, f.Var)+" {", "\ts."+field+" = "+enter, "}")
-	sg.tmpl.After = append(sg.tmpl.After, "s."+absentFlag(qi, a.Var)+" = s."+field+".LeaveMarked()")
+	sg.enters = append(sg.enters, "if s."+passFlag(qi, f.Disjunct, f.Var)+" {", "\ts."+field+" = "+enter, "}")
+	sg.tmpl.After = append(sg.tmpl.After, "s."+absentFlag(qi, f.Disjunct, a.Var)+" = s."+field+".LeaveMarked()")
 }

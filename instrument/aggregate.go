@@ -291,6 +291,13 @@ func (sg *siteGen) contribute(qi int, t *Target, ra *RunAggregate, f *Filters) (
 		call = fmt.Sprintf("%s.Agg%s(%d, &r, %s)", dest, typ, ra.Table, expr)
 	}
 	lines = append(lines, call)
+	read := append([]Field(nil), ra.Group...)
+	if ra.Value != nil {
+		read = append(read, *ra.Value)
+	}
+	if readsResults(read) {
+		lines = append([]string{"if s.ok { // no results, no tuple to add"}, append(indent(lines), "}")...)
+	}
 	if f == nil {
 		return append([]string{"{"}, append(indent(lines), "}")...), nil // every execution is one
 	}

@@ -48,6 +48,9 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		return err
 	}
 	sg.common()
+	if err := sg.callDataConds(call); err != nil {
+		return err
+	}
 
 	// How W calls the function: through a function value, or, when one
 	// interface call site may run several methods, through the receiver,
@@ -67,7 +70,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		}
 		dispatch, dispatchDecl = d, decl
 	case len(s.Targets) > 1:
-		return fmt.Errorf("a function value called at %s:%d may be any of %d functions", s.File, s.Line, len(s.Targets))
+		return fmt.Errorf("a function value called at %s:%d may be any of %d functions (%s), and the site cannot tell which one ran", s.File, s.Line, len(s.Targets), strings.Join(s.Functions(), ", "))
 	default:
 		ft, err := sg.typeName(sig)
 		if err != nil {
@@ -94,7 +97,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		stateType := sg.p + "state" + strconv.Itoa(def.Index)
 		args[0] = "&" + state
 		callerParam = "cs *" + stateType
-		sg.fields = append(sg.fields, "cs *"+stateType)
+		sg.declare("cs", "*"+stateType)
 		sg.tmpl.Before = append(sg.tmpl.Before, "s.cs = cs")
 	} else if state != "" {
 		args[0] = state + ".id"
@@ -143,7 +146,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		}
 	}
 	if dispatch != "" {
-		sg.fields = append(sg.fields, "target int")
+		sg.declare("target", "int")
 		sg.tmpl.Before = append([]string{dispatch}, sg.tmpl.Before...)
 	}
 	if sg.caps[CapCaller] {
@@ -187,8 +190,11 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	for _, l := range sg.tmpl.Before {
 		rec.WriteString("\t" + l + "\n")
 	}
-	// Executions the pre-condition filtered out defer nothing.
-	fmt.Fprintf(&rec, "\tif s.on {\n\t\tdefer %s%s(%s)\n\t}\n", sg.name("exit"), sg.targs, strings.Join(append([]string{"&s"}, exitArgs...), ", "))
+	// Executions the pre-condition filtered out defer nothing, nor those
+	// whose tuples were all recorded when they began.
+	if len(sg.tmpl.Action) > 0 || len(sg.tmpl.After) > 0 {
+		fmt.Fprintf(&rec, "\tif s.on {\n\t\tdefer %s%s(%s)\n\t}\n", sg.name("exit"), sg.targs, strings.Join(append([]string{"&s"}, exitArgs...), ", "))
+	}
 	if len(results) > 0 {
 		fmt.Fprintf(&rec, "\t%s%s = %s\n", line, strings.Join(resultNames, ", "), invoke)
 	} else {
@@ -226,8 +232,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	if dispatchDecl != "" {
 		decls = append(decls, dispatchDecl)
 	}
-	sg.finish(decls...)
-	return nil
+	return sg.finish(decls...)
 }
 
 // callerSensitive are the functions, by runtime name, whose result
@@ -424,11 +429,9 @@ func (g *generator) deferrable(fi *fileInfo, call *ast.CallExpr) error {
 	}
 	pos := fi.pkg.Fset.Position(fn.Pos())
 	calls := false
-	if callee := g.files[pos.Filename]; callee != nil {
-		for _, d := range callee.file.Decls {
-			if d, ok := d.(*ast.FuncDecl); ok && d.Name.Pos() == fn.Pos() && d.Body != nil {
-				calls = callsRecover(d.Body)
-			}
+	if g.files[pos.Filename] != nil {
+		if body, _ := g.bodyOf(fi.pkg.Fset, fn); body != nil {
+			calls = callsRecover(body)
 		}
 	} else if pos.Filename != "" {
 		// A package without sites, a dependency or the standard

@@ -46,10 +46,10 @@ func contextsOf(root *spec.Conj, types spec.VarTypes, next int) []*Context {
 // inContext reports whether the site generates the code of c.
 func (sg *siteGen) inContext(c *Context) bool { return c != nil && sg.on(&c.Off) }
 
-// contextField names the state field of an ancestor's Enter.
-func contextField(qi int, c *Context) string {
-	return flagName("x", qi, c.Ancestor) + "_" + strconv.Itoa(c.Slot)
-}
+// slotField names the state field of an ancestor's Enter of a
+// goroutine-local slot (a context's, or a dynamic absence's): slots are
+// numbered across all questions, so the name is unique.
+func slotField(slot int) string { return "x" + strconv.Itoa(slot) }
 
 // contextSetup adds, for variable f.Var of question qi, the Enter of the
 // contexts it is the ancestor of (once its id, clocks and goroutine are
@@ -71,8 +71,8 @@ func (sg *siteGen) contextSetup(qi int, f *Filters) []string {
 				tests = append(tests, rt+".Active("+slot+")")
 			}
 		case c.Ancestor:
-			field := contextField(qi, c)
-			sg.fields = append(sg.fields, field+" "+rt+".Ctx")
+			field := slotField(c.Slot)
+			sg.declare(field, rt+".Ctx")
 			enter := rt + ".Enter(" + slot + ")"
 			switch {
 			case c.Anywhere:
@@ -80,7 +80,7 @@ func (sg *siteGen) contextSetup(qi int, f *Filters) []string {
 			case sg.caps[CapGoroutine]:
 				enter = rt + ".EnterG(" + slot + ", s.g)" // the goroutine is taken already
 			}
-			sg.enters = append(sg.enters, "if s."+passFlag(qi, f.Var)+" {", "\ts."+field+" = "+enter, "}")
+			sg.enters = append(sg.enters, "if s."+passFlag(qi, f.Disjunct, f.Var)+" {", "\ts."+field+" = "+enter, "}")
 			sg.tmpl.After = append(sg.tmpl.After, "s."+field+".Leave()")
 		}
 	}

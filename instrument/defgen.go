@@ -70,20 +70,27 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 			}
 		}
 	}
-	// Data conditions: Go expressions evaluated in the body's scope.
+	// Data conditions at the begin point: Go expressions evaluated in
+	// the body's scope, passed to enter (see datacond.go).
 	k := 0
-	for _, expr := range sg.dataConditions() {
-		tv, err := types.Eval(fi.pkg.Fset, fi.pkg.Types, body.Lbrace+1, expr)
+	var endConds []Field
+	for _, f := range sg.dataCondFields() {
+		if f.N == pointEnd {
+			endConds = append(endConds, f)
+			continue
+		}
+		tv, err := types.Eval(fi.pkg.Fset, fi.pkg.Types, body.Lbrace+1, f.Expr)
 		if err != nil {
-			return fmt.Errorf("data-condition %q at the begin of %s: %v", expr, s.Function, err)
+			sg.noDataCond(f) // this function's executions have no such value
+			continue
 		}
 		t := types.Default(tv.Type)
-		field := "dc" + strconv.Itoa(k)
+		field := dataCondPrefix(pointBegin) + strconv.Itoa(k)
 		k++
-		if err := capture(field, t, "("+expr+")"); err != nil {
+		if err := capture(field, t, "("+f.Expr+")"); err != nil {
 			return err
 		}
-		sg.vals[field] = value{field: field, typ: t, expr: expr}
+		sg.vals[field] = value{field: field, typ: t, expr: f.Expr}
 	}
 
 	// Results, and whether the execution ended by a return statement.
@@ -101,7 +108,9 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 		resultNames = sg.paramNames(ftype.Results, sig.Results().Len(), "r")
 		named = true
 	}
-	useRet := sg.caps[CapPanicked] || needResults && !named
+	// Whether the execution returned: it has results only then
+	// (docs/LANGUAGE.md, panicked).
+	useRet := sg.caps[CapPanicked] || needResults
 	for i := 1; i <= sig.Results().Len() && needResults; i++ {
 		t := sig.Results().At(i - 1).Type()
 		field := "r" + strconv.Itoa(i)
@@ -115,6 +124,25 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 			reads = append(reads, "s."+field+" = *"+field)
 		}
 	}
+	// Data conditions at the end point, evaluated by exit through
+	// pointers to the variables they read.
+	passed := map[string]bool{}
+	for i, f := range endConds {
+		params, args, ok, err := sg.endDataCond(body, f.Expr, i)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			sg.noDataCond(f)
+			continue
+		}
+		for j, p := range params {
+			if !passed[p] {
+				passed[p] = true
+				exitParams, exitArgs = append(exitParams, p), append(exitArgs, args[j])
+			}
+		}
+	}
 	if err := sg.filterSetup(); err != nil {
 		return err
 	}
@@ -126,6 +154,10 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 		if err := sg.rewriteReturns(body, sig, state, needResults && !named); err != nil {
 			return err
 		}
+		// No return statement ran: a panic, or runtime.Goexit, or a
+		// panic that a deferred call of the function recovered, after
+		// which it returns normally. Only the runtime can tell.
+		sg.tmpl.After = append(sg.tmpl.After, "if !s.ok {", "\ts.ok = "+sg.pc.Imports[sg.g.rtPath]+".Returning()", "}")
 	}
 
 	// The code in the user's body, then the helpers.
@@ -136,7 +168,7 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	text := "var " + state + " " + sg.name("state") + sg.uargs + "; "
 	decls := []string{sg.stateDecl()}
 	decls = append(decls, sg.enterDecls(enterParams)...)
-	if len(sg.tmpl.Action) > 0 {
+	if len(sg.tmpl.Action) > 0 || len(sg.tmpl.After) > 0 {
 		text += "if " + call + " { defer " + sg.name("exit") + sg.uargs + "(" + strings.Join(append([]string{"&" + state}, exitArgs...), ", ") + ") }"
 		decls = append(decls, sg.exitDecl(exitParams, reads))
 	} else {
@@ -146,7 +178,9 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 		decls = append(decls, sg.retDecl(sig, needResults && !named))
 	}
 	sg.edits = append(sg.edits, Edit{Off: sg.fi.tf.Offset(body.Lbrace) + 1, End: sg.fi.tf.Offset(body.Lbrace) + 1, Text: text + ";"})
-	sg.finish(decls...)
+	if err := sg.finish(decls...); err != nil {
+		return err
+	}
 	g.done[s] = true
 	g.defVals[s] = sg.vals
 	g.typeArgs[s] = sg.targs
@@ -187,18 +221,6 @@ func (sg *siteGen) wantedParams(n int) map[int]bool {
 		}
 	}
 	return want
-}
-
-func (sg *siteGen) dataConditions() []string {
-	var exprs []string
-	seen := map[string]bool{}
-	for _, f := range sg.fieldsRead() {
-		if f.Cap == CapDataCond && !seen[f.Expr] {
-			seen[f.Expr] = true
-			exprs = append(exprs, f.Expr)
-		}
-	}
-	return exprs
 }
 
 // paramName returns the name of a one-name field, naming it when it is

@@ -34,8 +34,11 @@ type Filters struct {
 	// Marks says the callee tells its caller it ran and passed: false
 	// when the caller does not wait for it (see dropUnmarkableCallees).
 	Marks bool
-	// Var is the event's variable.
-	Var string
+	// Var is the event's variable, in disjunct Disjunct of its question
+	// (the branches of an or name the same variables: the state fields
+	// of each are its own).
+	Var      string
+	Disjunct int
 	// Name is the function the event must be an execution of, when the
 	// question names it: at a site of another function the pre-condition
 	// is false (an intra-event test decided when the site is generated).
@@ -289,6 +292,10 @@ func onlyBegin(c Cond) bool {
 		switch f.Cap {
 		case CapResult, CapDuration, CapPanicked:
 			return false
+		case CapDataCond:
+			if f.N == pointEnd {
+				return false
+			}
 		}
 	}
 	return true
@@ -305,17 +312,28 @@ func goOperator(op string) string {
 	return op
 }
 
-// flagName names a state field of question q and variable v.
-func flagName(prefix string, q int, v string) string {
+// flagName names a state field (or method) of variable v in disjunct d
+// of question q. Names are unique by construction: several questions,
+// and the disjuncts of one (the branches of an or), meet at one site and
+// name the same variables; v is written injectively (lower-case letters
+// and digits as they are, any other character as _hex_), and q and d
+// are delimited, so that two different (prefix, q, d, v) never give one
+// name.
+func flagName(prefix string, q, d int, v string) string {
 	var b strings.Builder
+	b.WriteString(prefix + strconv.Itoa(q))
+	if d > 0 {
+		b.WriteString("d" + strconv.Itoa(d)) // disjunct 0 keeps the short form
+	}
+	b.WriteByte('_')
 	for _, r := range v {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 			b.WriteRune(r)
 		} else {
-			b.WriteByte('_')
+			b.WriteString("_" + strconv.FormatInt(int64(r), 16) + "_")
 		}
 	}
-	return prefix + strconv.Itoa(q) + "_" + b.String()
+	return b.String()
 }
 
 // questionsOf returns the indexes of the questions a target emits
@@ -376,11 +394,11 @@ func (sg *siteGen) tupleDest(qi int, fs []*Filters) string {
 
 // passFlag names the state field that says variable v of question qi
 // passed its pre-condition at this site; callees read their caller's.
-func passFlag(qi int, v string) string { return flagName("p", qi, v) }
+func passFlag(qi, d int, v string) string { return flagName("p", qi, d, v) }
 
 // calleeFlag names the caller's state field that says callee v of
 // question qi ran and passed its tests.
-func calleeFlag(qi int, v string) string { return flagName("c", qi, v) }
+func calleeFlag(qi, d int, v string) string { return flagName("c", qi, d, v) }
 
 // filterSetup adds the state of the run-time filters: for each question
 // and variable, a flag that says the execution passed the variable's
@@ -410,7 +428,7 @@ func (sg *siteGen) filterSetup() error {
 				}
 			}
 			if f.Caller != "" && sg.callerPtr {
-				pre = append(pre, "s.cs."+passFlag(qi, f.Caller))
+				pre = append(pre, "s.cs."+passFlag(qi, f.Disjunct, f.Caller))
 			}
 			if a := f.Absent; sg.absent(a) && !neverAt(sg.s, f) {
 				switch {
@@ -419,12 +437,12 @@ func (sg *siteGen) filterSetup() error {
 				case !sg.callerPtr:
 					sg.turnOff(&a.Off)
 				default:
-					pre = append(pre, "s.cs."+passFlag(qi, a.Caller))
+					pre = append(pre, "s.cs."+passFlag(qi, f.Disjunct, a.Caller))
 				}
 			}
 			for _, a := range f.Absences {
 				if sg.absent(a) {
-					sg.fields = append(sg.fields, absentFlag(qi, a.Var)+" bool")
+					sg.declare(absentFlag(qi, f.Disjunct, a.Var), "bool")
 					if a.Dynamic {
 						sg.enterFlag(qi, f, a)
 					}
@@ -449,17 +467,17 @@ func (sg *siteGen) filterSetup() error {
 				}
 				f.Callees = nil
 			}
-			if f.Buffers && !sg.declared[bufferField(qi)] {
-				sg.declared[bufferField(qi)] = true
-				sg.fields = append(sg.fields, bufferField(qi)+" "+sg.pc.Imports[sg.g.rtPath]+".Held")
+			if f.Buffers {
+				// One buffer per question, whichever disjuncts keep it.
+				sg.declareShared(bufferField(qi), sg.pc.Imports[sg.g.rtPath]+".Held")
 			}
 			if ra := f.Aggregate; ra != nil && ra.Caller == f.Var && ra.Caller != "" && sg.on(&ra.Off) {
-				sg.fields = append(sg.fields, pendingField(qi)+" "+sg.pc.Imports[sg.g.rtPath]+".Held")
+				sg.declare(pendingField(qi), sg.pc.Imports[sg.g.rtPath]+".Held")
 			}
-			flag := passFlag(qi, f.Var)
-			sg.fields = append(sg.fields, flag+" bool")
+			flag := passFlag(qi, f.Disjunct, f.Var)
+			sg.declare(flag, "bool")
 			for _, callee := range f.Callees {
-				sg.fields = append(sg.fields, calleeFlag(qi, callee)+" bool")
+				sg.declare(calleeFlag(qi, f.Disjunct, callee), "bool")
 			}
 			sg.tmpl.Before = append(sg.tmpl.Before, "s."+flag+" = "+strings.Join(pre, " && "))
 			on = append(on, "s."+flag)
@@ -473,7 +491,7 @@ func (sg *siteGen) filterSetup() error {
 // variable f.Var of question qi: it passed the pre-condition, its own
 // post-condition, and its callees ran and passed theirs.
 func (sg *siteGen) passes(qi int, f *Filters) string {
-	conds := []string{"s." + passFlag(qi, f.Var)}
+	conds := []string{"s." + passFlag(qi, f.Disjunct, f.Var)}
 	for _, c := range f.Post {
 		if g, ok := sg.exactCond(f, c); ok {
 			conds = append(conds, g)
@@ -481,16 +499,19 @@ func (sg *siteGen) passes(qi int, f *Filters) string {
 	}
 	for _, a := range f.Absences {
 		if sg.absent(a) {
-			conds = append(conds, "!s."+absentFlag(qi, a.Var))
+			conds = append(conds, "!s."+absentFlag(qi, f.Disjunct, a.Var))
 		}
 	}
 	for _, callee := range f.Callees {
-		conds = append(conds, "s."+calleeFlag(qi, callee))
+		conds = append(conds, "s."+calleeFlag(qi, f.Disjunct, callee))
 	}
 	if f.Probe != nil && atEnd(f.Probe.LaterKey) {
 		if probe := sg.probe(qi, f); probe != "" {
 			conds = append(conds, probe)
 		}
+	}
+	if f.Hold != nil && readsResults(f.Hold.EarlierKey) || f.Probe != nil && readsResults(f.Probe.LaterKey) {
+		conds = append(conds, "s.ok") // no results, no key: it equals none
 	}
 	return strings.Join(conds, " && ")
 }
@@ -532,6 +553,11 @@ func (sg *siteGen) goCond(c Cond) (string, bool) {
 			argTypes = append(argTypes, nil)
 			continue
 		}
+		if v := c.Values[t.Var]; !c.Outer[t.Var] && v.Cap == CapDataCond && sg.absentConds[v] {
+			// The execution has no such value: no comparison of it
+			// holds, nor its negation (the attribute's atom fails).
+			return "false", true
+		}
 		expr, typ, ok := sg.stateValue(c.Values[t.Var])
 		if c.Outer[t.Var] {
 			expr, typ, ok = sg.callerValue(c.Values[t.Var])
@@ -548,6 +574,15 @@ func (sg *siteGen) goCond(c Cond) (string, bool) {
 	g := "(" + args[0] + " " + goOperator(c.Atom.Pred()) + " " + args[1] + ")"
 	if c.Negated {
 		g = "!" + g
+	}
+	var read []Field
+	for _, v := range c.Values {
+		read = append(read, v)
+	}
+	if readsResults(read) {
+		// An execution that panicked has no results: the comparison,
+		// negated or not, cannot hold of it.
+		g = "(s.ok && " + g + ")"
 	}
 	return g, true
 }
@@ -567,11 +602,7 @@ func (sg *siteGen) stateValue(f Field) (string, types.Type, bool) {
 	case CapPanicked:
 		return "!s.ok", types.Typ[types.Bool], true
 	case CapDataCond:
-		for n, v := range sg.vals {
-			if strings.HasPrefix(n, "dc") && v.expr == f.Expr {
-				name = n
-			}
-		}
+		name, _, _ = dataCondValue(sg.vals, f)
 	}
 	v, ok := sg.vals[name]
 	if !ok {

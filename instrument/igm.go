@@ -20,15 +20,22 @@ const (
 	CapReceiver  Capture = "recv"     // the receiver
 	CapPanicked  Capture = "panicked" // whether the execution ended by panicking
 	CapCaller    Capture = "caller"   // the id of the enclosing recorded execution (call sites)
-	CapDataCond  Capture = "datacond" // the value of a Go expression at the begin point
+	CapDataCond  Capture = "datacond" // the value of a Go expression at the begin or end point
 	CapConst     Capture = "const"    // a constant field: N, or the expression text
 	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
+)
+
+// The points of an execution a value is taken at (need.end, Field.N of
+// CapDataCond).
+const (
+	pointBegin = 0
+	pointEnd   = 1
 )
 
 // Field is one field of an emitted tuple.
 type Field struct {
 	Cap  Capture
-	N    int    // CapParam, CapResult: the position; CapConst: the value
+	N    int    // CapParam, CapResult: the position; CapConst: the value; CapDataCond: the point
 	Expr string // CapDataCond, or CapConst with a text value
 }
 
@@ -78,7 +85,7 @@ var igm = map[string]igmRow{
 		return id(Field{Cap: CapConst, N: n.end}, Field{Cap: clock})
 	}},
 	"data-condition": {fields: func(n need) []Field {
-		return id(Field{Cap: CapConst}, Field{Cap: CapConst, Expr: n.expr}, Field{Cap: CapDataCond, Expr: n.expr})
+		return id(Field{Cap: CapConst, N: n.end}, Field{Cap: CapConst, Expr: n.expr}, Field{Cap: CapDataCond, Expr: n.expr, N: n.end})
 	}},
 	"calls":  {callee: true, fields: func(need) []Field { return []Field{{Cap: CapCaller}, {Cap: CapID}} }},
 	"spawns": {callee: true, fields: func(need) []Field { return []Field{{Cap: CapCaller}, {Cap: CapID}} }},

@@ -3,6 +3,8 @@ package instrument
 import (
 	"context"
 	"flag"
+	"fmt"
+	"go/token"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -73,6 +75,29 @@ func TestTable41(t *testing.T) {
 	for _, want := range []string{"s.id = ", "s.t0 = ", "calls", "duration", "parameters"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("templates lack %q", want)
+		}
+	}
+}
+
+// TestFlagNamesUnique checks that state field names are unique by
+// construction: variables that differ only in characters Go identifiers
+// cannot hold, or in case, and the same variable in two disjuncts or
+// questions, get different names.
+func TestFlagNamesUnique(t *testing.T) {
+	seen := map[string]string{}
+	for _, q := range []int{0, 1, 10} {
+		for _, d := range []int{0, 1, 11} {
+			for _, v := range []string{"x", "X", "a-b", "a_b", "a*b", "a_2d_b", "x1", "x_1"} {
+				name := flagName("p", q, d, v)
+				key := fmt.Sprintf("q%d d%d %s", q, d, v)
+				if other, ok := seen[name]; ok {
+					t.Errorf("%s and %s both name %s", other, key, name)
+				}
+				seen[name] = key
+				if !token.IsIdentifier(name) {
+					t.Errorf("%s: %q is not a Go identifier", key, name)
+				}
+			}
 		}
 	}
 }

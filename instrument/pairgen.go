@@ -25,14 +25,14 @@ func (sg *siteGen) active(p *Pair) bool { return p != nil && sg.on(&p.Off) }
 
 // heldMap names the caller's state field that holds the earlier
 // executions of pair p of question qi, by key.
-func heldMap(qi int, p *Pair) string { return flagName("h", qi, p.Earlier) }
+func heldMap(qi, d int, p *Pair) string { return flagName("h", qi, d, p.Earlier) }
 
 // heldFields adds, to a caller's state, the maps of the pairs it holds.
 func (sg *siteGen) heldFields(qi int, f *Filters) {
 	rt := sg.pc.Imports[sg.g.rtPath]
 	for _, p := range f.Holds {
 		if sg.active(p) {
-			sg.fields = append(sg.fields, heldMap(qi, p)+" map[string]*"+rt+".Held")
+			sg.declare(heldMap(qi, f.Disjunct, p), "map[string]*"+rt+".Held")
 		}
 	}
 }
@@ -119,7 +119,7 @@ func atEnd(fields []Field) bool {
 // into k, then runs the body made for the map of held executions m; it returns the call,
 // or "" when the pair is off, and turns the pair off for every site when
 // this one cannot take part.
-func (sg *siteGen) keyMethod(qi int, p *Pair, fields []Field, name, result string, body func(m string) []string) string {
+func (sg *siteGen) keyMethod(qi int, f *Filters, p *Pair, fields []Field, name, result string, body func(m string) []string) string {
 	if !sg.active(p) {
 		return ""
 	}
@@ -136,7 +136,7 @@ func (sg *siteGen) keyMethod(qi int, p *Pair, fields []Field, name, result strin
 		for _, l := range key {
 			b.WriteString("\t" + l + "\n")
 		}
-		for _, l := range body("s.cs." + heldMap(qi, p)) {
+		for _, l := range body("s.cs." + heldMap(qi, f.Disjunct, p)) {
 			b.WriteString("\t" + l + "\n")
 		}
 		b.WriteString("}")
@@ -153,12 +153,12 @@ func (sg *siteGen) probe(qi int, f *Filters) string {
 	if f.Probe == nil || neverAt(sg.s, f) {
 		return ""
 	}
-	return sg.keyMethod(qi, f.Probe, f.Probe.LaterKey, sg.name(flagName("probe", qi, f.Var)+"_"), "bool", func(m string) []string {
+	return sg.keyMethod(qi, f, f.Probe, f.Probe.LaterKey, sg.name(flagName("probe", qi, f.Disjunct, f.Var)+"_"), "bool", func(m string) []string {
 		return []string{
 			"h, ok := " + m + "[string(k.Encoded())]",
 			"if !ok {", "\treturn false", "}",
 			sg.release(qi, f),
-			"s.cs." + calleeFlag(qi, f.Probe.Earlier) + " = true",
+			"s.cs." + calleeFlag(qi, f.Disjunct, f.Probe.Earlier) + " = true",
 			"return true"}
 	})
 }
@@ -171,7 +171,7 @@ func (sg *siteGen) hold(qi int, f *Filters) string {
 		return ""
 	}
 	held := "*" + sg.pc.Imports[sg.g.rtPath] + ".Held"
-	return sg.keyMethod(qi, f.Hold, f.Hold.EarlierKey, sg.name(flagName("hold", qi, f.Var)+"_"), held, func(m string) []string {
+	return sg.keyMethod(qi, f, f.Hold, f.Hold.EarlierKey, sg.name(flagName("hold", qi, f.Disjunct, f.Var)+"_"), held, func(m string) []string {
 		return []string{
 			"if " + m + " == nil {", "\t" + m + " = map[string]" + held + "{}", "}",
 			"h := " + m + "[string(k.Encoded())]",

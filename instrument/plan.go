@@ -22,6 +22,10 @@ import (
 // Plan is the instrumentation of a program: its sites, in source order.
 type Plan struct {
 	Sites []*Site
+	// gaps are the reasons, known when planning, why answers may be
+	// incomplete (see Incomplete); qindices the questions' indices.
+	gaps     []Incomplete
+	qindices map[string]int
 }
 
 // Site is one place in the source that is rewritten: a function's body
@@ -35,6 +39,9 @@ type Site struct {
 	Function    string // definition sites: the function; call sites: the first target
 	FuncID      int64
 	Targets     []*Target
+	// CallTargets are, for a call that may run several functions, all
+	// of them, recorded or not.
+	CallTargets []string
 	// Caller says the site's execution id is needed by call sites in its
 	// body (it is the first event of a lexical relation such as calls).
 	Caller bool
@@ -55,6 +62,9 @@ type Target struct {
 	Filters map[int][]*Filters
 	// Vars are the events it records, as QUESTION/VARIABLE.
 	Vars []string
+	// impossible are those of Vars static approximation finds it cannot
+	// be an event of: not recording it loses nothing.
+	impossible map[string]bool
 }
 
 // Emit is one tuple the site emits for an execution of the target.
@@ -138,7 +148,10 @@ func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema) (*Plan,
 
 // BuildWith plans as Build, with the options.
 func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opts Options) (*Plan, error) {
-	b := &builder{sites: map[siteKey]*Site{}, opts: opts}
+	b := &builder{sites: map[siteKey]*Site{}, opts: opts, qindices: map[string]int{}}
+	for qi, q := range prog.Questions {
+		b.qindices[q.Name] = qi
+	}
 	for qi, q := range prog.Questions {
 		b.qindex = qi
 		qs := sel.Questions[qi]
@@ -146,6 +159,7 @@ func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opt
 			return nil, fmt.Errorf("the selection does not match the program: %s, %s", qs.Name, q.Name)
 		}
 		for di, c := range q.Disjuncts {
+			b.dindex = di
 			if err := b.disjunct(q, c, qs.Disjuncts[di], c, sch); err != nil {
 				return nil, fmt.Errorf("question %s: %w", q.Name, err)
 			}
@@ -157,7 +171,9 @@ func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opt
 	b.dropUnmarkableCallees()
 	b.checkPairs()
 	b.bufferCallees()
-	return b.plan(), nil
+	p := b.plan()
+	p.gaps, p.qindices = b.gaps.list(), b.qindices
+	return p, nil
 }
 
 // dropUnmarkableCallees removes, from post-conditions, the callees that
@@ -353,6 +369,11 @@ type builder struct {
 	sites  map[siteKey]*Site
 	opts   Options
 	qindex int // of the question being planned
+	dindex int // of its disjunct being planned
+	// qindices are the questions' indices by name; gaps the reasons why
+	// their answers may be incomplete.
+	qindices map[string]int
+	gaps     incompleteness
 	// absences are the negated parts of the disjunct being planned that
 	// run time decides; aggregate its run-time aggregate.
 	absences  map[*spec.Conj]*Absence
@@ -385,6 +406,9 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 	for _, v := range d.Vars {
 		if err := linkable(q, v, root); err != nil {
 			return err
+		}
+		for _, g := range v.Gaps {
+			b.gaps.add(q.Name, b.qindex, v.Name, g.Reason, g.Position)
 		}
 		needs, callees := needsOf(v.Name, root)
 		var filters *Filters
@@ -420,11 +444,20 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 				}
 			}
 		}
+		if filters != nil {
+			filters.Disjunct = b.dindex
+		}
 		for _, s := range v.Sites {
 			site := b.site(s)
 			target := site.target(s)
 			if qv := q.Name + "/" + v.Name; !slices.Contains(target.Vars, qv) {
 				target.Vars = append(target.Vars, qv)
+				if s.Impossible {
+					if target.impossible == nil {
+						target.impossible = map[string]bool{}
+					}
+					target.impossible[qv] = true
+				}
 			}
 			for _, n := range needs {
 				if err := target.add(q.Name, b.qindex, n, nil, sch); err != nil {
@@ -433,7 +466,13 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 			}
 			for _, r := range callees {
 				if s.Kind != spec.SiteCall {
-					continue // the relation is recorded at call sites only
+					// The relation is recorded at call sites only: at a
+					// definition the caller is unknown.
+					if !s.Impossible {
+						b.gaps.add(q.Name, b.qindex, v.Name, fmt.Sprintf("recorded at the definition of %s, where the caller is not known, "+
+							"so no %s relation with it as the callee is recorded", s.Function, r.prim), site.Position())
+					}
+					continue
 				}
 				if err := target.add(q.Name, b.qindex, need{prim: r.prim}, &callerRef{callerFunc: s.CallerID}, sch); err != nil {
 					return err
@@ -475,7 +514,7 @@ func (b *builder) site(s sites.Site) *Site {
 	site, ok := b.sites[k]
 	if !ok {
 		site = &Site{Kind: s.Kind, Span: span,
-			Via: s.Via, CallerID: s.CallerID, Function: s.Function, FuncID: s.FuncID}
+			Via: s.Via, CallerID: s.CallerID, Function: s.Function, FuncID: s.FuncID, CallTargets: s.CallTargets}
 		b.sites[k] = site
 	}
 	return site

@@ -76,11 +76,18 @@ type siteGen struct {
 	// (the keys of inter-event tests), declared names the set of them.
 	decls    []string
 	declared map[string]bool
+	// fieldNames are the names of the state's fields; conflict is the
+	// first name declared twice (see declare).
+	fieldNames map[string]bool
+	conflict   error
+	// absentConds are the data-conditions the site's executions do not
+	// have: their expressions do not compile there.
+	absentConds map[Field]bool
 }
 
 func (g *generator) newSiteGen(s *Site, fi *fileInfo) *siteGen {
 	pc := g.helpers(fi)
-	sg := &siteGen{g: g, s: s, fi: fi, pc: pc, self: fi.pkg.Types, caps: s.Captures(), vals: map[string]value{}, p: pc.prefix, declared: map[string]bool{}}
+	sg := &siteGen{g: g, s: s, fi: fi, pc: pc, self: fi.pkg.Types, caps: s.Captures(), vals: map[string]value{}, p: pc.prefix, declared: map[string]bool{}, fieldNames: map[string]bool{}}
 	sg.name = func(n string) string { return sg.p + n + strconv.Itoa(s.Index) }
 	if len(s.Targets) > 0 && len(s.Targets[0].Emits) > 0 {
 		sg.caps[CapID] = true
@@ -93,9 +100,32 @@ func (sg *siteGen) field(name string, t types.Type, read string) error {
 	if err != nil {
 		return err
 	}
-	sg.fields = append(sg.fields, name+" "+ts)
+	sg.declare(name, ts)
 	sg.vals[name] = value{field: name, typ: t, expr: read}
 	return nil
+}
+
+// declare adds a field to the site's state. Names are unique by
+// construction (flagName, slotField, and the fixed names of common): a
+// name declared twice is a bug in pmm, and the site is refused with it
+// rather than given code that does not compile.
+func (sg *siteGen) declare(name, typ string) {
+	if sg.fieldNames[name] {
+		if sg.conflict == nil {
+			sg.conflict = fmt.Errorf("pmm bug: the state field %s would be declared twice", name)
+		}
+		return
+	}
+	sg.fieldNames[name] = true
+	sg.fields = append(sg.fields, name+" "+typ)
+}
+
+// declareShared declares a field that several events of one question
+// share (the buffer of its callees' tuples), once.
+func (sg *siteGen) declareShared(name, typ string) {
+	if !sg.fieldNames[name] {
+		sg.declare(name, typ)
+	}
 }
 
 // common adds the captures every kind of site takes the same way, and
@@ -103,33 +133,33 @@ func (sg *siteGen) field(name string, t types.Type, read string) error {
 func (sg *siteGen) common() {
 	rt := sg.pc.Imports[sg.g.rtPath]
 	sg.tmpl.Pre = rt + ".Enabled()"
-	sg.fields = append(sg.fields, "on bool")
+	sg.declare("on", "bool")
 	// The id, the clock and the goroutine are taken once the
 	// pre-condition passed (takeClocks): a filtered-out execution costs
 	// its tests and a branch.
 	if sg.caps[CapID] {
-		sg.fields = append(sg.fields, "id uint64")
+		sg.declare("id", "uint64")
 		sg.clocks = append(sg.clocks, "s.id = "+rt+".NextID()")
 	}
 	if sg.caps[CapBegin] {
-		sg.fields = append(sg.fields, "t0 int64")
+		sg.declare("t0", "int64")
 		sg.clocks = append(sg.clocks, "s.t0 = "+rt+".Now()")
 	}
 	if sg.caps[CapGoroutine] {
-		sg.fields = append(sg.fields, "g int64")
+		sg.declare("g", "int64")
 		sg.clocks = append(sg.clocks, "s.g = "+rt+".GoID()")
 	}
 	if sg.caps[CapFinish] {
-		sg.fields = append(sg.fields, "t1 int64")
+		sg.declare("t1", "int64")
 		sg.tmpl.After = append(sg.tmpl.After, "s.t1 = "+rt+".Now()")
 	}
 	if sg.caps[CapEnd] {
-		sg.fields = append(sg.fields, "end uint64")
+		sg.declare("end", "uint64")
 		sg.tmpl.After = append(sg.tmpl.After, "s.end = "+rt+".NextID()")
 	}
-	sg.fields = append(sg.fields, "ok bool") // set when the execution returns
+	sg.declare("ok", "bool") // set when the execution returns
 	if sg.caps[CapCaller] {
-		sg.fields = append(sg.fields, "caller uint64")
+		sg.declare("caller", "uint64")
 	}
 	sg.tmpl.Post = "true"
 }
@@ -184,13 +214,16 @@ func (sg *siteGen) action() error {
 			check = []string{fmt.Sprintf("%s.Check(%d)", rt, t.SiteID)}
 		}
 		// The tuples of each question, under its post-condition when the
-		// site has run-time filters.
-		var stmts []string
+		// site has run-time filters; those known when the execution
+		// begins, then, when nothing at its end can drop them.
+		var stmts, early []string
 		for _, qi := range questionsOf(t) {
-			tuples := func(dest string) ([]string, error) {
+			fs := sg.filters(t, qi)
+			atBegin := sg.atBegin(t, qi, fs)
+			emits := func(dest string, begin bool) ([]string, error) {
 				var block []string
 				for _, e := range t.Emits {
-					if e.QIndex != qi {
+					if e.QIndex != qi || atBegin && knownAtBegin(e.Fields) != begin {
 						continue
 					}
 					st, err := sg.emit(rt, dest, t, e)
@@ -201,11 +234,22 @@ func (sg *siteGen) action() error {
 				}
 				return block, nil
 			}
-			block, err := tuples(sg.tupleDest(qi, sg.filters(t, qi)))
+			tuples := func(dest string) ([]string, error) { return emits(dest, false) }
+			if atBegin {
+				begin, err := emits(rt, true)
+				if err != nil {
+					return err
+				}
+				if len(begin) > 0 && fs != nil {
+					begin = append([]string{"if " + sg.postCondition(qi, fs) + " {"}, append(indent(begin), "}")...)
+				}
+				early = append(early, begin...)
+			}
+			block, err := tuples(sg.tupleDest(qi, fs))
 			if err != nil {
 				return err
 			}
-			if fs := sg.filters(t, qi); fs != nil {
+			if fs != nil {
 				if block, err = sg.filteredBlock(qi, t, fs, block, tuples); err != nil {
 					return err
 				}
@@ -220,7 +264,11 @@ func (sg *siteGen) action() error {
 			when := "if s.target == " + strconv.Itoa(ti+1) + " {"
 			check = append([]string{when}, append(indent(check), "}")...)
 			stmts = append([]string{when}, append(indent(stmts), "}")...)
+			if len(early) > 0 {
+				early = append([]string{when}, append(indent(early), "}")...)
+			}
 		}
+		check = append(check, early...)
 		sg.tmpl.Before = append(sg.tmpl.Before, check...)
 		sg.tmpl.Action = append(sg.tmpl.Action, stmts...)
 	}
@@ -235,8 +283,79 @@ func indent(lines []string) []string {
 	return out
 }
 
-// emit renders one tuple: the runtime's int64 fast paths when it can.
+// emit renders one tuple: the runtime's int64 fast paths when it can. A
+// tuple of results exists only for an execution that returned.
 func (sg *siteGen) emit(rt, dest string, t *Target, e Emit) ([]string, error) {
+	lines, err := sg.emitTuple(rt, dest, t, e)
+	if err != nil || len(lines) == 1 && strings.HasPrefix(lines[0], "//") {
+		return lines, err
+	}
+	var guards []string
+	if readsResults(e.Fields) {
+		guards = append(guards, "s.ok")
+	}
+	for _, f := range e.Fields {
+		if name, _, ok := dataCondValue(sg.vals, f); ok && f.Cap == CapDataCond && f.N == pointEnd {
+			guards = append(guards, "s."+name+"ok") // it has a value: it did not panic
+		}
+	}
+	if len(guards) == 0 {
+		return lines, nil
+	}
+	return append([]string{"if " + strings.Join(guards, " && ") + " {"}, append(indent(lines), "}")...), nil
+}
+
+// atBegin reports whether the site records the tuples of question qi
+// known when an execution begins (its id, parameters, caller, goroutine)
+// at its begin: when no test at its end can drop them (fs, its filters,
+// test only at its begin) and they go to the log. An execution that
+// began is then in the answers that ask only for those, even when the
+// process ends before it does (a goroutine whose deferred wg.Done lets
+// main return first); what is known only at its end is absent.
+func (sg *siteGen) atBegin(t *Target, qi int, fs []*Filters) bool {
+	if fs == nil {
+		return sg.unfilteredAggregate(t, qi) == nil
+	}
+	if sg.tupleDest(qi, fs) != sg.pc.Imports[sg.g.rtPath] {
+		return false // a caller's buffer
+	}
+	for _, f := range fs {
+		if len(f.Post) > 0 || len(f.Callees) > 0 || len(f.Absences) > 0 || f.Absent != nil || f.Hold != nil || f.Probe != nil ||
+			len(f.Holds) > 0 || f.Buffers || f.Aggregate != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// knownAtBegin reports whether every field of a tuple is known when the
+// execution begins.
+func knownAtBegin(fields []Field) bool {
+	for _, f := range fields {
+		switch f.Cap {
+		case CapEnd, CapDuration, CapFinish, CapResult, CapResults, CapPanicked:
+			return false
+		case CapDataCond:
+			if f.N == pointEnd {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readsResults reports whether some field is a result of the execution,
+// which one that panicked does not have (docs/LANGUAGE.md, panicked).
+func readsResults(fields []Field) bool {
+	for _, f := range fields {
+		if f.Cap == CapResult || f.Cap == CapResults {
+			return true
+		}
+	}
+	return false
+}
+
+func (sg *siteGen) emitTuple(rt, dest string, t *Target, e Emit) ([]string, error) {
 	table := strconv.Itoa(int(e.Table.ID))
 	allInt := len(e.Fields) == 2 || len(e.Fields) == 3
 	for _, f := range e.Fields {
@@ -341,10 +460,11 @@ func (sg *siteGen) encodeField(t *Target, f Field) ([]string, error) {
 		}
 		return []string{encode("r", v, "s.recv")}, nil
 	case CapDataCond:
-		for name, v := range sg.vals {
-			if strings.HasPrefix(name, "dc") && v.expr == f.Expr {
-				return []string{encode("r", v, "s."+name)}, nil
-			}
+		if name, v, ok := dataCondValue(sg.vals, f); ok {
+			return []string{encode("r", v, "s."+name)}, nil
+		}
+		if sg.absentConds[f] {
+			return nil, &absentError{fmt.Sprintf("data-condition %q does not compile in %s", f.Expr, t.Function)}
 		}
 		return nil, fmt.Errorf("data-condition %q is not captured", f.Expr)
 	}
@@ -375,7 +495,10 @@ func (sg *siteGen) exitDecl(extra []string, reads []string) string {
 	return b.String()
 }
 
-func (sg *siteGen) finish(decls ...string) {
+func (sg *siteGen) finish(decls ...string) error {
+	if sg.conflict != nil {
+		return sg.conflict
+	}
 	sg.tmpl.Locals = append([]string(nil), sg.fields...)
 	sg.pc.Decls = append(append(sg.pc.Decls, decls...), sg.decls...)
 	path := sg.fi.tf.Name()
@@ -395,6 +518,7 @@ func (sg *siteGen) finish(decls ...string) {
 		sg.g.code.Files[path] = append(sg.g.code.Files[path], Edit{Off: off, End: off, Text: "; import " + sg.pc.Imports[p] + " " + strconv.Quote(p)})
 	}
 	sg.g.code.Sites = append(sg.g.code.Sites, &SiteCode{Site: sg.s, Template: sg.tmpl})
+	return nil
 }
 
 // typeParams sets the type parameter list of a site in a generic
@@ -503,7 +627,11 @@ func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []strin
 		if h := sg.hold(qi, f); h != "" {
 			held, holds = append(held, f), append(holds, h)
 		} else if sg.absent(f.Absent) {
-			absent = append(absent, f)
+			if !neverAt(sg.s, f) {
+				// Not at a site of another function, whose state may
+				// not reach the caller's (a call in a generic function).
+				absent = append(absent, f)
+			}
 		} else {
 			direct = append(direct, f)
 		}
@@ -516,6 +644,8 @@ func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []strin
 		}
 	case len(direct) == 0 && len(held) == 0:
 		block = nil // only the events of negated parts, not recorded
+	case len(block) == 0 && len(held) == 0:
+		// Every tuple was recorded when the execution began.
 	case len(held) == 0:
 		block = append([]string{"if " + sg.postCondition(qi, direct) + " {"}, append(indent(block), "}")...)
 	default:
@@ -526,7 +656,7 @@ func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []strin
 	// An event of a negated part that passed tells its caller,
 	// which is then no answer.
 	for _, f := range absent {
-		block = append(block, "if "+sg.passes(qi, f)+" {", "\t"+sg.markAbsent(qi, f.Absent), "}")
+		block = append(block, "if "+sg.passes(qi, f)+" {", "\t"+sg.markAbsent(qi, f), "}")
 	}
 	// A caller that kept its callees' tuples records them if it
 	// passed; if not, they are forgotten with its state.
@@ -539,7 +669,7 @@ func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []strin
 	// one does when a later event finds it.
 	for _, f := range direct {
 		if f.Caller != "" && f.Marks && sg.callerPtr {
-			block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+calleeFlag(qi, f.Var)+" = true", "}")
+			block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+calleeFlag(qi, f.Disjunct, f.Var)+" = true", "}")
 		}
 	}
 	return block, nil

@@ -16,6 +16,7 @@ type callSite struct {
 	line, col       int
 	endLine, endCol int
 	via             string
+	targets         string // the call graph's targets of the call, newline-separated
 }
 
 // chooseSites decides where the executions of each function of vs are
@@ -32,8 +33,14 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 		return err
 	}
 	caller := vs.caller
-	dropped, synthetic := 0, 0
+	dropped, synthetic, unrecorded := 0, 0, 0
+	var external []string // functions outside the module recorded at call sites
 	for _, f := range vs.Functions {
+		// Only an event can be missed: a function static approximation
+		// keeps, not recorded as a callee (all of whose calls are in
+		// the module).
+		impossible := vs.possible != nil && !vs.possible[f.ID]
+		candidate := !vs.Lexical && !impossible
 		all, err := s.callSites(f.ID, "callgraph_edges")
 		if err != nil {
 			return err
@@ -69,8 +76,12 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 				// package's initializer pkg.init: no source to put a
 				// definition site in, and no call site in the module.
 				synthetic++
+				if candidate {
+					unrecorded++
+				}
 				continue
 			}
+			site.Impossible = impossible
 			site.Reason = "every call site is selected and the body is in the module"
 			if len(selected) < len(all) {
 				site.Reason = "code outside the module may call it back, and the body is in the module"
@@ -89,14 +100,28 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 			reason = "in the body of its caller " + describeCallers(vs) + ", where the caller's data is in local variables"
 		case !f.InModule:
 			reason = "its body is outside the module"
+			if candidate {
+				external = append(external, f.Name)
+			}
 		}
 		for _, c := range selected {
 			vs.Sites = append(vs.Sites, Site{Kind: spec.SiteCall, Function: f.Name, FuncID: f.ID, CallID: c.id, Caller: c.caller, CallerID: c.callerID, Via: c.via,
-				File: c.file, Line: c.line, Col: c.col, EndLine: c.endLine, EndCol: c.endCol, Reason: reason})
+				File: c.file, Line: c.line, Col: c.col, EndLine: c.endLine, EndCol: c.endCol, Reason: reason, CallTargets: dynamicTargets(c.targets), Impossible: impossible})
 		}
 	}
 	if synthetic > 0 {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: synthetic, Reason: "synthesized by the compiler (package initializers): no source to instrument"})
+	}
+	if unrecorded > 0 {
+		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("%s synthesized by the compiler (package initializers) may be events, but have no source to record them in",
+			plural(unrecorded, "function"))})
+	}
+	if len(external) > 0 {
+		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("executions of %s, outside the module, are recorded at the module's call sites: those called from outside the module are missing",
+			nameList(external, 3))})
+	}
+	if err := s.unresolvedGaps(vs, allowed); err != nil {
+		return err
 	}
 	if dropped > 0 {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: dropped, Reason: "call sites outside the callers allowed by " + describeCallers(vs)})
@@ -112,6 +137,92 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 		return a.Col < b.Col
 	})
 	return nil
+}
+
+// unresolvedGaps notes, for a variable recorded at call sites, the
+// dynamic calls the call graph did not resolve that its relations allow:
+// one may run a function of the variable, and no site records it.
+func (s *selector) unresolvedGaps(vs *Var, allowed []callerRule) error {
+	atCalls := vs.Lexical // recorded at call sites only, if any
+	for _, site := range vs.Sites {
+		atCalls = atCalls || site.Kind == spec.SiteCall && !site.Impossible
+	}
+	if !atCalls {
+		return nil
+	}
+	calls, err := s.unresolvedCalls()
+	if err != nil {
+		return err
+	}
+	for _, c := range calls {
+		if allowedCall(c, allowed) {
+			vs.Gaps = append(vs.Gaps, Gap{Position: c.position(),
+				Reason: "the call graph did not resolve this dynamic call: if it runs one of the event's functions, no site records that execution"})
+		}
+	}
+	return nil
+}
+
+// unresolvedCalls lists the dynamic calls the call graph did not
+// resolve, read once.
+func (s *selector) unresolvedCalls() ([]callSite, error) {
+	if s.unresolved == nil {
+		calls, err := s.readUnresolved()
+		if err != nil {
+			return nil, err
+		}
+		s.unresolved = &calls
+	}
+	return *s.unresolved, nil
+}
+
+func (s *selector) readUnresolved() ([]callSite, error) {
+	rows, err := s.db.QueryContext(s.ctx, `
+		SELECT c.id, coalesce(c.caller_id, 0), c.file, c.line, c.col, c.via FROM calls c
+		WHERE c.external IS NULL AND c.kind <> 'static' AND NOT EXISTS (SELECT 1 FROM call_targets t WHERE t.call_id = c.id)
+		ORDER BY c.file, c.line, c.col`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []callSite
+	for rows.Next() {
+		var c callSite
+		if err := rows.Scan(&c.id, &c.callerID, &c.file, &c.line, &c.col, &c.via); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func (c callSite) position() string { return fmt.Sprintf("%s:%d:%d", c.file, c.line, c.col) }
+
+// nameList lists names, the first max of them by name and how many more.
+func nameList(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:max], ", ") + fmt.Sprintf(" and %d more", len(names)-max)
+}
+
+// plural writes n and the noun, plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// dynamicTargets returns the call graph's targets of a call, sorted, when
+// it may run more than one function.
+func dynamicTargets(targets string) []string {
+	names := strings.Split(targets, "\n")
+	if len(names) < 2 {
+		return nil
+	}
+	sort.Strings(names)
+	return names
 }
 
 func describeCallers(vs *Var) string {
@@ -195,7 +306,8 @@ func (s *selector) ids(query string) (map[int64]bool, error) {
 // callback_edges, the call sites whose external callee may call it back.
 func (s *selector) callSites(id int64, edges string) ([]callSite, error) {
 	rows, err := s.db.QueryContext(s.ctx, `
-		SELECT DISTINCT c.id, coalesce(c.caller_id, 0), coalesce(p.name, ''), c.file, c.line, c.col, c.end_line, c.end_col, c.via
+		SELECT DISTINCT c.id, coalesce(c.caller_id, 0), coalesce(p.name, ''), c.file, c.line, c.col, c.end_line, c.end_col, c.via,
+			coalesce((SELECT group_concat(t.callee_name, char(10)) FROM call_targets t WHERE t.call_id = c.id), '')
 		FROM calls c JOIN `+edges+` e ON e.call_id = c.id
 		LEFT JOIN functions p ON p.id = c.caller_id
 		WHERE e.callee_def_id = ? ORDER BY c.id`, id)
@@ -206,7 +318,7 @@ func (s *selector) callSites(id int64, edges string) ([]callSite, error) {
 	var out []callSite
 	for rows.Next() {
 		var c callSite
-		if err := rows.Scan(&c.id, &c.callerID, &c.caller, &c.file, &c.line, &c.col, &c.endLine, &c.endCol, &c.via); err != nil {
+		if err := rows.Scan(&c.id, &c.callerID, &c.caller, &c.file, &c.line, &c.col, &c.endLine, &c.endCol, &c.via, &c.targets); err != nil {
 			return nil, err
 		}
 		out = append(out, c)

@@ -51,10 +51,14 @@ type Var struct {
 	Candidates int            `json:"candidates"` // functions in the database
 	Eliminated []Elimination  `json:"eliminated,omitempty"`
 	Lexical    bool           `json:"lexical,omitempty"` // recorded at call sites in its caller's body
+	Gaps       []Gap          `json:"gaps,omitempty"`
 	atoms      []*spec.Atom   // the static atoms of its query
 	name       *spec.Literal  // the function name it must have, if a literal
 	callers    []calleeOfAtom // the relations in which it is the callee
 	caller     bool           // it is the first event of a lexical relation
+	// possible are, when not approximating, the functions static
+	// approximation would keep (nil: all of Functions).
+	possible map[int64]bool
 }
 
 // Function is a function a variable's executions can be of.
@@ -79,6 +83,13 @@ type Site struct {
 	EndLine  int           `json:"end_line"`
 	EndCol   int           `json:"end_col"`
 	Reason   string        `json:"reason"`
+	// CallTargets are, for a call site that may run several functions,
+	// all of them (not only those the variable selects).
+	CallTargets []string `json:"call_targets,omitempty"`
+	// Impossible says static approximation, which this selection did not
+	// apply, finds that its executions cannot be events of the variable:
+	// not recording them loses nothing.
+	Impossible bool `json:"impossible,omitempty"`
 }
 
 // Position is file:line:col.
@@ -88,6 +99,13 @@ func (s Site) Position() string { return fmt.Sprintf("%s:%d:%d", s.File, s.Line,
 type Elimination struct {
 	Count  int    `json:"count"`
 	Reason string `json:"reason"`
+}
+
+// Gap is a reason why the sites of a variable may not see all its
+// events: the answers that use it may be incomplete.
+type Gap struct {
+	Reason   string `json:"reason"`
+	Position string `json:"position,omitempty"` // file:line:col, when one site is to blame
 }
 
 // calleeOfAtom is a relation such as (calls x v) that constrains where v's
@@ -138,6 +156,7 @@ type selector struct {
 	db          *sql.DB
 	total       int
 	approximate bool
+	unresolved  *[]callSite // the dynamic calls the call graph did not resolve, once read
 }
 
 // disjunct selects sites for the event variables of c, which lies inside
@@ -248,6 +267,22 @@ func (s *selector) variable(v string, all []*spec.Atom, types spec.VarTypes) (*V
 	vs.Functions = funcs
 	if s.approximate {
 		if err := s.eliminations(vs); err != nil {
+			return nil, err
+		}
+		if len(funcs) == 0 {
+			if err := s.unresolvedEmpty(vs); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		// Without static approximation every function is selected, but
+		// only those it would keep can be events whose loss matters.
+		aq := buildQuery(component(v, all, types), all, types)
+		sqlText := "SELECT DISTINCT " + aq.aliases[v] + ".id FROM " + strings.Join(aq.from, ", ")
+		if len(aq.where) > 0 {
+			sqlText += " WHERE " + strings.Join(aq.where, " AND ")
+		}
+		if vs.possible, err = s.ids(sqlText); err != nil {
 			return nil, err
 		}
 	}
@@ -496,6 +531,27 @@ func (s *selector) eliminations(vs *Var) error {
 	if n := named - len(vs.Functions); n > 0 {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: n, Reason: "cannot satisfy " + atomList(relations)})
 	}
+	return nil
+}
+
+// unresolvedEmpty notes, for a variable static approximation finds no
+// function for, the dynamic calls the call graph did not resolve: one
+// may run a function that satisfies the relations the call graph cannot
+// show.
+func (s *selector) unresolvedEmpty(vs *Var) error {
+	if vs.name != nil {
+		var named int
+		if err := s.db.QueryRowContext(s.ctx, "SELECT count(*) FROM functions WHERE match_name = ?", vs.name.Str).Scan(&named); err != nil || named == 0 {
+			return err // no function of that name: nothing to miss
+		}
+	}
+	calls, err := s.unresolvedCalls()
+	if err != nil || len(calls) == 0 {
+		return err
+	}
+	vs.Gaps = append(vs.Gaps, Gap{Position: calls[0].position(),
+		Reason: fmt.Sprintf("static approximation finds no function for it, but the call graph did not resolve %s (the first here): through one, a function may satisfy the relations after all, and no site records it",
+			plural(len(calls), "dynamic call"))})
 	return nil
 }
 

@@ -141,3 +141,49 @@ func TestNothingMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestGaps checks what static approximation knows it misses, with and
+// without approximating (then the functions approximation would drop
+// miss nothing): the executions of functions outside the module called
+// from outside it, for the events named so and not only those a
+// function of the module calls; and, for the calls through an interface
+// and a function value the call graph resolves, the functions the call
+// may run besides.
+func TestGaps(t *testing.T) {
+	_, db := stagetest.StaticDB(t, "../testdata/sites")
+	prog := stagetest.CompileFile(t, filepath.Join("../testdata/sites", "questions.pmm"))
+	for _, approximate := range []bool{true, false} {
+		sel, err := SelectWith(context.Background(), db, prog, Options{Approximate: approximate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gaps := map[string]string{}
+		for _, q := range sel.Questions {
+			for _, v := range q.Disjuncts[0].Vars {
+				for _, g := range v.Gaps {
+					gaps[q.Name+"/"+v.Name] += g.Reason
+				}
+			}
+		}
+		want := map[string]string{
+			"external/r": "executions of strings.Repeat, outside the module, are recorded at the module's call sites: those called from outside the module are missing",
+			"external/k": "executions of sync.(*Mutex).Lock, outside the module, are recorded at the module's call sites: those called from outside the module are missing",
+		}
+		if fmt.Sprint(gaps) != fmt.Sprint(want) {
+			t.Errorf("approximate %v: gaps\n%q\nwant\n%q", approximate, gaps, want)
+		}
+		if approximate {
+			got := []string{}
+			for _, v := range sel.Questions[1].Disjuncts[0].Vars { // applied
+				for _, s := range v.Sites {
+					if v.Name == "x" {
+						got = append(got, s.Function+" "+fmt.Sprint(s.CallTargets))
+					}
+				}
+			}
+			if want := "main.double [main.double main.square]; main.square [main.double main.square]"; strings.Join(got, "; ") != want {
+				t.Errorf("call targets of applied/x: %q, want %q", strings.Join(got, "; "), want)
+			}
+		}
+	}
+}

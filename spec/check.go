@@ -6,7 +6,10 @@ import (
 	goparser "go/parser"
 	"go/token"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // checker checks definitions before normalization: names, arities,
@@ -122,6 +125,9 @@ func (c *checker) primitiveAtom(a *AtomF, p *Primitive) {
 		case ArgFuncName:
 			if t.Lit != nil && t.Lit.Kind != LitString {
 				c.diags.errorf(t.Pos, `names are written as the runtime prints them: "main.F", "example.com/m/pkg.(*T).M"`, "argument %s of %s is a function name, found %s", arg.Name, p.Name, t)
+			} else if t.Lit != nil && !printable(t.Lit.Str) {
+				c.diags.errorf(t.Pos, `names are written as the runtime prints them: "main.F", "example.com/m/pkg.(*T).M"`,
+					"the function name %s is not valid UTF-8 or has control characters: no Go function has that name", strconv.Quote(t.Lit.Str))
 			}
 		case ArgGoExpr:
 			if t.Lit == nil || t.Lit.Kind != LitString {
@@ -131,6 +137,20 @@ func (c *checker) primitiveAtom(a *AtomF, p *Primitive) {
 			c.goExpr(t)
 		}
 	}
+}
+
+// printable reports whether s is valid UTF-8 without control characters,
+// as every name in Go source is.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // pureBuiltins are the builtin functions a data-condition may call; they
@@ -425,48 +445,49 @@ func freeVars(f Formula) map[string]bool {
 }
 
 // orderedFreeVars returns the first occurrence of each free variable of f,
-// in source order.
+// in source order. The bound variables are counted in and out of one map
+// as the walk enters and leaves quantifiers, rather than copied at each,
+// so that nested quantifiers cost what they contain.
 func orderedFreeVars(f Formula) []Term {
 	var out []Term
 	seen := map[string]bool{}
-	var visit func(f Formula, bound map[string]bool)
-	visit = func(f Formula, bound map[string]bool) {
+	bound := map[string]int{}
+	var visit func(f Formula)
+	quantified := func(vars []Term, body Formula) {
+		for _, v := range vars {
+			bound[v.Var]++
+		}
+		visit(body)
+		for _, v := range vars {
+			bound[v.Var]--
+		}
+	}
+	visit = func(f Formula) {
 		switch f := f.(type) {
 		case *And:
 			for _, g := range f.Args {
-				visit(g, bound)
+				visit(g)
 			}
 		case *Or:
 			for _, g := range f.Args {
-				visit(g, bound)
+				visit(g)
 			}
 		case *Not:
-			visit(f.Arg, bound)
+			visit(f.Arg)
 		case *Exists:
-			visit(f.Body, withVars(bound, f.Vars))
+			quantified(f.Vars, f.Body)
 		case *Forall:
-			visit(f.Body, withVars(bound, f.Vars))
+			quantified(f.Vars, f.Body)
 		case *AtomF:
 			for _, t := range f.Args {
-				if t.Lit == nil && !bound[t.Var] && !seen[t.Var] {
+				if t.Lit == nil && bound[t.Var] == 0 && !seen[t.Var] {
 					seen[t.Var] = true
 					out = append(out, t)
 				}
 			}
 		}
 	}
-	visit(f, nil)
-	return out
-}
-
-func withVars(set map[string]bool, vars []Term) map[string]bool {
-	out := map[string]bool{}
-	for v := range set {
-		out[v] = true
-	}
-	for _, v := range vars {
-		out[v.Var] = true
-	}
+	visit(f)
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pos is a position in a PMM source file; Line and Col count from 1, Col
@@ -35,16 +36,17 @@ type Error struct {
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
 // Detail formats the error as file:line:col, the message, the source line
-// with a caret under the column, and the hint.
+// with a caret under the column, and the hint. A line longer than
+// maxShownLine is shown as the part of it around the column.
 func (e *Error) Detail() string {
 	var b strings.Builder
 	b.WriteString(e.Error())
 	b.WriteByte('\n')
 	if e.line != "" && e.Pos.Col > 0 {
-		line := strings.TrimRight(e.line, "\r")
+		line, col := excerpt(strings.TrimRight(e.line, "\r"), e.Pos.Col-1)
 		b.WriteString("\t" + line + "\n\t")
 		// Keep the line's tabs so that the caret lines up.
-		for i := 0; i < e.Pos.Col-1 && i < len(line); i++ {
+		for i := 0; i < col && i < len(line); i++ {
 			if line[i] == '\t' {
 				b.WriteByte('\t')
 			} else {
@@ -57,6 +59,32 @@ func (e *Error) Detail() string {
 		b.WriteString("\thint: " + e.Hint + "\n")
 	}
 	return b.String()
+}
+
+const maxShownLine = 160
+
+// excerpt returns at most maxShownLine bytes of line around the byte
+// offset col, with "..." where it was cut, and col within the excerpt.
+func excerpt(line string, col int) (string, int) {
+	if len(line) <= maxShownLine {
+		return line, col
+	}
+	from := max(0, min(col-maxShownLine/2, len(line)-maxShownLine))
+	to := from + maxShownLine
+	for from > 0 && !utf8.RuneStart(line[from]) {
+		from--
+	}
+	for to < len(line) && !utf8.RuneStart(line[to]) {
+		to++
+	}
+	out, col := line[from:to], col-from
+	if from > 0 {
+		out, col = "..."+out, col+3
+	}
+	if to < len(line) {
+		out += "..."
+	}
+	return out, col
 }
 
 // ErrorList is every problem found in a set of PMM files, in source order.
@@ -72,10 +100,20 @@ func (l ErrorList) Error() string {
 	return fmt.Sprintf("%s (and %d more errors)", l[0].Error(), len(l)-1)
 }
 
-// Detail formats every error with its source line and hint.
+// MaxDetailedErrors is how many errors Detail shows with their source
+// line and hint; the rest are counted, as the Go compiler does, since
+// the first ones are the ones to fix.
+const MaxDetailedErrors = 10
+
+// Detail formats the first MaxDetailedErrors errors with their source
+// line and hint, and counts the others.
 func (l ErrorList) Detail() string {
 	var b strings.Builder
-	for _, e := range l {
+	for i, e := range l {
+		if i == MaxDetailedErrors {
+			fmt.Fprintf(&b, "and %d more errors\n", len(l)-i)
+			break
+		}
 		b.WriteString(e.Detail())
 	}
 	return b.String()

@@ -16,8 +16,28 @@ import (
 // as unique. Names are changed only where they would clash, so normalizing
 // a normalized program changes nothing.
 type normalizer struct {
-	defs map[string]*Def
-	used map[string]bool // every variable name of the relation being normalized
+	defs  map[string]*Def
+	used  map[string]bool // every variable name of the relation being normalized
+	diags *diagnostics
+}
+
+// MaxDisjuncts is the most disjuncts a formula may have in normal form.
+// Each or inside an and multiplies them (an and of k binary ors has 2^k),
+// and every disjunct is instrumented and answered on its own, so a
+// question past the limit is refused with the position of the and or or
+// that crosses it rather than compiled for minutes.
+const MaxDisjuncts = 1024
+
+// bounded reports the formula at pos when out has more than MaxDisjuncts
+// disjuncts, and then keeps only the first, so that normalization stops
+// growing; the error makes Compile fail.
+func (n *normalizer) bounded(out []*Conj, pos Pos) []*Conj {
+	if len(out) <= MaxDisjuncts {
+		return out
+	}
+	n.diags.errorf(pos, "split the question, or factor the or out of the and: each or inside an and multiplies the disjuncts",
+		"this formula has more than %d disjuncts in normal form", MaxDisjuncts)
+	return out[:1]
 }
 
 // relation normalizes the set-former of d.
@@ -100,13 +120,23 @@ func (n *normalizer) dnf(f Formula, sub map[string]Term) []*Conj {
 	case *And:
 		out := []*Conj{{}}
 		for _, g := range f.Args {
+			rights := n.dnf(g, sub)
+			if len(out) == 1 && len(rights) == 1 {
+				// One product: nothing is shared, so nothing is copied
+				// (copying would make a long conjunction quadratic).
+				n.merge(out[0], rights[0])
+				continue
+			}
 			var next []*Conj
-			for _, right := range n.dnf(g, sub) {
+			for _, right := range rights {
 				for _, left := range out {
 					next = append(next, n.merge(left.clone(), right.clone()))
 				}
+				if len(next) > MaxDisjuncts {
+					break
+				}
 			}
-			out = next
+			out = n.bounded(next, f.Pos)
 		}
 		return out
 	case *Or:
@@ -114,7 +144,7 @@ func (n *normalizer) dnf(f Formula, sub map[string]Term) []*Conj {
 		for _, g := range f.Args {
 			out = append(out, n.dnf(g, sub)...)
 		}
-		return out
+		return n.bounded(out, f.Pos)
 	case *Not:
 		c := &Conj{}
 		for _, neg := range n.dnf(f.Arg, sub) {
@@ -162,17 +192,23 @@ func (n *normalizer) dnf(f Formula, sub map[string]Term) []*Conj {
 
 // merge conjoins right into left, renaming bound variables of either side
 // that clash with the variables of the other, and returns left.
+// The variables of a side are collected only when the other side binds
+// some, so that conjoining atoms one by one stays linear.
 func (n *normalizer) merge(left, right *Conj) *Conj {
-	leftVars := left.vars()
-	for _, b := range right.binders() {
-		if leftVars[b] {
-			right.rename(b, n.fresh(b))
+	if rb := right.binders(); len(rb) > 0 {
+		leftVars := left.vars()
+		for _, b := range rb {
+			if leftVars[b] {
+				right.rename(b, n.fresh(b))
+			}
 		}
 	}
-	rightVars := right.vars()
-	for _, b := range left.binders() {
-		if rightVars[b] {
-			left.rename(b, n.fresh(b))
+	if lb := left.binders(); len(lb) > 0 {
+		rightVars := right.vars()
+		for _, b := range lb {
+			if rightVars[b] {
+				left.rename(b, n.fresh(b))
+			}
 		}
 	}
 	left.Exists = append(left.Exists, right.Exists...)

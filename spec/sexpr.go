@@ -57,8 +57,20 @@ type reader struct {
 	off   int
 	line  int
 	col   int
-	diags *diagnostics
+	depth int // lists open around the one being read
+	// unread is set when a part of the form being read could not be
+	// read (a list nested past MaxNesting, a symbol that is not text):
+	// the form is dropped whole, so that the missing part is not
+	// reported again as errors of the forms around it.
+	unread bool
+	diags  *diagnostics
 }
+
+// MaxNesting is the deepest that lists may nest in a PMM file. Questions
+// people write nest a dozen levels; the checks walk nested formulas once
+// per enclosing quantifier and conjunction, so a limit keeps compiling
+// fast and the reader's recursion shallow on any input.
+const MaxNesting = 200
 
 // readAll reads every top-level s-expression of src, reporting syntax
 // errors to diags and going on after each.
@@ -75,7 +87,8 @@ func readAll(file string, src []byte, diags *diagnostics) []*sexpr {
 			r.advance(1)
 			continue
 		}
-		if x := r.read(); x != nil {
+		r.unread = false
+		if x := r.read(); x != nil && !r.unread {
 			forms = append(forms, x)
 		}
 	}
@@ -126,6 +139,15 @@ func (r *reader) read() *sexpr {
 	start := r.pos()
 	switch c := r.src[r.off]; c {
 	case '(':
+		if r.depth >= MaxNesting {
+			r.diags.errorf(start, "write the question with fewer nested forms: define parts of it with defevent",
+				"lists nest deeper than %d levels", MaxNesting)
+			r.skipList()
+			r.unread = true
+			return nil
+		}
+		r.depth++
+		defer func() { r.depth-- }()
 		r.advance(1)
 		list := &sexpr{kind: sList, pos: start}
 		for {
@@ -151,12 +173,24 @@ func (r *reader) read() *sexpr {
 			r.diags.errorf(start, `write a name after the quote, as in 'FOO, or use a string such as "main.F"`, "a quote must be followed by a symbol")
 			return nil
 		}
+		if !printable(text) {
+			r.diags.errorf(start, "names and variables are written in UTF-8, without control characters",
+				"the symbol %s is not valid UTF-8 or has control characters", strconv.Quote(text))
+			r.unread = true
+			return nil
+		}
 		return &sexpr{kind: sQuoted, pos: start, text: text}
 	case '|':
 		r.advance(1)
 		return &sexpr{kind: sSymbol, pos: start, text: "|"}
 	}
 	text := r.symbolText()
+	if text != "" && !printable(text) {
+		r.diags.errorf(start, "names and variables are written in UTF-8, without control characters",
+			"the symbol %s is not valid UTF-8 or has control characters", strconv.Quote(text))
+		r.unread = true
+		return nil
+	}
 	if text == "" {
 		// Not reachable for well-formed input; guards against looping.
 		_, size := utf8.DecodeRuneInString(r.src[r.off:])
@@ -165,6 +199,30 @@ func (r *reader) read() *sexpr {
 		return nil
 	}
 	return r.number(start, text)
+}
+
+// skipList skips the list that starts at r.off, without recursion: the
+// rest of a form nested too deep is not read.
+func (r *reader) skipList() {
+	depth := 0
+	for r.off < len(r.src) {
+		switch r.src[r.off] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ';':
+			r.skipSpace()
+			continue
+		case '"':
+			r.readString(r.pos())
+			continue
+		}
+		r.advance(1)
+		if depth == 0 {
+			return
+		}
+	}
 }
 
 func (r *reader) symbolText() string {

@@ -69,7 +69,7 @@ func Compile(srcs ...Source) (*Program, error) {
 	}
 
 	prog := &Program{Defs: defs}
-	n := &normalizer{defs: c.defs}
+	n := &normalizer{defs: c.defs, diags: diags}
 	relations := map[string]*Relation{}
 	for _, d := range defs {
 		if c.defs[d.Name] != d || usesBad(d) {

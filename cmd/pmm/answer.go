@@ -4,11 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/csv"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"pmm.dev/pmm/rt/load"
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/static"
 )
@@ -17,7 +20,7 @@ func answerCommand() *command {
 	return &command{
 		name:    "answer",
 		summary: "print the answers of the questions",
-		usage:   "[--run N | --all-runs] [--format table|csv|json] [NAME...]",
+		usage:   "[--run N | --all-runs] [--format table|csv|json | --json] [NAME...]",
 		detail: `
 Answer prints the answer of each question (or of the questions NAME...) for
 the last run, a given run, or all runs. Each answer is a view of
@@ -29,6 +32,17 @@ SQL works too:
 Every view has a run column; the runs table lists the runs (id, start,
 end, command, go version, exit status).
 
+An answer is incomplete when pmm knows it could not record the question's
+events exactly: a site it could not instrument, a call that may run
+several functions it cannot tell apart, executions of a function outside
+the module called from outside it, records lost. Under such an answer's
+table each reason is printed, "incomplete: REASON (FILE:LINE:COL)", and
+at the end "N of M answers are incomplete"; the exit status is still 0.
+The reasons are the table pmm_incomplete(run, question, reason, position);
+a question without a row there is answered exactly. With --format json
+(or --json) the output is one document whose answers each have
+"incomplete": [] or the reasons; with csv the notes go to stderr.
+
 Example:
 
 	pmm answer
@@ -38,7 +52,11 @@ Example:
 			runID := fs.Int64("run", 0, "answer for run `N` (default: the last run)")
 			all := fs.Bool("all-runs", false, "answer for every run")
 			formatName := fs.String("format", "table", "output `format`: table, csv or json")
+			asJSON := fs.Bool("json", false, "the same as --format json")
 			return func(e *env, args []string) int {
+				if *asJSON {
+					*formatName = "json"
+				}
 				switch *formatName {
 				case "table", "csv", "json":
 				default:
@@ -62,7 +80,7 @@ Example:
 					fmt.Fprintln(e.stderr, "pmm answer: nothing recorded yet: run pmm run or pmm test first")
 					return exitUsage
 				}
-				db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+				db, err := openAnswers(dbPath, true)
 				if err != nil {
 					fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
 					return exitFailure
@@ -80,6 +98,8 @@ Example:
 				for _, q := range p.Questions {
 					known[schema.SQLName(q)] = true
 				}
+				var answers []jsonAnswer
+				incomplete := 0
 				for i, name := range names {
 					view := schema.SQLName(name)
 					if !known[view] {
@@ -100,9 +120,20 @@ Example:
 					if !*all {
 						header, rows = dropColumn(header, rows, "run")
 					}
+					notes, err := incompleteNotes(ctx, db, name, run, *all)
+					if err != nil {
+						fmt.Fprintf(e.stderr, "pmm answer: %s: %v\n", name, err)
+						return exitFailure
+					}
+					if len(notes) > 0 {
+						incomplete++
+					}
 					switch *formatName {
 					case "json":
-						err = printJSON(e.stdout, header, rows)
+						var b strings.Builder
+						if err = printJSON(&b, header, rows); err == nil {
+							answers = append(answers, jsonAnswer{Question: name, Rows: json.RawMessage(b.String()), Incomplete: notes})
+						}
 					case "csv":
 						w := csv.NewWriter(e.stdout)
 						w.Write(header) //nolint:errcheck // Flush reports it
@@ -117,22 +148,119 @@ Example:
 						}
 						w.Flush()
 						err = w.Error()
+						for _, n := range notes { // stdout is the data
+							fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", name, n.label(*all))
+						}
 					default:
 						if i > 0 {
 							fmt.Fprintln(e.stdout)
 						}
-						fmt.Fprintf(e.stdout, "%s (%s)\n", name, plural(len(rows), "row"))
-						err = printTable(e.stdout, header, rows)
+						mark := ""
+						if len(notes) > 0 {
+							mark = ", incomplete"
+						}
+						fmt.Fprintf(e.stdout, "%s (%s%s)\n", name, plural(len(rows), "row"), mark)
+						if err = printTable(e.stdout, header, rows); err == nil {
+							for _, n := range notes {
+								fmt.Fprintln(e.stdout, n.label(*all))
+							}
+						}
 					}
 					if err != nil {
 						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
 						return exitFailure
 					}
 				}
+				summary := fmt.Sprintf("%d of %d answers are incomplete", incomplete, len(names))
+				switch {
+				case *formatName == "json":
+					doc := jsonAnswers{Answers: answers, Incomplete: incomplete, Questions: len(names)}
+					if !*all {
+						doc.Run = run
+					}
+					enc := json.NewEncoder(e.stdout)
+					enc.SetIndent("", "  ")
+					if err := enc.Encode(doc); err != nil {
+						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+						return exitFailure
+					}
+					if incomplete > 0 {
+						fmt.Fprintf(e.stderr, "pmm answer: %s\n", summary)
+					}
+				case incomplete == 0:
+				case *formatName == "csv":
+					fmt.Fprintf(e.stderr, "pmm answer: %s\n", summary)
+				default:
+					fmt.Fprintf(e.stdout, "\n%s\n", summary)
+				}
 				return exitOK
 			}
 		},
 	}
+}
+
+// jsonAnswers is the output of pmm answer --format json: every answer,
+// and how many are incomplete.
+type jsonAnswers struct {
+	Run        int64        `json:"run,omitempty"` // the run answered; absent with --all-runs
+	Answers    []jsonAnswer `json:"answers"`
+	Incomplete int          `json:"incomplete"` // the answers with notes
+	Questions  int          `json:"questions"`
+}
+
+// jsonAnswer is one question's answer: its rows, and why it may be
+// incomplete (empty when it is exact).
+type jsonAnswer struct {
+	Question   string           `json:"question"`
+	Rows       json.RawMessage  `json:"rows"`
+	Incomplete []incompleteNote `json:"incomplete"`
+}
+
+// incompleteNote is one reason why an answer may be incomplete: a row of
+// pmm_incomplete.
+type incompleteNote struct {
+	Run      int64  `json:"run"`
+	Reason   string `json:"reason"`
+	Position string `json:"position,omitempty"`
+}
+
+// label is the note as pmm answer prints it under a table, with its run
+// when the answer is of every run.
+func (n incompleteNote) label(allRuns bool) string {
+	if allRuns {
+		return fmt.Sprintf("incomplete in run %d: %s", n.Run, withPosition(n.Reason, n.Position))
+	}
+	return "incomplete: " + withPosition(n.Reason, n.Position)
+}
+
+// incompleteNotes returns the reasons why the answer of question q, in
+// run (or in every run), may be incomplete. A database loaded before pmm
+// knew them has no table: no notes.
+func incompleteNotes(ctx context.Context, db *sql.DB, q string, run int64, all bool) ([]incompleteNote, error) {
+	var exists int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", load.IncompleteTable).Scan(&exists); err != nil || exists == 0 {
+		return nil, err
+	}
+	query := "SELECT DISTINCT reason, coalesce(position, ''), run FROM " + load.IncompleteTable + " WHERE question = ?"
+	args := []any{q}
+	if !all {
+		query += " AND run = ?"
+		args = append(args, run)
+	}
+	rows, err := db.QueryContext(ctx, query+" ORDER BY run, position, reason", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	notes := []incompleteNote{}
+	for rows.Next() {
+		var n incompleteNote
+		if err := rows.Scan(&n.Reason, &n.Position, &n.Run); err != nil {
+			return nil, err
+		}
+		notes = append(notes, n)
+	}
+	return notes, rows.Err()
 }
 
 func dropColumn(header []string, rows [][]any, name string) ([]string, [][]any) {

@@ -75,8 +75,13 @@ func TestExternalTestPackage(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
 	}
+	// Besides clone.go's site, counting every function misses the package
+	// initializer and the calls of functions outside the module from
+	// outside it: the answer says so.
 	for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
-		if !strings.Contains(line, "clone.go:12:14: call of slices.Clone[...] not instrumented") {
+		if !strings.Contains(line, "clone.go:12:14: call of slices.Clone[...] not instrumented") &&
+			!strings.Contains(line, "calls-per-function may be incomplete: event x: 1 function synthesized by the compiler") &&
+			!strings.Contains(line, "calls-per-function may be incomplete: event x: executions of slices.Clone[...], testing.(*common).Fail, outside the module") {
 			t.Errorf("unexpected warning: %s", line)
 		}
 	}

@@ -112,6 +112,9 @@ func printDisjunct(w io.Writer, d *sites.Disjunct, indent string) {
 		for _, el := range v.Eliminated {
 			fmt.Fprintf(w, "%s  eliminated %d of %d: %s\n", indent, el.Count, v.Candidates, el.Reason)
 		}
+		for _, g := range v.Gaps {
+			fmt.Fprintf(w, "%s  may be incomplete: %s\n", indent, withPosition(g.Reason, g.Position))
+		}
 		fmt.Fprintf(w, "%s  sql: %s\n", indent, v.SQL)
 	}
 	for _, n := range d.Negated {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,6 +73,12 @@ type project struct {
 	// RunTime are the tests run time decides, and those left to the
 	// answer because some site cannot take part.
 	RunTime []runTimeTest `json:"run_time,omitempty"`
+	// Incomplete are the reasons why answers may be incomplete or
+	// inexact; pmm run and pmm test load them into pmm_incomplete.
+	Incomplete []instrument.Incomplete `json:"incomplete,omitempty"`
+	// Untested are, when test files were not instrumented (no --tests),
+	// the reasons pmm test adds: the calls in test files are not recorded.
+	Untested []instrument.Incomplete `json:"untested,omitempty"`
 }
 
 // runTimeTest is a test of a question that run time decides, or that is
@@ -136,6 +143,11 @@ Then build and run with pmm run or pmm test, or by hand:
 The instrumented sources are ordinary Go you can read; /*line*/ comments
 keep the positions of errors and stack traces those of your files.
 
+Where pmm cannot record a question's events exactly (a site it cannot
+instrument, a call that may run several functions it cannot tell apart,
+...), it warns, says how many answers may be incomplete, and pmm answer
+prints why under each of them (see pmm help answer).
+
 In the default mode, combined, the sites also test at run time what they
 can: an execution's own values, its caller's, equal values of two calls
 in one execution of their caller, calls* and contains through a
@@ -178,9 +190,17 @@ Example:
 				for _, s := range p.Skipped {
 					fmt.Fprintf(e.stderr, "pmm instrument: warning: %s\n", s)
 				}
+				for _, r := range p.Incomplete {
+					if !r.Skip { // the skipped sites are above
+						fmt.Fprintf(e.stderr, "pmm instrument: warning: question %s may be incomplete: %s\n", r.Question, withPosition(incompleteText(r), r.Position))
+					}
+				}
 				fmt.Fprintf(e.stdout, "instrumented %d sites for %s\n", len(p.Sites), plural(len(p.Questions), "question"))
 				for _, d := range p.RunTime {
 					fmt.Fprintf(e.stdout, "  %s: %s\n", d.Question, d.What)
+				}
+				if n := incompleteQuestions(p.Incomplete); n > 0 {
+					fmt.Fprintf(e.stdout, "%d of %d answers may be incomplete (pmm answer says why)\n", n, len(p.Questions))
 				}
 				rel, _ := filepath.Rel(e.dir, p.Overlay)
 				fmt.Fprintf(e.stdout, "build with: go build -overlay %s ./...   or: pmm run PACKAGE, pmm test PATTERNS\n", rel)
@@ -231,6 +251,9 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 		return nil, err
 	}
 	p := &project{Root: root, Module: module, Overlay: written.Overlay, Tables: sch.Tables, Statements: sch.Statements()}
+	if !*analysis.tests {
+		p.Untested = untestedCalls(sel)
+	}
 	for _, q := range prog.Questions {
 		p.Questions = append(p.Questions, q.Name)
 	}
@@ -244,8 +267,9 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	skipped := map[*instrument.Site]bool{}
 	for _, s := range code.Skipped {
 		skipped[s.Site] = true
-		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d:%d: %s of %s not instrumented: %s", s.Site.File, s.Site.Line, s.Site.Col, s.Site.Kind, s.Site.Function, s.Reason))
+		p.Skipped = append(p.Skipped, fmt.Sprintf("%s: %s of %s not instrumented: %s", s.Site.Position(), s.Site.Kind, strings.Join(s.Site.Functions(), ", "), s.Reason))
 	}
+	p.Incomplete = plan.Incomplete(code)
 	for _, s := range plan.Sites {
 		if skipped[s] {
 			continue
@@ -271,6 +295,66 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 		return nil, err
 	}
 	return p, nil
+}
+
+// untestedCalls returns why the answers of pmm test may be incomplete
+// when test files are not instrumented: the events recorded at call sites
+// (other than a callee's, whose caller a relation names) miss the calls
+// in test files.
+func untestedCalls(sel *sites.Selection) []instrument.Incomplete {
+	var out []instrument.Incomplete
+	for _, q := range sel.Questions {
+		var vars []string
+		var walk func(d *sites.Disjunct)
+		walk = func(d *sites.Disjunct) {
+			for _, v := range d.Vars {
+				for _, s := range v.Sites {
+					if s.Kind == spec.SiteCall && !v.Lexical && !s.Impossible && !slices.Contains(vars, v.Name) {
+						vars = append(vars, v.Name)
+					}
+				}
+			}
+			for _, n := range d.Negated {
+				walk(n)
+			}
+		}
+		for _, d := range q.Disjuncts {
+			walk(d)
+		}
+		if len(vars) > 0 {
+			sort.Strings(vars)
+			out = append(out, instrument.Incomplete{Question: q.Name, Vars: vars,
+				Reason: "recorded at call sites, and pmm instrument ran without --tests: the calls in test files are not recorded"})
+		}
+	}
+	return out
+}
+
+// incompleteText is a reason as pmm_incomplete holds it: the events it
+// affects and why.
+func incompleteText(r instrument.Incomplete) string {
+	events := "event "
+	if len(r.Vars) > 1 {
+		events = "events "
+	}
+	return events + strings.Join(r.Vars, ", ") + ": " + r.Reason
+}
+
+// withPosition appends the position of a reason, if it has one.
+func withPosition(reason, position string) string {
+	if position == "" {
+		return reason
+	}
+	return reason + " (" + position + ")"
+}
+
+// incompleteQuestions counts the questions some reason affects.
+func incompleteQuestions(rs []instrument.Incomplete) int {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		seen[r.Question] = true
+	}
+	return len(seen)
 }
 
 // numSiteIDs returns the largest site number of the plan.

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"pmm.dev/pmm/rt/load"
@@ -34,7 +37,13 @@ import the runtime, MODULE/internal/_pmmrt, and call its Begin and End,
 beside a //go:build !pmm file with no-ops (see docs/RUNTIME.md).
 PMM_RECORD=off in the environment starts the program with recording off.
 
-The exit status is the program's when it fails (1 when a signal killed it).
+The exit status is the program's, as a shell gives it: 128+n when signal
+n killed it (the signal is kept in the runs table). While the program
+runs, pmm passes SIGTERM and SIGHUP on to it, and SIGINT unless the
+terminal sent it to the program too; pmm waits for the program, then
+loads what it recorded. A second signal while pmm loads stops pmm; the
+next pmm run loads the logs left behind as the run they belong to.
+Runs made at the same time in one module each record and load their own.
 
 Example:
 
@@ -52,17 +61,20 @@ Example:
 				if p == nil {
 					return code
 				}
-				bin := filepath.Join(pmmDir(p.Root), "bin", "prog")
+				// A binary per process: runs made at the same time may have
+				// built different versions.
+				bin := filepath.Join(pmmDir(p.Root), "bin", "prog-"+strconv.Itoa(os.Getpid()))
 				if runtime.GOOS == "windows" {
 					bin += ".exe"
 				}
+				defer os.Remove(bin)
 				build := []string{"build", "-overlay", p.Overlay, "-tags", buildTags(*tags), "-o", bin}
 				if err := goCommand(e, append(build, pkgs[0])...); err != nil {
 					fmt.Fprintf(e.stderr, "pmm run: building %s: %v\n", pkgs[0], err)
 					return exitFailure
 				}
 				cmd := exec.Command(bin, progArgs...)
-				return runAndLoad(e, p, cmd, "run "+strings.Join(args, " "))
+				return runAndLoad(e, p, cmd, "run "+strings.Join(args, " "), true)
 			}
 		},
 	}
@@ -99,7 +111,8 @@ Example:
 				// the user's code is vetted by their own go test.
 				goArgs := append([]string{"test", "-overlay", p.Overlay, "-tags", buildTags(""), "-count=1", "-vet=off"}, flags...)
 				cmd := exec.Command("go", append(goArgs, patterns...)...)
-				return runAndLoad(e, p, cmd, "test "+strings.Join(args, " "))
+				p.Incomplete = append(p.Incomplete, p.Untested...)
+				return runAndLoad(e, p, cmd, "test "+strings.Join(args, " "), false)
 			}
 		},
 	}
@@ -132,42 +145,116 @@ func goCommand(e *env, args ...string) error {
 	return cmd.Run()
 }
 
-// runAndLoad runs cmd with the runtime pointed at .pmm, then loads what it
-// recorded as a new run.
-func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string) int {
-	dir := pmmDir(p.Root)
-	logs := filepath.Join(dir, "logs")
+// runAndLoad runs cmd with the runtime recording into a run directory of
+// its own, then loads what it recorded as a new run. While the program
+// runs, pmm passes SIGTERM and SIGHUP on to it, and SIGINT unless the
+// terminal sent it to the whole foreground process group (the program
+// has it then: twice would stop a program that shuts down gracefully on
+// the first); pmm itself waits, and loads what the program recorded.
+// A signal while pmm loads stops pmm: the load is one transaction, so
+// nothing is half loaded, and the next pmm run loads the logs as this
+// run. The exit status is the program's: 128+n when signal n killed it.
+// program says cmd is the program itself, whose failure means it ended
+// with executions still running (go test fails when a test does, after
+// the tests ended).
+func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string, program bool) int {
+	recoverRuns(e, p)
+	info := runInfo{Command: command, GoVersion: runtime.Version(), Start: time.Now()}
+	rd, err := newRunDir(p.Root, info)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pmm: %v\n", err)
+		return exitFailure
+	}
+	defer rd.unlock()
 	cmd.Dir = e.dir
 	cmd.Stdin = os.Stdin
 	cmd.Stdout = e.stdout
 	cmd.Stderr = e.stderr
-	cmd.Env = append(os.Environ(), "PMM_DIR="+dir)
-	start := time.Now()
-	runErr := cmd.Run()
-	status := 0
+	cmd.Env = append(os.Environ(), "PMM_DIR="+rd.path)
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, forwardedSignals...)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		rd.remove()
+		fmt.Fprintf(e.stderr, "pmm: %v\n", err)
+		return exitFailure
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	var runErr error
+	for running := true; running; {
+		select {
+		case sig := <-sigs:
+			if shouldForward(sig) {
+				cmd.Process.Signal(sig) //nolint:errcheck // it may have exited already
+			}
+		case runErr = <-waited:
+			running = false
+		}
+	}
+	info.End = time.Now()
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(runErr, &exitErr):
-		status = exitErr.ExitCode()
+		info.ExitStatus, info.Signal = exitStatus(exitErr)
 	case runErr != nil:
+		rd.remove()
 		fmt.Fprintf(e.stderr, "pmm: %v\n", runErr)
 		return exitFailure
 	}
-	run := load.Run{Command: command, GoVersion: runtime.Version(), Start: start, End: time.Now(), ExitStatus: status}
-	stats, err := loadRun(p, logs, run)
+	info.Finished = true
+	if info.Signal != "" || info.ExitStatus != 0 && program {
+		// An execution is recorded when it ends: a panic ends those on
+		// its stack, but not those of other goroutines, nor os.Exit or a
+		// signal any.
+		info.Incomplete = append(info.Incomplete, fmt.Sprintf("the program ended with exit status %d: executions still running then (in other goroutines than a panic's, or calling os.Exit) are not recorded", info.ExitStatus))
+	}
+	if err := rd.write(info); err != nil {
+		fmt.Fprintf(e.stderr, "pmm: %v\n", err)
+	}
+
+	loaded := make(chan error, 1)
+	var stats *loadStats
+	go func() {
+		var err error
+		stats, err = rd.load(p, info)
+		loaded <- err
+	}()
+	select {
+	case err = <-loaded:
+	case sig := <-sigs:
+		fmt.Fprintf(e.stderr, "pmm: %v while loading: nothing of this run is loaded; the next pmm run or pmm test loads it from %s\n", sig, rd.path)
+		return signalStatus(sig)
+	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "pmm: loading the recorded tuples: %v\n", err)
+		fmt.Fprintf(e.stderr, "pmm: loading the recorded tuples: %v (the logs stay in %s for the next run)\n", err, rd.path)
 		return exitFailure
 	}
-	fmt.Fprintf(e.stderr, "pmm: run %d: %d tuples recorded in %s; see pmm answer\n", stats.Run, stats.Tuples, filepath.Join(dir, "pmm.db"))
-	if status != 0 {
-		fmt.Fprintf(e.stderr, "pmm: exit status %d\n", status)
-		if status < 0 { // killed by a signal
-			return exitFailure
-		}
-		return status
+	fmt.Fprintf(e.stderr, "pmm: run %d: %d tuples recorded in %s; see pmm answer\n", stats.Run, stats.Tuples, filepath.Join(pmmDir(p.Root), "pmm.db"))
+	if info.Signal != "" {
+		fmt.Fprintf(e.stderr, "pmm: the program was killed by signal %s (exit status %d)\n", info.Signal, info.ExitStatus)
+	} else if info.ExitStatus != 0 {
+		fmt.Fprintf(e.stderr, "pmm: exit status %d\n", info.ExitStatus)
 	}
-	return exitOK
+	return info.ExitStatus
+}
+
+// exitStatus is the status a shell gives a program that ended with err:
+// its exit code, or 128+n and the signal's name when signal n killed it.
+func exitStatus(err *exec.ExitError) (int, string) {
+	if ws, ok := err.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), ws.Signal().String()
+	}
+	return err.ExitCode(), ""
+}
+
+// signalStatus is the shell's status for a process stopped by sig.
+func signalStatus(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitFailure
 }
 
 // loadStats says what a load did.
@@ -188,11 +275,18 @@ func loadRun(p *project, logs string, run load.Run) (*loadStats, error) {
 		}
 		tables = append(tables, lt)
 	}
+	run.Questions = p.Questions
+	for _, r := range p.Incomplete {
+		run.Incomplete = append(run.Incomplete, load.Incomplete{Question: r.Question, Reason: incompleteText(r), Position: r.Position})
+	}
 	counts, err := load.ReadCounters(logs)
 	if err != nil {
 		return nil, err
 	}
 	st, err := load.Load(dbPath, logs, tables, run)
+	if errors.Is(err, load.ErrLoaded) {
+		return &loadStats{Run: st.Run}, err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -209,9 +303,25 @@ func loadRun(p *project, logs string, run load.Run) (*loadStats, error) {
 	return stats, nil
 }
 
+// openAnswers opens pmm.db. It waits for a run being loaded to commit
+// (runs made at the same time in one module load one after the other),
+// and reads while one loads: the loader keeps pmm.db in WAL mode.
+func openAnswers(dbPath string, readOnly bool) (*sql.DB, error) {
+	dsn := "file:" + dbPath + "?_pragma=busy_timeout(600000)"
+	if readOnly {
+		dsn += "&mode=ro"
+	} else {
+		// A transaction that read first cannot wait for another writer
+		// when it comes to write (SQLITE_BUSY at once): take the write
+		// lock at its start.
+		dsn += "&_txlock=immediate"
+	}
+	return sql.Open("sqlite", dsn)
+}
+
 // writeAnswerSchema (re)creates the views and fills pmm_sites.
 func writeAnswerSchema(p *project, dbPath string) error {
-	db, err := sql.Open("sqlite", dbPath)
+	db, err := openAnswers(dbPath, false)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"pmm.dev/pmm/internal/golden"
 )
 
 // The semantics tests instrument the programs of testdata/semantics with
@@ -180,32 +182,12 @@ func compareOutcomes(t *testing.T, orig, inst outcome) {
 			o = regexp.MustCompile(`(?m)^caller-name \S+ `).ReplaceAllString(o, "caller-name (wrapper) ")
 		}
 		if o != i {
-			t.Errorf("standard output differs:\n%s", diffLines(o, i))
+			t.Errorf("standard output differs:\n%s", golden.FirstDifference(o, i, "original", "instrumented"))
 		}
 	}
 	if o, i := normalizeStderr(orig.stderr), normalizeStderr(inst.stderr); o != i {
-		t.Errorf("standard error differs:\n%s\noriginal:\n%s\ninstrumented:\n%s", diffLines(o, i), orig.stderr, inst.stderr)
+		t.Errorf("standard error differs:\n%s\noriginal:\n%s\ninstrumented:\n%s", golden.FirstDifference(o, i, "original", "instrumented"), orig.stderr, inst.stderr)
 	}
-}
-
-// diffLines shows the lines of a and b from the first that differs.
-func diffLines(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	i := 0
-	for i < len(al) && i < len(bl) && al[i] == bl[i] {
-		i++
-	}
-	tail := func(l []string) string {
-		if i >= len(l) {
-			return "(end)"
-		}
-		end := i + 8
-		if end > len(l) {
-			end = len(l)
-		}
-		return strings.Join(l[i:end], "\n")
-	}
-	return "line " + strconv.Itoa(i+1) + ", original:\n" + tail(al) + "\ninstrumented:\n" + tail(bl)
 }
 
 // checkRecorded checks the lines "rec F PARAMS RESULTS PANICKED" and
@@ -379,9 +361,13 @@ func TestSemantics(t *testing.T) {
 			case "panic":
 				db := openDB(t, dir)
 				defer db.Close()
-				got := queryStrings(t, db, "SELECT ps || ' ' || p FROM executions WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'")
+				got := queryStrings(t, db, "SELECT ps || ' ' || p FROM ended WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'")
 				if want := "[0] 1 [1] 1 [2] 1 [3] 1"; strings.Join(got, " ") != want {
 					t.Errorf("executions of panicDeep: %q, want %q: all panicked", got, want)
+				}
+				// They returned nothing: no results.
+				if got := queryStrings(t, db, "SELECT count(*) FROM executions WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'"); got[0] != "0" {
+					t.Errorf("%s executions of panicDeep with results, want none: all panicked", got[0])
 				}
 			}
 		})

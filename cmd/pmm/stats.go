@@ -29,7 +29,8 @@ site_counts table of .pmm/pmm.db; elsewhere every entry checked is
 recorded. The entries recorded are the executions in the stored
 relations. An aggregate question that run time decides records no tuple:
 its executions are added to cells, one per group, and stats prints the
-cells and the additions of each such question after the table.
+cells and the additions of each such question after the table, then the
+answers of the run that are incomplete (see pmm help answer).
 
 Example:
 
@@ -76,6 +77,9 @@ Example:
 				for _, c := range st.Cells {
 					fmt.Fprintf(e.stdout, "%s: %d cell(s), %d executions added (kept at run time, no tuple)\n", c.Question, c.Cells, c.Added)
 				}
+				if len(st.Incomplete) > 0 {
+					fmt.Fprintf(e.stdout, "%d of %d answers are incomplete (%s): pmm answer says why\n", len(st.Incomplete), len(p.Questions), strings.Join(st.Incomplete, ", "))
+				}
 				return exitOK
 			}
 		},
@@ -90,6 +94,9 @@ type runStats struct {
 	Recorded int64       `json:"recorded"`
 	// Cells are the aggregate questions kept in cells in this run.
 	Cells []cellStats `json:"cells,omitempty"`
+	// Incomplete are the questions whose answers in this run are
+	// incomplete (pmm answer says why).
+	Incomplete []string `json:"incomplete,omitempty"`
 }
 
 // cellStats are the cells of one aggregate question: one per group, and
@@ -115,7 +122,7 @@ func readStats(p *project, run int64) (*runStats, error) {
 	if _, err := os.Stat(dbPath); err != nil {
 		return nil, fmt.Errorf("nothing recorded yet: run pmm run or pmm test first")
 	}
-	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+	db, err := openAnswers(dbPath, true)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +164,15 @@ func readStats(p *project, run int64) (*runStats, error) {
 		}
 		if c.Cells > 0 {
 			st.Cells = append(st.Cells, c)
+		}
+	}
+	for _, q := range p.Questions {
+		notes, err := incompleteNotes(ctx, db, q, run, false)
+		if err != nil {
+			return nil, err
+		}
+		if len(notes) > 0 {
+			st.Incomplete = append(st.Incomplete, q)
 		}
 	}
 	for _, s := range p.Sites {

@@ -237,3 +237,32 @@ func TestCanonicalView(t *testing.T) {
 		t.Error("CanonicalView of a row with one column: no error")
 	}
 }
+
+// TestQuestionsIndependent: a question's answer does not depend on the
+// questions evaluated before it. The generator of calls* once walked the
+// descendants on the index's own slice of children, and a calls question
+// after it found callees missing (the differential test saw it).
+func TestQuestionsIndependent(t *testing.T) {
+	var b traceBuilder
+	m := b.begin("main.main", 0, 1)
+	a := b.begin("main.A", m, 1)
+	b.call("main.C", a, 1, []any{int64(1)})
+	b.call("main.C", a, 1, []any{int64(2)})
+	b.end(a)
+	b.call("main.B", m, 1, nil)
+	b.end(m)
+	tr := b.trace(t)
+	const calls = `
+(defquestion callees-of-main :definition
+  ((f) s.t. (exists (m x) (and (function-execution m "main.main") (calls m x) (function-execution x f)))))`
+	const both = `
+(defquestion under-main :definition
+  ((f) s.t. (exists (m x) (and (function-execution m "main.main") (calls* m x) (function-execution x f)))))` + calls
+	alone := answers(t, calls, tr)
+	expect(t, alone, "callees-of-main", "main.A", "main.B")
+	for i := 0; i < 3; i++ {
+		as := answers(t, both, tr)
+		expect(t, as, "under-main", "main.A", "main.B", "main.C")
+		expect(t, as, "callees-of-main", "main.A", "main.B")
+	}
+}

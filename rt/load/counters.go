@@ -50,7 +50,7 @@ func ReadCounters(logDir string) (*Counts, error) {
 // StoreCounters inserts the counts of run into the site_counts table of
 // pmm.db, then removes the counters files they came from.
 func StoreCounters(dbPath string, run int64, c *Counts) error {
-	db, err := sql.Open("sqlite", dbPath)
+	db, err := sql.Open("sqlite", "file:"+dbPath+"?_pragma=busy_timeout("+busyTimeoutMS+")&_txlock=immediate")
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,7 +53,35 @@ type Run struct {
 	GoVersion  string
 	Start, End time.Time
 	ExitStatus int
+	// Signal names the signal that killed the program ("interrupt",
+	// "terminated", ...), empty when it exited.
+	Signal string
+	// Source names the directory the run's logs were written to, unique
+	// per run: a run whose source is already in runs was loaded (pmm
+	// died after the commit, before it removed the logs), and Load
+	// returns ErrLoaded instead of loading it twice. Empty: no check.
+	Source string
+	// Questions are the names of the questions; a record the load loses
+	// (torn, malformed) makes each of their answers incomplete.
+	Questions []string
+	// Incomplete are the reasons, known before the run, why answers may
+	// be incomplete (pmm instrument's), stored in IncompleteTable.
+	Incomplete []Incomplete
 }
+
+// ErrLoaded is the error of Load for a run whose Source was loaded
+// already; Stats.Run is that run's id, and the logs can be removed.
+var ErrLoaded = errors.New("load: these logs were loaded already")
+
+// Incomplete is a reason why the answer of a question may be incomplete
+// or inexact; Position is a site's file:line:col, or "" (stored as NULL).
+type Incomplete struct {
+	Question, Reason, Position string
+}
+
+// IncompleteTable holds, per run, the reasons why answers may be
+// incomplete: a question without a row is answered exactly.
+const IncompleteTable = "pmm_incomplete"
 
 // Stats counts what Load read.
 type Stats struct {
@@ -86,7 +115,9 @@ CREATE TABLE IF NOT EXISTS runs (
 	end TEXT,
 	command TEXT,
 	go_version TEXT,
-	exit_status INTEGER
+	exit_status INTEGER,
+	signal TEXT,  -- the signal that killed the program, or NULL
+	source TEXT   -- the directory of the run's logs: a run is loaded once
 );
 CREATE TABLE IF NOT EXISTS run_processes (
 	run INTEGER,
@@ -97,6 +128,12 @@ CREATE TABLE IF NOT EXISTS run_processes (
 	segments INTEGER,
 	tuples INTEGER,
 	torn INTEGER
+);
+CREATE TABLE IF NOT EXISTS pmm_incomplete (
+	run INTEGER,
+	question TEXT,
+	reason TEXT,
+	position TEXT -- file:line:col of the site, NULL when no one site
 );`
 
 // timeFormat is how times are stored: text that sorts, and that SQLite's
@@ -135,7 +172,10 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	// synchronous=OFF: the transaction is atomic all the same (if pmm
 	// dies, the rollback journal undoes it at the next open and the logs
 	// are still there); only a machine crash may lose or damage the load.
-	if err := c.exec("PRAGMA page_size = 16384; PRAGMA synchronous = OFF; PRAGMA cache_size = -131072; BEGIN"); err != nil {
+	// WAL: pmm answer reads while a run loads. busy_timeout: loads of
+	// runs made at the same time in one module wait for each other.
+	if err := c.exec("PRAGMA busy_timeout = " + busyTimeoutMS + "; PRAGMA page_size = 16384; PRAGMA journal_mode = WAL" +
+		"; PRAGMA synchronous = OFF; PRAGMA cache_size = -131072; BEGIN IMMEDIATE"); err != nil {
 		return nil, err
 	}
 	committed := false
@@ -147,7 +187,18 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	if err := c.exec(schema); err != nil {
 		return nil, err
 	}
+	if err := migrateRuns(c); err != nil {
+		return nil, err
+	}
 	stats := &Stats{Tuples: make(map[string]int64), Processes: len(procs)}
+	if run.Source != "" {
+		if id, err := runOfSource(c, run.Source); err != nil {
+			return nil, err
+		} else if id != 0 {
+			stats.Run = id
+			return stats, ErrLoaded
+		}
+	}
 	if stats.Run, err = insertRun(c, run); err != nil {
 		return nil, err
 	}
@@ -195,6 +246,9 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	}
 	stats.Cells, stats.CellFilesSkipped = cells.stored, cells.skipped
 	stats.Malformed += cells.malformed
+	if err := insertIncomplete(c, stats.Run, append(run.Incomplete, lost(stats, run.Questions)...)); err != nil {
+		return nil, err
+	}
 	if err := c.exec("COMMIT"); err != nil {
 		return nil, err
 	}
@@ -214,8 +268,11 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	return stats, nil
 }
 
+// busyTimeoutMS is how long a load waits for another one to commit.
+const busyTimeoutMS = "600000"
+
 func insertRun(c *conn, run Run) (int64, error) {
-	st, err := c.prepare("INSERT INTO runs (start, end, command, go_version, exit_status) VALUES (?, ?, ?, ?, ?)")
+	st, err := c.prepare("INSERT INTO runs (start, end, command, go_version, exit_status, signal, source) VALUES (?, ?, ?, ?, ?, ?, ?)")
 	if err != nil {
 		return 0, err
 	}
@@ -225,10 +282,94 @@ func insertRun(c *conn, run Run) (int64, error) {
 	st.bindString(3, run.Command)
 	st.bindString(4, run.GoVersion)
 	st.bindInt64(5, int64(run.ExitStatus))
+	bindOptional(st, 6, run.Signal)
+	bindOptional(st, 7, run.Source)
 	if err := st.exec(); err != nil {
 		return 0, err
 	}
 	return sqlite3.Xsqlite3_last_insert_rowid(c.tls, c.db), nil
+}
+
+// bindOptional binds s, or NULL when it is empty.
+func bindOptional(st *stmt, i int, s string) {
+	if s == "" {
+		st.bindNull(i)
+	} else {
+		st.bindString(i, s)
+	}
+}
+
+// runOfSource returns the id of the run loaded from source, 0 if none.
+func runOfSource(c *conn, source string) (int64, error) {
+	st, err := c.prepare("SELECT id FROM runs WHERE source = ?")
+	if err != nil {
+		return 0, err
+	}
+	defer st.close()
+	st.bindString(1, source)
+	ok, err := st.step()
+	if err != nil || !ok {
+		return 0, err
+	}
+	return st.columnInt64(0), nil
+}
+
+// migrateRuns adds the columns that a pmm.db made by an earlier pmm
+// lacks, and the index that makes a source name one run.
+func migrateRuns(c *conn) error {
+	cols, err := tableColumns(c, "runs")
+	if err != nil {
+		return err
+	}
+	for _, col := range []string{"signal", "source"} {
+		if !slices.Contains(cols, col) {
+			if err := c.exec("ALTER TABLE runs ADD COLUMN " + col + " TEXT"); err != nil {
+				return err
+			}
+		}
+	}
+	return c.exec("CREATE UNIQUE INDEX IF NOT EXISTS runs_source ON runs (source)")
+}
+
+// lost returns, for each question, what the load could not read.
+func lost(st *Stats, questions []string) []Incomplete {
+	var what []string
+	if st.Torn > 0 {
+		what = append(what, fmt.Sprintf("%d torn (a process was killed while writing them)", st.Torn))
+	}
+	if n := st.Malformed + st.UnknownTable; n > 0 {
+		what = append(what, fmt.Sprintf("%d malformed", n))
+	}
+	if st.CellFilesSkipped > 0 {
+		what = append(what, fmt.Sprintf("%d files of aggregate cells of processes that left no log", st.CellFilesSkipped))
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	reason := "records of the run were lost: " + strings.Join(what, ", ")
+	var out []Incomplete
+	for _, q := range questions {
+		out = append(out, Incomplete{Question: q, Reason: reason})
+	}
+	return out
+}
+
+func insertIncomplete(c *conn, runID int64, rs []Incomplete) error {
+	st, err := c.prepare("INSERT INTO " + IncompleteTable + " (run, question, reason, position) VALUES (?, ?, ?, ?)")
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	for _, r := range rs {
+		st.bindInt64(1, runID)
+		st.bindString(2, r.Question)
+		st.bindString(3, r.Reason)
+		bindOptional(st, 4, r.Position)
+		if err := st.exec(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func insertProcesses(c *conn, procs []*process, counts []processCounts, runID int64) error {
@@ -538,22 +679,13 @@ func (tl *tableLoader) insert(b *batch) error {
 // createTable creates t's table, or adds the columns it lacks (the
 // questions changed since an earlier run: earlier rows get NULL).
 func createTable(c *conn, t *Table) error {
-	st, err := c.prepare("SELECT name FROM pragma_table_info(?)")
+	cols, err := tableColumns(c, t.Name)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	st.bindString(1, t.Name)
-	have := make(map[string]bool)
-	for {
-		row, err := st.step()
-		if err != nil {
-			return err
-		}
-		if !row {
-			break
-		}
-		have[st.columnText(0)] = true
+	have := make(map[string]bool, len(cols))
+	for _, col := range cols {
+		have[col] = true
 	}
 	if len(have) == 0 {
 		var b strings.Builder
@@ -572,6 +704,28 @@ func createTable(c *conn, t *Table) error {
 		}
 	}
 	return nil
+}
+
+// tableColumns returns the names of the columns of table, none if there
+// is no such table.
+func tableColumns(c *conn, table string) ([]string, error) {
+	st, err := c.prepare("SELECT name FROM pragma_table_info(?)")
+	if err != nil {
+		return nil, err
+	}
+	defer st.close()
+	st.bindString(1, table)
+	var cols []string
+	for {
+		row, err := st.step()
+		if err != nil {
+			return nil, err
+		}
+		if !row {
+			return cols, nil
+		}
+		cols = append(cols, st.columnText(0))
+	}
 }
 
 // A value is one field of a row, ready to bind.

@@ -213,6 +213,21 @@ func TestTornSkipped(t *testing.T) {
 			pmmrt.Emit2(1, int64(i), 0)
 		}
 	})
+	tearSecond(t, dir)
+	stats := load(t, dir, []Table{{ID: 1, Name: "t", Columns: []Column{{"a", "INTEGER", false}, {"b", "INTEGER", false}}}})
+	if stats.Torn != 1 || stats.Tuples["t"] != 2 {
+		t.Errorf("stats %+v", stats)
+	}
+	got := rows(t, open(t, dir), `SELECT a FROM t ORDER BY a`)
+	if want := [][]string{{"int:0"}, {"int:2"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// tearSecond uncommits the second record of the log in dir, as a writer
+// killed while writing it leaves it.
+func tearSecond(t *testing.T, dir string) {
+	t.Helper()
 	paths, _ := filepath.Glob(filepath.Join(dir, "logs", "*.pmmlog"))
 	data, err := os.ReadFile(paths[0])
 	if err != nil {
@@ -224,13 +239,37 @@ func TestTornSkipped(t *testing.T) {
 	if err := os.WriteFile(paths[0], data, 0644); err != nil {
 		t.Fatal(err)
 	}
-	stats := load(t, dir, []Table{{ID: 1, Name: "t", Columns: []Column{{"a", "INTEGER", false}, {"b", "INTEGER", false}}}})
-	if stats.Torn != 1 || stats.Tuples["t"] != 2 {
-		t.Errorf("stats %+v", stats)
+}
+
+// TestIncompleteStored loads a run with a reason known before it and a
+// torn record: pmm_incomplete has the reason, and the loss for every
+// question; a run without either has no row.
+func TestIncompleteStored(t *testing.T) {
+	dir := record(t, func() {
+		for i := 0; i < 3; i++ {
+			pmmrt.Emit2(1, int64(i), 0)
+		}
+	})
+	tearSecond(t, dir)
+	tables := []Table{{ID: 1, Name: "t", Columns: []Column{{"a", "INTEGER", false}, {"b", "INTEGER", false}}}}
+	run := Run{Command: "test", Start: time.Unix(0, 0), End: time.Unix(1, 0), Questions: []string{"q1", "q2"},
+		Incomplete: []Incomplete{{Question: "q1", Reason: "event x: a site is not instrumented", Position: "main.go:3:4"}}}
+	if _, err := Load(filepath.Join(dir, "pmm.db"), filepath.Join(dir, "logs"), tables, run); err != nil {
+		t.Fatal(err)
 	}
-	got := rows(t, open(t, dir), `SELECT a FROM t ORDER BY a`)
-	if want := [][]string{{"int:0"}, {"int:2"}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("got %q, want %q", got, want)
+	run.Incomplete = nil
+	if _, err := Load(filepath.Join(dir, "pmm.db"), filepath.Join(dir, "logs"), tables, run); err != nil {
+		t.Fatal(err)
+	}
+	got := rows(t, open(t, dir), `SELECT run, question, reason, position FROM pmm_incomplete ORDER BY run, question, position`)
+	lost := "text:records of the run were lost: 1 torn (a process was killed while writing them)"
+	want := [][]string{
+		{"int:1", "text:q1", lost, "null"},
+		{"int:1", "text:q1", "text:event x: a site is not instrumented", "text:main.go:3:4"},
+		{"int:1", "text:q2", lost, "null"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pmm_incomplete:\n%q\nwant\n%q", got, want)
 	}
 }
 

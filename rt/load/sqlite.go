@@ -203,6 +203,10 @@ func (s *stmt) exec() error {
 	return err
 }
 
+func (s *stmt) columnInt64(i int) int64 {
+	return sqlite3.Xsqlite3_column_int64(s.c.tls, s.p, int32(i))
+}
+
 func (s *stmt) columnText(i int) string {
 	p := sqlite3.Xsqlite3_column_text(s.c.tls, s.p, int32(i))
 	n := sqlite3.Xsqlite3_column_bytes(s.c.tls, s.p, int32(i))

@@ -1,6 +1,7 @@
 package pmmrt
 
 import (
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -185,4 +186,342 @@ func (c *comparison) report(b *testing.B) {
 	b.ReportMetric(float64(c.reused.Nanoseconds())/float64(c.n), "reused-ns/op")
 	b.ReportMetric(float64(c.pmm)/float64(c.hand), "x-handwritten")
 	b.ReportMetric(float64(c.pmm)/float64(c.reused), "x-reused")
+}
+
+// Benchmarks of the goroutine-local context: what a site pays to enter
+// and leave a mark or an execution, and to ask whether one is active.
+// Each candidate is the operation of a site inside a function that is
+// not inlined, as a site is in the function it instruments; "call" is
+// that call alone. The "-stack" candidates are the previous mechanism,
+// kept as the fallback: the goroutine id parsed from runtime.Stack and
+// the entries kept by id under a mutex.
+
+// ctxFrame is the state of a site, kept in a local variable of the
+// instrumented function: a direct callee's site reads its caller's
+// through a pointer (the lexical case).
+type ctxFrame struct {
+	id uint64
+	on bool
+}
+
+const (
+	benchSlot       = 100 // a slot the tests do not use
+	benchSlotUnused = 101 // a slot nothing enters
+)
+
+//go:noinline
+func siteCall() bool { return false }
+
+//go:noinline
+func siteLexical(caller *ctxFrame) bool { return caller.on }
+
+//go:noinline
+func siteActive() bool { return Active(benchSlot) }
+
+//go:noinline
+func siteActiveUnused() bool { return Active(benchSlotUnused) }
+
+//go:noinline
+func siteGoID() int64 { return goid() }
+
+//go:noinline
+func siteStackGoID() int64 { return stackGoID() }
+
+//go:noinline
+func siteEnterLeave() {
+	c := Enter(benchSlot)
+	c.Leave()
+}
+
+//go:noinline
+func siteEnterGLeave(g int64) {
+	c := EnterG(benchSlot, g)
+	c.Leave()
+}
+
+//go:noinline
+func siteMarkAll() { MarkAll(benchSlot) }
+
+//go:noinline
+func siteExecEnterLeave(id uint64) uint64 {
+	parent, c := ExecEnter(id)
+	c.Leave()
+	return parent
+}
+
+//go:noinline
+func siteCurrentExec() uint64 { return CurrentExec() }
+
+// atDepth runs f below depth more frames, as a site deep in a program's
+// calls does: runtime.Stack formats every frame.
+func atDepth(depth int, f func()) {
+	if depth == 0 {
+		f()
+		return
+	}
+	atDepth(depth-1, f)
+}
+
+// ctxCandidate is one thing measured: setup prepares the context it is
+// measured in and returns what undoes it; run runs it n times (its own
+// loop, so that nothing but the site's call is added to it).
+type ctxCandidate struct {
+	name  string
+	setup func() (undo func())
+	run   func(n int, caller *ctxFrame, g int64) int
+}
+
+var ctxSink int
+
+func noSetup() func() { return func() {} }
+
+// byStack makes setup use the id-keyed store with runtime.Stack ids, as
+// without calibrated offsets.
+func byStack(setup func() func()) func() func() {
+	return func() func() {
+		calibrated()
+		savedFast, savedOff := ctxFast, curgOff
+		ctxFast, curgOff = false, 0
+		undo := setup()
+		return func() { undo(); ctxFast, curgOff = savedFast, savedOff }
+	}
+}
+
+// enterHere makes the slot active in the calling goroutine, with a flag.
+func enterHere() func() {
+	c := EnterFlag(benchSlot)
+	return func() { c.Leave() }
+}
+
+// enterElsewhere makes the slot active in another goroutine only.
+func enterElsewhere() func() {
+	entered, leave, left := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		c := Enter(benchSlot)
+		close(entered)
+		<-leave
+		c.Leave()
+		close(left)
+	}()
+	<-entered
+	return func() { close(leave); <-left }
+}
+
+// execHere makes an execution current in the calling goroutine.
+func execHere() func() {
+	_, c := ExecEnter(7)
+	return func() { c.Leave() }
+}
+
+func runActive(n int, _ *ctxFrame, _ int64) int {
+	c := 0
+	for i := 0; i < n; i++ {
+		if siteActive() {
+			c++
+		}
+	}
+	return c
+}
+
+func runEnterLeave(n int, _ *ctxFrame, _ int64) int {
+	for i := 0; i < n; i++ {
+		siteEnterLeave()
+	}
+	return 0
+}
+
+func runGoID(n int, _ *ctxFrame, _ int64) int {
+	c := 0
+	for i := 0; i < n; i++ {
+		c += int(siteGoID())
+	}
+	return c
+}
+
+func runStackGoID(n int, _ *ctxFrame, _ int64) int {
+	c := 0
+	for i := 0; i < n; i++ {
+		c += int(siteStackGoID())
+	}
+	return c
+}
+
+func runMarkAll(n int, _ *ctxFrame, _ int64) int {
+	for i := 0; i < n; i++ {
+		siteMarkAll()
+	}
+	return 0
+}
+
+func runExecEnterLeave(n int, _ *ctxFrame, _ int64) int {
+	c := 0
+	for i := 0; i < n; i++ {
+		c += int(siteExecEnterLeave(uint64(i + 1)))
+	}
+	return c
+}
+
+var ctxCandidates = []ctxCandidate{
+	{"call", noSetup, func(n int, _ *ctxFrame, _ int64) int {
+		c := 0
+		for i := 0; i < n; i++ {
+			if siteCall() {
+				c++
+			}
+		}
+		return c
+	}},
+	{"lexical", noSetup, func(n int, p *ctxFrame, _ int64) int {
+		c := 0
+		for i := 0; i < n; i++ {
+			if siteLexical(p) {
+				c++
+			}
+		}
+		return c
+	}},
+	{"active-unused", noSetup, func(n int, _ *ctxFrame, _ int64) int {
+		c := 0
+		for i := 0; i < n; i++ {
+			if siteActiveUnused() {
+				c++
+			}
+		}
+		return c
+	}},
+	{"active-none", noSetup, runActive},
+	{"active-here", enterHere, runActive},
+	{"active-elsewhere", enterElsewhere, runActive},
+	{"enter-leave", noSetup, runEnterLeave},
+	{"enter-leave-nested", enterHere, runEnterLeave},
+	{"enterG-leave", noSetup, func(n int, _ *ctxFrame, g int64) int {
+		for i := 0; i < n; i++ {
+			siteEnterGLeave(g)
+		}
+		return 0
+	}},
+	{"markall", enterHere, runMarkAll},
+	{"exec-enter-leave", noSetup, runExecEnterLeave},
+	{"exec-enter-leave-nested", execHere, runExecEnterLeave},
+	{"current-exec", execHere, func(n int, _ *ctxFrame, _ int64) int {
+		c := 0
+		for i := 0; i < n; i++ {
+			c += int(siteCurrentExec())
+		}
+		return c
+	}},
+	{"goid", noSetup, runGoID},
+	{"goid-stack", noSetup, runStackGoID},
+	{"active-here-stack", byStack(enterHere), runActive},
+	{"enter-leave-stack", byStack(noSetup), runEnterLeave},
+	{"markall-stack", byStack(enterHere), runMarkAll},
+	{"exec-enter-leave-stack", byStack(noSetup), runExecEnterLeave},
+}
+
+// BenchmarkCtx measures each candidate on its own: ns/op and
+// allocations. The -depth50 variants run 50 frames deeper, where
+// runtime.Stack has more to format.
+func BenchmarkCtx(b *testing.B) {
+	for _, depth := range []int{0, 50} {
+		for _, c := range ctxCandidates {
+			name := c.name
+			if depth > 0 {
+				if c.name != "active-here" && c.name != "enter-leave" && c.name != "goid" && c.name != "goid-stack" {
+					continue
+				}
+				name += "-depth50"
+			}
+			c := c
+			b.Run(name, func(b *testing.B) {
+				atDepth(depth, func() {
+					undo := c.setup()
+					defer undo()
+					p, g := &ctxFrame{on: true}, GoID()
+					b.ReportAllocs()
+					b.ResetTimer()
+					ctxSink += c.run(b.N, p, g)
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkCtxRatios measures the candidates in one loop, alternating
+// chunks of each, and reports each one's ns/op, the median over its
+// chunks (a chunk that the machine stalled does not count more than
+// another), and the ratios that matter: the old paths (runtime.Stack)
+// against the new ones, and the site's tests against the lexical read.
+func BenchmarkCtxRatios(b *testing.B) {
+	cs := ctxCandidates
+	chunks := make([][]float64, len(cs))
+	p, g := &ctxFrame{on: true}, GoID()
+	for done := 0; done < b.N; done += ctxChunk {
+		k := ctxChunk
+		if b.N-done < k {
+			k = b.N - done
+		}
+		for j, c := range cs {
+			undo := c.setup()
+			t0 := time.Now()
+			ctxSink += c.run(k, p, g)
+			chunks[j] = append(chunks[j], float64(time.Since(t0).Nanoseconds())/float64(k))
+			undo()
+		}
+	}
+	ns := map[string]float64{}
+	for j, c := range cs {
+		sort.Float64s(chunks[j])
+		ns[c.name] = chunks[j][len(chunks[j])/2]
+		b.ReportMetric(ns[c.name], c.name+"-ns/op")
+	}
+	b.ReportMetric(ns["goid-stack"]/ns["goid"], "goid-stack-x")
+	b.ReportMetric(ns["active-here-stack"]/ns["active-here"], "active-stack-x")
+	b.ReportMetric(ns["enter-leave-stack"]/ns["enter-leave"], "enterleave-stack-x")
+	b.ReportMetric(ns["markall-stack"]/ns["markall"], "markall-stack-x")
+	b.ReportMetric(ns["exec-enter-leave-stack"]/ns["exec-enter-leave"], "exec-stack-x")
+	b.ReportMetric(ns["active-none"]/ns["lexical"], "active-none-x-lexical")
+	b.ReportMetric(ns["active-unused"]/ns["lexical"], "active-unused-x-lexical")
+}
+
+// ctxChunk is the number of operations a chunk of BenchmarkCtxRatios
+// times at once: few enough that a chunk of the runtime.Stack candidates
+// stays short.
+const ctxChunk = 200
+
+// BenchmarkCtxParallel measures the paths with a goroutine per core, all
+// in the same slot: only the used flag and the table are shared.
+func BenchmarkCtxParallel(b *testing.B) {
+	b.Run("active-none", func(b *testing.B) {
+		c := Enter(benchSlot) // the slot is in use
+		c.Leave()
+		b.RunParallel(func(pb *testing.PB) {
+			c := 0
+			for pb.Next() {
+				if siteActive() {
+					c++
+				}
+			}
+			if c != 0 {
+				b.Error("active")
+			}
+		})
+	})
+	b.Run("active-here", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			c := Enter(benchSlot)
+			defer c.Leave()
+			for pb.Next() {
+				if !siteActive() {
+					b.Error("not active")
+				}
+			}
+		})
+	})
+	b.Run("enter-leave", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				siteEnterLeave()
+			}
+		})
+	})
 }

@@ -1,95 +1,140 @@
 package pmmrt
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
-// Goroutine-local context: the run-time filter of (calls* f g). The site
-// of f marks, for the executions of f that passed their own tests, that
-// an execution of f is active in the calling goroutine (Enter, and Leave
+// Goroutine-local context: the run-time filter of (calls* f g) and the
+// innermost instrumented execution of each goroutine. The site of f
+// marks, for the executions of f that passed their own tests, that an
+// execution of f is active in the calling goroutine (Enter, and Leave
 // from a deferred function); the site of g asks Active and drops g's
 // executions when none is. docs/RUNTIME.md ("Goroutine-local context")
 // has the mechanism and its measured cost.
 //
-// Go has no goroutine-local storage, and the only exact goroutine
-// identity the standard library exposes is the id in the header of
-// runtime.Stack (GoID), which costs microseconds. So Active answers from
-// a global count of the active Enters of the slot when it is 0 (one
-// atomic load: no execution of f is active anywhere, so none in this
-// goroutine) and finds the goroutine only when it is not.
+// Each goroutine that has entered something has an entry (ctxEntry) that
+// only it reads and writes: its marks per slot and its innermost
+// execution. Finding the entry is the only shared step: a lock-free table
+// keyed by the goroutine's g (curG), or, where the g cannot be found or
+// under the race detector, a map keyed by the goroutine id under a mutex.
 
-// MaxSlots is the number of slots with a count of their own (a power of
-// 2). A slot k of MaxSlots or more shares the count of k mod MaxSlots:
-// its answers stay exact (the marks are kept per slot), only its fast
-// path is taken less often.
+// MaxSlots is the number of slots with a count and a used flag of their
+// own (a power of 2). A slot k of MaxSlots or more shares those of k mod
+// MaxSlots: its answers stay exact (the marks are kept per slot), only
+// its fast path is taken less often.
 const MaxSlots = 256
 
-// ctxCount holds, per slot, the number of Enters not yet left, in every
-// goroutine. Each count has a cache line of its own, so that the Enters
-// of different slots do not contend.
+// ctxUsed holds, per slot, 1 once any goroutine has entered the slot
+// (Enter, EnterG, EnterFlag): until then Active and MarkAll answer from
+// one load, without looking for the goroutine. The flags are written
+// once and only read afterwards, so they share cache lines.
+var ctxUsed [MaxSlots]uint32
+
+// ctxCount holds, per slot, the number of EnterAny not yet left, in
+// every goroutine: the answer of Any. Each count has a cache line of its
+// own, so that the EnterAny of different slots do not contend.
 var ctxCount [MaxSlots]struct {
 	n int64 // first in the element: 64-bit aligned on 32-bit systems too
 	_ [56]byte
 }
 
-// The marks, (goroutine, slot) → the number of active Enters of the slot
-// in the goroutine, in shards chosen by the goroutine id under a mutex
-// each. An entry is deleted when its count returns to 0, so that the
-// table holds only the goroutines inside a marked execution.
-const ctxShards = 64 // a power of 2
+// execUsed is 1 once any goroutine has called ExecEnter.
+var execUsed uint32
 
-var ctxShard [ctxShards]struct {
-	mu sync.Mutex
-	m  map[ctxKey]int64
-	// flags are, for the slots of negated parts, the flags of the active
-	// Enters of each (goroutine, slot), innermost last: MarkAll sets them,
-	// LeaveMarked reads its own. The runtime keeps them, so that no
-	// pointer into the generated state (a local variable of the user's
-	// function) is stored: the state stays on the stack.
-	flags map[ctxKey][]bool
-	_     [40]byte
+func slotIndex(k int) int { return k & (MaxSlots - 1) }
+
+func countOf(k int) *int64 { return &ctxCount[slotIndex(k)].n }
+
+// markUsed sets the used flag of slot k; a load once it is set.
+func markUsed(flag *uint32) {
+	if atomic.LoadUint32(flag) == 0 {
+		atomic.StoreUint32(flag, 1)
+	}
 }
 
-type ctxKey struct {
-	g int64 // GoID
-	k int
+// ctxEntry is the context of one goroutine. Only that goroutine reads or
+// writes it while it runs; a goroutine that reuses the g of one that
+// ended finds it empty (fast store), because every Enter and ExecEnter is
+// left by a deferred function before a goroutine ends.
+type ctxEntry struct {
+	slots []ctxSlot // by slot number, grown on demand
+	exec  uint64    // the innermost ExecEnter not yet left, 0 if none
+	busy  int       // the Enters and ExecEnters not yet left
+	goid  int64     // the owner's id in the id-keyed store, 0 in the fast one
+	_     [16]byte  // 64 bytes: entries of goroutines on other cores share no cache line
 }
 
-// Ctx is an active Enter, returned by Enter and EnterG; Leave ends it.
-// The zero Ctx is no Enter: its Leave does nothing.
+// ctxSlot holds a goroutine's marks of one slot. The flags of the
+// EnterFlags form a stack (innermost last) that MarkAll sets entirely,
+// so it is always some set flags below some clear ones: a depth and the
+// number of set flags describe it, with no allocation.
+type ctxSlot struct {
+	n      int32 // Enters (of both kinds) not yet left
+	flags  int32 // EnterFlags not yet left
+	marked int32 // how many of those, from the outermost, MarkAll set
+}
+
+// Ctx is an active Enter, returned by Enter and its variants; Leave ends
+// it. The zero Ctx is no Enter: its Leave does nothing.
 type Ctx struct {
-	g    int64
-	k    int
-	on   bool
-	flag bool // it pushed a flag (EnterFlag)
-	any  bool // it only counts (EnterAny)
+	e    *ctxEntry
+	k    int32
+	kind ctxKind // 0: none or left
 }
 
-func countOf(k int) *int64 { return &ctxCount[k&(MaxSlots-1)].n }
+// ctxKind says what a Ctx entered. It is a word, not bools: a Ctx is two
+// words, returned in registers and copied whole, and a copy that reads
+// what narrower stores just wrote waits for them (store forwarding).
+type ctxKind uint32
+
+const (
+	ctxMark ctxKind = 1 + iota // Enter
+	ctxFlag                    // EnterFlag: it pushed a flag
+	ctxAny                     // EnterAny: it only counts
+)
 
 // Enter marks that an execution of slot k is active in the calling
 // goroutine until the returned Ctx's Leave. Enters nest: the slot stays
-// active until every one of them is left. It finds the goroutine's id
-// (as GoID does); a site that has taken it already passes it to EnterG.
-func Enter(k int) Ctx {
-	g := goid()
-	return EnterG(k, g)
-}
+// active until every one of them is left.
+func Enter(k int) Ctx { return ownEntry(true).enter(k, false) }
 
 // EnterG is Enter for a caller that knows its goroutine's id: g must be
-// GoID() of the calling goroutine.
-func EnterG(k int, g int64) Ctx {
-	atomic.AddInt64(countOf(k), 1)
-	sh := &ctxShard[uint64(g)%ctxShards]
-	sh.mu.Lock()
-	if sh.m == nil {
-		sh.m = make(map[ctxKey]int64)
+// GoID() of the calling goroutine. The id-keyed store uses it instead of
+// finding the id again.
+func EnterG(k int, g int64) Ctx { return entryOf(g).enter(k, false) }
+
+// EnterFlag is Enter for the ancestor of a negated (calls* f g), with a
+// flag: MarkAll(k) in the same goroutine sets it while the Enter is
+// active, which says an execution of g ran inside (the negation does not
+// hold); LeaveMarked ends the Enter and reads it.
+func EnterFlag(k int) Ctx { return ownEntry(true).enter(k, true) }
+
+// EnterFlagG is EnterFlag for a caller that knows its goroutine's id.
+func EnterFlagG(k int, g int64) Ctx { return entryOf(g).enter(k, true) }
+
+func (e *ctxEntry) enter(k int, flag bool) Ctx {
+	markUsed(&ctxUsed[slotIndex(k)])
+	if k >= len(e.slots) {
+		e.grow(k)
 	}
-	sh.m[ctxKey{g, k}]++
-	sh.mu.Unlock()
-	return Ctx{g: g, k: k, on: true}
+	s := &e.slots[k]
+	s.n++
+	if flag {
+		s.flags++
+	}
+	e.busy++
+	if flag {
+		return Ctx{e: e, k: int32(k), kind: ctxFlag}
+	}
+	return Ctx{e: e, k: int32(k), kind: ctxMark}
+}
+
+// grow makes room for slot k in e.slots; out of enter, so that Enter
+// inlines into the site.
+func (e *ctxEntry) grow(k int) {
+	e.slots = append(e.slots, make([]ctxSlot, k+1-len(e.slots))...)
 }
 
 // EnterAny counts an execution of slot k as active until Leave, in no
@@ -98,166 +143,329 @@ func EnterG(k int, g int64) Ctx {
 // add.
 func EnterAny(k int) Ctx {
 	atomic.AddInt64(countOf(k), 1)
-	return Ctx{k: k, on: true, any: true}
+	return Ctx{k: int32(k), kind: ctxAny}
 }
 
-// Any reports whether an Enter of slot k, of any kind, is active in any
-// goroutine: one atomic load.
+// Any reports whether an EnterAny of slot k is active in any goroutine:
+// one atomic load.
 func Any(k int) bool { return atomic.LoadInt64(countOf(k)) != 0 }
-
-// EnterFlag is Enter for the ancestor of a negated (calls* f g), with a
-// flag: MarkAll(k) in the same goroutine sets it while the Enter is
-// active, which says an execution of g ran inside (the negation does not
-// hold); LeaveMarked ends the Enter and reads it.
-func EnterFlag(k int) Ctx {
-	g := goid()
-	return EnterFlagG(k, g)
-}
-
-// EnterFlagG is EnterFlag for a caller that knows its goroutine's id.
-func EnterFlagG(k int, g int64) Ctx {
-	c := EnterG(k, g)
-	sh := &ctxShard[uint64(g)%ctxShards]
-	sh.mu.Lock()
-	if sh.flags == nil {
-		sh.flags = make(map[ctxKey][]bool)
-	}
-	key := ctxKey{g, k}
-	sh.flags[key] = append(sh.flags[key], false)
-	sh.mu.Unlock()
-	c.flag = true
-	return c
-}
-
-// LeaveMarked is Leave for an EnterFlag, and reports whether MarkAll set
-// its flag. A zero Ctx's reports false.
-func (c *Ctx) LeaveMarked() bool { return c.leave() }
-
-// MarkAll sets the flags of every EnterFlag(k) active in the calling
-// goroutine: the executions that contain the caller's. When none is
-// active anywhere it is one atomic load.
-func MarkAll(k int) {
-	if atomic.LoadInt64(countOf(k)) == 0 {
-		return
-	}
-	g := goid()
-	sh := &ctxShard[uint64(g)%ctxShards]
-	sh.mu.Lock()
-	fs := sh.flags[ctxKey{g, k}]
-	for i := range fs {
-		fs[i] = true
-	}
-	sh.mu.Unlock()
-}
 
 // Leave ends the Enter that returned c, and clears c: a second Leave, or
 // the Leave of a zero Ctx, does nothing. Generated code calls it from a
 // deferred function, so it runs when the execution returns, panics or
 // calls runtime.Goexit. It does not look for the goroutine (c holds its
-// id), so it is cheap, and it allocates nothing.
+// entry), and it allocates nothing.
 func (c *Ctx) Leave() { c.leave() }
+
+// LeaveMarked is Leave for an EnterFlag, and reports whether MarkAll set
+// its flag. A zero Ctx's reports false.
+func (c *Ctx) LeaveMarked() bool { return c.leave() }
 
 // leave ends c, and returns its flag, if it has one.
 func (c *Ctx) leave() (marked bool) {
-	if !c.on {
+	kind := c.kind
+	if kind == 0 {
 		return false
 	}
-	c.on = false
-	if c.any {
-		atomic.AddInt64(countOf(c.k), -1)
+	c.kind = 0
+	if kind == ctxAny {
+		atomic.AddInt64(countOf(int(c.k)), -1)
 		return false
 	}
-	key := ctxKey{c.g, c.k}
-	sh := &ctxShard[uint64(c.g)%ctxShards]
-	sh.mu.Lock()
-	n, ok := sh.m[key]
-	if n > 1 {
-		sh.m[key] = n - 1
-	} else if ok {
-		delete(sh.m, key)
+	e, k := c.e, int(c.k)
+	if k >= len(e.slots) || e.slots[k].n == 0 {
+		return false // a copy of c was left already
 	}
-	if fs := sh.flags[key]; c.flag && len(fs) > 0 {
+	s := &e.slots[k]
+	s.n--
+	if kind == ctxFlag && s.flags > 0 {
 		// Enters nest in a goroutine: the innermost is left first.
-		marked = fs[len(fs)-1]
-		if len(fs) == 1 {
-			delete(sh.flags, key)
-		} else {
-			sh.flags[key] = fs[:len(fs)-1]
+		marked = s.flags <= s.marked
+		s.flags--
+		if s.marked > s.flags {
+			s.marked = s.flags
 		}
 	}
-	sh.mu.Unlock()
-	// Enter counts before it marks, Leave counts down after it unmarks
-	// and only if it did: a count is never below its slot's marks, even
-	// if a copy of a Ctx is left twice.
-	if ok {
-		atomic.AddInt64(countOf(c.k), -1)
-	}
+	e.left()
 	return marked
 }
 
-// Active reports whether an Enter(k) that has not been left is active in
-// the calling goroutine. When no goroutine has one, it is one atomic load
-// and a branch (inlined in the caller); otherwise it finds the
-// goroutine's id (as GoID does) and looks it up. It never answers false
-// while the calling goroutine has one.
-func Active(k int) bool {
-	if atomic.LoadInt64(countOf(k)) == 0 {
-		return false
+// left counts one Enter or ExecEnter of e as left; the id-keyed store
+// drops an entry that has none left.
+func (e *ctxEntry) left() {
+	if e.busy > 0 {
+		e.busy--
 	}
-	return activeSlow(k)
+	if e.busy == 0 && e.goid != 0 {
+		byID.release(e)
+	}
 }
 
-func activeSlow(k int) bool {
-	g := goid()
-	return activeIn(k, g)
+// Active reports whether an Enter(k) that has not been left is active in
+// the calling goroutine. Until some goroutine enters slot k it is one
+// atomic load and a branch (inlined in the caller); then it finds the
+// goroutine's entry.
+func Active(k int) bool {
+	if atomic.LoadUint32(&ctxUsed[slotIndex(k)]) == 0 {
+		return false
+	}
+	return activeHere(k)
 }
+
+func activeHere(k int) bool { return ownEntry(false).active(k) }
 
 // ActiveG is Active for a caller that knows its goroutine's id: g must
 // be GoID() of the calling goroutine.
 func ActiveG(k int, g int64) bool {
-	if atomic.LoadInt64(countOf(k)) == 0 {
+	if atomic.LoadUint32(&ctxUsed[slotIndex(k)]) == 0 {
 		return false
 	}
-	return activeIn(k, g)
+	calibrated()
+	if ctxFast {
+		return ownEntry(false).active(k)
+	}
+	return byID.find(g).active(k)
 }
 
-func activeIn(k int, g int64) bool {
-	sh := &ctxShard[uint64(g)%ctxShards]
-	sh.mu.Lock()
-	n := sh.m[ctxKey{g, k}]
-	sh.mu.Unlock()
-	return n > 0
+func (e *ctxEntry) active(k int) bool {
+	return e != nil && k < len(e.slots) && e.slots[k].n > 0
 }
 
-// goid returns the calling goroutine's id from the header of
-// runtime.Stack, with a pooled buffer. Its own frame is one more for
-// runtime.Stack to format; the benchmarks of BenchmarkCtx do not tell
-// the difference from the noise of the machine.
-func goid() int64 {
-	buf := goidBufs.Get().(*[64]byte)
-	g := parseGoID(buf[:runtime.Stack(buf[:], false)])
-	goidBufs.Put(buf)
-	return g
+// MarkAll sets the flags of every EnterFlag(k) active in the calling
+// goroutine: the executions that contain the caller's. Until some
+// goroutine enters slot k it is one atomic load.
+func MarkAll(k int) {
+	if atomic.LoadUint32(&ctxUsed[slotIndex(k)]) == 0 {
+		return
+	}
+	if e := ownEntry(false); e != nil && k < len(e.slots) {
+		e.slots[k].marked = e.slots[k].flags
+	}
 }
 
-// goidBufs holds the buffers of runtime.Stack for goid: runtime.Stack
-// keeps its buffer (the compiler moves a local array passed to it to the
-// heap, which is why GoID allocates 64 bytes a call), so they come from a
-// pool.
-var goidBufs = sync.Pool{New: func() interface{} { return new([64]byte) }}
+// ExecCtx is an active ExecEnter; Leave ends it. The zero ExecCtx is
+// none: its Leave does nothing.
+type ExecCtx struct {
+	e      *ctxEntry // nil: none or left
+	parent uint64
+}
 
-// parseGoID reads the id in the header of runtime.Stack: "goroutine 18
-// [running]:".
-func parseGoID(b []byte) int64 {
-	const prefix = "goroutine "
-	var id int64
-	if len(b) > len(prefix) {
-		for _, c := range b[len(prefix):] {
-			if c < '0' || c > '9' {
-				break
-			}
-			id = id*10 + int64(c-'0')
+// ExecEnter makes id (an id of NextID, never 0) the innermost
+// instrumented execution of the calling goroutine until the returned
+// ExecCtx's Leave, and returns the execution it is inside, 0 if none.
+// Generated code leaves it from a deferred function, so that it ends
+// when the execution returns, panics or calls runtime.Goexit.
+func ExecEnter(id uint64) (parent uint64, c ExecCtx) {
+	markUsed(&execUsed)
+	e := ownEntry(true)
+	parent = e.exec
+	e.exec = id
+	e.busy++
+	return parent, ExecCtx{e: e, parent: parent}
+}
+
+// Leave ends the ExecEnter that returned c: the innermost execution of
+// the goroutine is again the one ExecEnter returned as its parent. A
+// second Leave does nothing.
+func (c *ExecCtx) Leave() {
+	e := c.e
+	if e == nil {
+		return
+	}
+	c.e = nil
+	e.exec = c.parent
+	e.left()
+}
+
+// CurrentExec returns the innermost ExecEnter of the calling goroutine
+// not yet left, 0 if none. Until some goroutine calls ExecEnter it is one
+// atomic load.
+func CurrentExec() uint64 {
+	if atomic.LoadUint32(&execUsed) == 0 {
+		return 0
+	}
+	if e := ownEntry(false); e != nil {
+		return e.exec
+	}
+	return 0
+}
+
+// ctxFast chooses the store of the entries: the table keyed by g when the
+// g can be found (curG) and the race detector is off, the id-keyed map
+// otherwise. Under the race detector, an entry passed from a goroutine to
+// the next one on the same g would be reported as a race (the detector
+// does not know the runtime reuses a g only after its goroutine ended).
+// calibrated sets it; tests switch it while no Enter is active.
+var ctxFast bool
+
+// ownEntry returns the calling goroutine's entry; without one it makes
+// one if create, and returns nil otherwise.
+func ownEntry(create bool) *ctxEntry {
+	calibrated()
+	if !ctxFast {
+		return ownEntryByID(create)
+	}
+	var here byte
+	gp := gOn(getm(), uintptr(unsafe.Pointer(&here)))
+	if gp == 0 {
+		gp = curGAgain()
+	}
+	if e := byG.find(gp); e != nil || !create {
+		return e
+	}
+	return byG.insert(gp)
+}
+
+func ownEntryByID(create bool) *ctxEntry {
+	if create {
+		return byID.get(goid())
+	}
+	return byID.find(goid())
+}
+
+// entryOf is ownEntry(true) for a caller that knows its goroutine's id.
+func entryOf(g int64) *ctxEntry {
+	calibrated()
+	if ctxFast {
+		return ownEntry(true)
+	}
+	return byID.get(g)
+}
+
+// gTable is the fast store: an open-addressing table from a goroutine's
+// g to its entry. Entries are never removed (a g outlives its goroutine:
+// the runtime keeps every g it made, and reuses them), so a lookup stops
+// at the first empty cell, readers take no lock, and a goroutine's Enter
+// and Leave write nothing shared. Inserting, once per g, takes the mutex
+// and publishes a larger copy when the table is half full.
+type gTable struct {
+	mu    sync.Mutex
+	cells unsafe.Pointer // *gCells, read atomically
+	n     int            // entries, under mu
+}
+
+type gCells struct {
+	shift uint // 64 - log2(len(c))
+	c     []gCell
+}
+
+type gCell struct {
+	g uintptr        // the key, 0 if the cell is empty
+	e unsafe.Pointer // *ctxEntry, set before g
+}
+
+var byG gTable
+
+// gHash spreads the g pointers (a few hundred bytes apart) over the
+// table: Fibonacci hashing keeps the top bits of a multiplication.
+func gHash(gp uintptr, shift uint) uintptr {
+	return uintptr((uint64(gp) * 0x9E3779B97F4A7C15) >> shift)
+}
+
+func (t *gTable) find(gp uintptr) *ctxEntry {
+	cs := (*gCells)(atomic.LoadPointer(&t.cells))
+	if cs == nil {
+		return nil
+	}
+	mask := uintptr(len(cs.c) - 1)
+	for i := gHash(gp, cs.shift); ; i = (i + 1) & mask {
+		c := &cs.c[i]
+		switch atomic.LoadUintptr(&c.g) {
+		case gp:
+			return (*ctxEntry)(atomic.LoadPointer(&c.e))
+		case 0:
+			return nil
 		}
 	}
-	return id
+}
+
+// insert adds an empty entry for gp, which has none: only the goroutine
+// running on gp inserts it.
+func (t *gTable) insert(gp uintptr) *ctxEntry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cs := (*gCells)(atomic.LoadPointer(&t.cells))
+	if cs == nil || 2*(t.n+1) > len(cs.c) {
+		size := 64
+		if cs != nil {
+			size = 2 * len(cs.c)
+		}
+		grown := &gCells{shift: 64, c: make([]gCell, size)}
+		for s := size; s > 1; s >>= 1 {
+			grown.shift--
+		}
+		if cs != nil {
+			for i := range cs.c {
+				if c := cs.c[i]; c.g != 0 {
+					grown.put(c.g, c.e)
+				}
+			}
+		}
+		atomic.StorePointer(&t.cells, unsafe.Pointer(grown))
+		cs = grown
+	}
+	e := &ctxEntry{}
+	cs.put(gp, unsafe.Pointer(e))
+	t.n++
+	return e
+}
+
+func (cs *gCells) put(gp uintptr, e unsafe.Pointer) {
+	mask := uintptr(len(cs.c) - 1)
+	i := gHash(gp, cs.shift)
+	for atomic.LoadUintptr(&cs.c[i].g) != 0 {
+		i = (i + 1) & mask
+	}
+	atomic.StorePointer(&cs.c[i].e, e)
+	atomic.StoreUintptr(&cs.c[i].g, gp)
+}
+
+// idTable is the other store: goroutine id → entry under a mutex. Ids
+// are never reused, so an entry is dropped (kept for reuse) when its
+// goroutine has left everything: the map holds only the goroutines
+// inside an Enter or an ExecEnter. An entry is read and written by its
+// goroutine alone without the mutex; passing it through the free list
+// under the mutex orders its uses.
+type idTable struct {
+	mu   sync.Mutex
+	m    map[int64]*ctxEntry
+	free []*ctxEntry
+}
+
+var byID idTable
+
+func (t *idTable) find(g int64) *ctxEntry {
+	t.mu.Lock()
+	e := t.m[g]
+	t.mu.Unlock()
+	return e
+}
+
+func (t *idTable) get(g int64) *ctxEntry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.m[g]; e != nil {
+		return e
+	}
+	if t.m == nil {
+		t.m = make(map[int64]*ctxEntry)
+	}
+	e := &ctxEntry{}
+	if n := len(t.free); n > 0 {
+		e, t.free = t.free[n-1], t.free[:n-1]
+	}
+	e.goid = g
+	t.m[g] = e
+	return e
+}
+
+func (t *idTable) release(e *ctxEntry) {
+	t.mu.Lock()
+	delete(t.m, e.goid)
+	e.goid, e.exec = 0, 0
+	for i := range e.slots {
+		e.slots[i] = ctxSlot{}
+	}
+	t.free = append(t.free, e)
+	t.mu.Unlock()
 }

@@ -6,11 +6,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
-// ctxIdle fails the test unless no Enter is active in any goroutine: the
-// counts are 0 and the table of marks is empty.
+// ctxIdle fails the test unless no Enter is active in any goroutine:
+// the counts of EnterAny are 0, the id-keyed store is empty and every
+// entry of the g-keyed one is.
 func ctxIdle(t *testing.T) {
 	t.Helper()
 	for k := range ctxCount {
@@ -18,48 +18,99 @@ func ctxIdle(t *testing.T) {
 			t.Errorf("count of slot %d = %d, want 0", k, n)
 		}
 	}
-	for i := range ctxShard {
-		sh := &ctxShard[i]
-		sh.mu.Lock()
-		if len(sh.m) != 0 || len(sh.flags) != 0 {
-			t.Errorf("shard %d holds %v and flags %v", i, sh.m, sh.flags)
+	byID.mu.Lock()
+	if len(byID.m) != 0 {
+		t.Errorf("the id-keyed store holds %d goroutines", len(byID.m))
+	}
+	byID.mu.Unlock()
+	if cs := (*gCells)(atomic.LoadPointer(&byG.cells)); cs != nil {
+		for _, c := range cs.c {
+			if e := (*ctxEntry)(c.e); c.g != 0 && (e.busy != 0 || e.exec != 0 || e.nonzero()) {
+				t.Errorf("the entry of g %#x is not empty: %+v", c.g, *e)
+			}
 		}
-		sh.mu.Unlock()
 	}
 }
 
+func (e *ctxEntry) nonzero() bool {
+	for _, s := range e.slots {
+		if s != (ctxSlot{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// inStores runs f with each store of entries this build can use: the
+// g-keyed table (not under the race detector, which would report an entry
+// passed between goroutines that reuse a g), the id-keyed map, and the
+// id-keyed map with ids from runtime.Stack, as without offsets. f must
+// leave no Enter active.
+func inStores(t *testing.T, f func(t *testing.T)) {
+	calibrated()
+	savedFast, savedOff := ctxFast, curgOff
+	defer func() { ctxFast, curgOff = savedFast, savedOff }()
+	for _, store := range []string{"by-g", "by-id", "by-stack-id"} {
+		if store == "by-g" && (savedOff == 0 || raceEnabled) {
+			continue
+		}
+		ctxFast, curgOff = store == "by-g", savedOff
+		if store == "by-stack-id" {
+			curgOff = 0
+		}
+		t.Run(store, func(t *testing.T) {
+			defer ctxIdle(t)
+			if store == "by-stack-id" && (curG() != 0 || goid() != stackGoID()) {
+				t.Fatalf("without offsets: curG %#x, goid %d, runtime.Stack %d", curG(), goid(), stackGoID())
+			}
+			f(t)
+		})
+	}
+}
+
+// marks is the number of Enters of slot k active in the calling
+// goroutine, as its entry holds them.
+func marks(k int) int32 {
+	e := ownEntry(false)
+	if e == nil || k >= len(e.slots) {
+		return 0
+	}
+	return e.slots[k].n
+}
+
 func TestCtxNesting(t *testing.T) {
-	defer ctxIdle(t)
-	if Active(0) || Active(1) {
-		t.Fatal("active before any Enter")
-	}
-	outer := Enter(0)
-	if !Active(0) || Active(1) {
-		t.Fatalf("after Enter(0): Active(0) %v, Active(1) %v", Active(0), Active(1))
-	}
-	inner := Enter(0)
-	other := Enter(1)
-	if !Active(0) || !Active(1) {
-		t.Fatal("nested Enters not active")
-	}
-	inner.Leave()
-	inner.Leave() // a second Leave does nothing
-	if !Active(0) {
-		t.Fatal("Leave of the inner Enter ended the outer one")
-	}
-	if n := atomic.LoadInt64(&ctxCount[0].n); n != 1 {
-		t.Fatalf("count %d after the inner Leave, want 1", n)
-	}
-	outer.Leave()
-	if Active(0) || !Active(1) {
-		t.Fatalf("after the outer Leave: Active(0) %v, Active(1) %v", Active(0), Active(1))
-	}
-	other.Leave()
-	var zero Ctx
-	zero.Leave() // no Enter: nothing to do
-	if Active(0) || Active(1) {
-		t.Fatal("active after every Leave")
-	}
+	inStores(t, func(t *testing.T) {
+		if Active(0) || Active(1) {
+			t.Fatal("active before any Enter")
+		}
+		outer := Enter(0)
+		if !Active(0) || Active(1) {
+			t.Fatalf("after Enter(0): Active(0) %v, Active(1) %v", Active(0), Active(1))
+		}
+		inner := Enter(0)
+		other := Enter(1)
+		if !Active(0) || !Active(1) {
+			t.Fatal("nested Enters not active")
+		}
+		inner.Leave()
+		inner.Leave() // a second Leave does nothing
+		if !Active(0) {
+			t.Fatal("Leave of the inner Enter ended the outer one")
+		}
+		if n := marks(0); n != 1 {
+			t.Fatalf("%d marks after the inner Leave, want 1", n)
+		}
+		outer.Leave()
+		if Active(0) || !Active(1) {
+			t.Fatalf("after the outer Leave: Active(0) %v, Active(1) %v", Active(0), Active(1))
+		}
+		other.Leave()
+		var zero Ctx
+		zero.Leave() // no Enter: nothing to do
+		if Active(0) || Active(1) {
+			t.Fatal("active after every Leave")
+		}
+	})
 }
 
 // recurse is f calling itself, with a mark per execution as generated
@@ -79,78 +130,85 @@ func recurse(t *testing.T, depth int) {
 	if !Active(2) {
 		t.Errorf("depth %d: not active after the recursive call returned", depth)
 	}
-	if n := atomic.LoadInt64(&ctxCount[2].n); n != int64(depth+1) {
-		t.Errorf("depth %d: count %d", depth, n)
+	if n := marks(2); n != int32(depth+1) {
+		t.Errorf("depth %d: %d marks", depth, n)
 	}
 }
 
 func TestCtxRecursion(t *testing.T) {
-	defer ctxIdle(t)
-	recurse(t, 0)
-	if Active(2) {
-		t.Error("active after the recursion")
-	}
+	inStores(t, func(t *testing.T) {
+		recurse(t, 0)
+		if Active(2) {
+			t.Error("active after the recursion")
+		}
+	})
 }
 
 // TestCtxOtherGoroutine has one goroutine inside f and another outside:
-// the count is not 0, so the other goroutine's Active takes the precise
-// path, and must answer false there.
+// the slot is in use, so the other goroutine's Active looks for its own
+// entry, and must answer false there.
 func TestCtxOtherGoroutine(t *testing.T) {
-	defer ctxIdle(t)
-	entered, asked, done, left := make(chan struct{}), make(chan struct{}), make(chan bool), make(chan struct{})
-	go func() {
-		defer close(left)
+	inStores(t, func(t *testing.T) {
+		entered, asked, done, left := make(chan struct{}), make(chan struct{}), make(chan bool), make(chan struct{})
+		go func() {
+			defer close(left)
+			c := Enter(3)
+			defer c.Leave()
+			close(entered)
+			<-asked
+			done <- Active(3)
+		}()
+		<-entered
+		if Active(3) || ActiveG(3, GoID()) {
+			t.Error("active in a goroutine that did not Enter")
+		}
+		// This goroutine enters too, and each sees its own.
 		c := Enter(3)
-		defer c.Leave()
-		close(entered)
-		<-asked
-		done <- Active(3)
-	}()
-	<-entered
-	if n := atomic.LoadInt64(&ctxCount[3].n); n != 1 {
-		t.Fatalf("count %d, want 1: the precise path is not exercised", n)
-	}
-	if Active(3) || ActiveG(3, GoID()) {
-		t.Error("active in a goroutine that did not Enter")
-	}
-	// This goroutine enters too, and each sees its own.
-	c := Enter(3)
-	if !Active(3) {
-		t.Error("not active in this goroutine after its Enter")
-	}
-	c.Leave()
-	if Active(3) {
-		t.Error("active in this goroutine after its Leave")
-	}
-	close(asked)
-	if !<-done {
-		t.Error("not active in the goroutine that entered")
-	}
-	<-left
+		if !Active(3) {
+			t.Error("not active in this goroutine after its Enter")
+		}
+		c.Leave()
+		if Active(3) {
+			t.Error("active in this goroutine after its Leave")
+		}
+		close(asked)
+		if !<-done {
+			t.Error("not active in the goroutine that entered")
+		}
+		<-left
+	})
 }
 
 // TestCtxGoroutineStarted checks that a goroutine started inside f is not
-// inside f (calls* relates executions of one goroutine).
+// inside f (calls* relates executions of one goroutine), nor inside its
+// execution.
 func TestCtxGoroutineStarted(t *testing.T) {
-	defer ctxIdle(t)
-	c := Enter(4)
-	got := make(chan bool)
-	go func() { got <- Active(4) }()
-	if <-got {
-		t.Error("a goroutine started inside f is active")
-	}
-	c.Leave()
+	inStores(t, func(t *testing.T) {
+		c := Enter(4)
+		_, x := ExecEnter(99)
+		got := make(chan bool)
+		go func() { got <- Active(4) || CurrentExec() != 0 }()
+		if <-got {
+			t.Error("a goroutine started inside f is inside f")
+		}
+		x.Leave()
+		c.Leave()
+	})
 }
 
-// panicsInside enters slot 5, Leaves from a deferred function, and
-// panics (or calls runtime.Goexit) while the slot is active.
+// panicsInside enters slot 5 and an execution, leaves from deferred
+// functions, and panics (or calls runtime.Goexit) while they are active.
 func panicsInside(t *testing.T, goexit bool) {
 	c := Enter(5)
 	defer c.Leave()
+	_, x := ExecEnter(50)
+	defer x.Leave()
 	func() {
-		inner := Enter(5)
+		inner := EnterFlag(5)
 		defer inner.Leave()
-		if !Active(5) {
+		_, y := ExecEnter(51)
+		defer y.Leave()
+		if !Active(5) || CurrentExec() != 51 {
 			t.Error("not active before the panic")
 		}
 		if goexit {
@@ -161,405 +219,287 @@ func panicsInside(t *testing.T, goexit bool) {
 }
 
 func TestCtxPanic(t *testing.T) {
-	defer ctxIdle(t)
-	func() {
-		defer func() {
-			if r := recover(); r != "boom" {
-				t.Errorf("recovered %v", r)
-			}
-			// The deferred Leaves ran before this one.
-			if Active(5) {
-				t.Error("active in the deferred function that recovers")
-			}
+	inStores(t, func(t *testing.T) {
+		func() {
+			defer func() {
+				if r := recover(); r != "boom" {
+					t.Errorf("recovered %v", r)
+				}
+				// The deferred Leaves ran before this one.
+				if Active(5) || CurrentExec() != 0 {
+					t.Error("active in the deferred function that recovers")
+				}
+			}()
+			panicsInside(t, false)
 		}()
-		panicsInside(t, false)
-	}()
-	if Active(5) {
-		t.Error("active after the recovered panic")
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		panicsInside(t, true)
-	}()
-	<-done
+		if Active(5) {
+			t.Error("active after the recovered panic")
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			panicsInside(t, true)
+		}()
+		<-done
+	})
 }
 
-// TestCtxSlotsBeyondMax checks that slots sharing a count keep exact
+// TestCtxSlotsBeyondMax checks that slots sharing a used flag keep exact
 // answers.
 func TestCtxSlotsBeyondMax(t *testing.T) {
-	defer ctxIdle(t)
-	c := Enter(MaxSlots + 7)
-	if !Active(MaxSlots+7) || Active(7) || Active(2*MaxSlots+7) || Active(MaxSlots+8) {
-		t.Error("slots that share a count are not told apart")
-	}
-	if atomic.LoadInt64(&ctxCount[7].n) != 1 {
-		t.Error("the shared count was not taken")
-	}
-	c.Leave()
+	inStores(t, func(t *testing.T) {
+		c := Enter(MaxSlots + 7)
+		if !Active(MaxSlots+7) || Active(7) || Active(2*MaxSlots+7) || Active(MaxSlots+8) {
+			t.Error("slots that share a flag are not told apart")
+		}
+		if atomic.LoadUint32(&ctxUsed[7]) != 1 {
+			t.Error("the shared flag was not set")
+		}
+		c.Leave()
+	})
 }
 
-// TestCtxMany has goroutines enter and leave slots at random, nested,
-// and check Active against their own depths at every step.
+// TestCtxMany has goroutines, more than the cores, enter and leave
+// slots (with and without flags) and executions at random, nested, mark
+// and yield, and check Active, CurrentExec and the flags against what
+// they did, at every step. Each round starts new goroutines, which
+// reuse the g of ended ones.
 func TestCtxMany(t *testing.T) {
-	defer ctxIdle(t)
-	const goroutines, steps, slots = 16, 2000, 3
-	var wg sync.WaitGroup
-	for i := 0; i < goroutines; i++ {
-		wg.Add(1)
-		go func(seed int64) {
-			defer wg.Done()
-			rnd := rand.New(rand.NewSource(seed))
-			g := GoID()
-			var depth [slots]int
-			var stack []Ctx
-			for s := 0; s < steps; s++ {
-				k := rnd.Intn(slots)
-				switch {
-				case rnd.Intn(2) == 0 && len(stack) < 8:
-					if rnd.Intn(2) == 0 {
-						stack = append(stack, Enter(10+k))
-					} else {
-						stack = append(stack, EnterG(10+k, g))
-					}
-					depth[k]++
-				case len(stack) > 0:
-					c := &stack[len(stack)-1]
-					depth[c.k-10]--
-					c.Leave()
-					stack = stack[:len(stack)-1]
-				}
-				for k := range depth {
-					if a, ag := Active(10+k), ActiveG(10+k, g); a != (depth[k] > 0) || ag != a {
-						t.Errorf("slot %d at depth %d: Active %v, ActiveG %v", 10+k, depth[k], a, ag)
-						return
-					}
+	inStores(t, func(t *testing.T) {
+		const rounds, goroutines, steps, slots = 4, 16, 1000, 3
+		for r := 0; r < rounds; r++ {
+			var wg sync.WaitGroup
+			for i := 0; i < goroutines; i++ {
+				wg.Add(1)
+				go func(seed int64) {
+					defer wg.Done()
+					manySteps(t, rand.New(rand.NewSource(seed)), steps, slots)
+				}(int64(r*goroutines + i))
+			}
+			wg.Wait()
+		}
+	})
+}
+
+// manyEnter is one Enter or ExecEnter of manySteps and what it expects.
+type manyEnter struct {
+	c      Ctx
+	x      ExecCtx
+	exec   bool
+	marked bool // a MarkAll of its slot ran while it was active (flags)
+}
+
+func manySteps(t *testing.T, rnd *rand.Rand, steps, slots int) {
+	g := GoID()
+	depth := make([]int, slots)
+	var stack []*manyEnter
+	var execs []uint64
+	for s := 0; s < steps; s++ {
+		k := rnd.Intn(slots)
+		switch op := rnd.Intn(8); {
+		case op < 3 && len(stack) < 12:
+			m := &manyEnter{}
+			switch rnd.Intn(4) {
+			case 0:
+				m.c = Enter(20 + k)
+			case 1:
+				m.c = EnterG(20+k, g)
+			case 2:
+				m.c = EnterFlag(20 + k)
+			default:
+				m.c = EnterFlagG(20+k, g)
+			}
+			depth[k]++
+			stack = append(stack, m)
+		case op == 3 && len(stack) < 12:
+			id := uint64(rnd.Int63n(1000) + 1)
+			parent, x := ExecEnter(id)
+			want := uint64(0)
+			if len(execs) > 0 {
+				want = execs[len(execs)-1]
+			}
+			if parent != want {
+				t.Errorf("ExecEnter returned parent %d, want %d", parent, want)
+			}
+			execs = append(execs, id)
+			stack = append(stack, &manyEnter{x: x, exec: true})
+		case op == 4:
+			MarkAll(20 + k)
+			for _, m := range stack {
+				if !m.exec && m.c.kind == ctxFlag && int(m.c.k) == 20+k {
+					m.marked = true
 				}
 			}
-			for i := len(stack) - 1; i >= 0; i-- {
-				stack[i].Leave()
+		case op == 5:
+			runtime.Gosched()
+		case len(stack) > 0:
+			m := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if m.exec {
+				m.x.Leave()
+				execs = execs[:len(execs)-1]
+				break
 			}
-		}(int64(i))
+			depth[m.c.k-20]--
+			want := m.marked && m.c.kind == ctxFlag
+			if got := m.c.LeaveMarked(); got != want {
+				t.Errorf("LeaveMarked %v, want %v", got, want)
+			}
+		}
+		for k := range depth {
+			if a, ag := Active(20+k), ActiveG(20+k, g); a != (depth[k] > 0) || ag != a {
+				t.Errorf("slot %d at depth %d: Active %v, ActiveG %v", 20+k, depth[k], a, ag)
+				return
+			}
+		}
+		want := uint64(0)
+		if len(execs) > 0 {
+			want = execs[len(execs)-1]
+		}
+		if got := CurrentExec(); got != want {
+			t.Errorf("CurrentExec %d, want %d", got, want)
+			return
+		}
 	}
-	wg.Wait()
+	for i := len(stack) - 1; i >= 0; i-- {
+		if stack[i].exec {
+			stack[i].x.Leave()
+		} else {
+			stack[i].c.Leave()
+		}
+	}
+}
+
+// TestCtxGReuse starts goroutines one after the other, so that the
+// runtime reuses their g: each must start with an empty context, and the
+// g-keyed table must not grow with the number of goroutines.
+func TestCtxGReuse(t *testing.T) {
+	inStores(t, func(t *testing.T) {
+		const goroutines = 2000
+		before := tableSize()
+		for i := 0; i < goroutines; i++ {
+			done := make(chan struct{})
+			ok := false
+			go func() {
+				defer close(done) // after the Leaves
+				clean := !Active(6) && CurrentExec() == 0
+				c := Enter(6)
+				_, x := ExecEnter(uint64(i + 1))
+				defer c.Leave()
+				defer x.Leave()
+				ok = clean && Active(6) && CurrentExec() == uint64(i+1)
+			}()
+			if <-done; !ok {
+				t.Fatalf("goroutine %d: context not empty at start, or not kept", i)
+			}
+		}
+		if grown := tableSize() - before; grown > goroutines/10 {
+			t.Errorf("the table grew by %d entries for %d goroutines run one at a time", grown, goroutines)
+		}
+	})
+}
+
+// tableSize is the number of entries of the g-keyed table.
+func tableSize() int {
+	byG.mu.Lock()
+	defer byG.mu.Unlock()
+	return byG.n
 }
 
 // TestCtxCopyLeftTwice checks that a copy of a Ctx left after the Ctx
-// (a misuse) does not take the count below 0: the fast path would then
-// answer false for a later Enter.
+// (a misuse) changes nothing: a later Enter is active.
 func TestCtxCopyLeftTwice(t *testing.T) {
-	defer ctxIdle(t)
-	c := Enter(7)
-	copied := c
-	c.Leave()
-	copied.Leave()
-	d := Enter(7)
-	if !Active(7) {
-		t.Error("not active after a Ctx was left twice")
-	}
-	d.Leave()
+	inStores(t, func(t *testing.T) {
+		c := Enter(7)
+		copied := c
+		c.Leave()
+		copied.Leave()
+		d := Enter(7)
+		if !Active(7) {
+			t.Error("not active after a Ctx was left twice")
+		}
+		d.Leave()
+	})
 }
 
+// TestCtxGoID checks the identity against runtime.Stack in goroutines
+// that yield between the reads (so that they move between threads), and
+// that calibration found the offsets where it must.
 func TestCtxGoID(t *testing.T) {
-	ids := make(chan [2]int64)
-	for i := 0; i < 4; i++ {
-		go func() { ids <- [2]int64{goid(), GoID()} }()
+	calibrated()
+	if (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") && curgOff == 0 {
+		t.Errorf("no offsets of m.curg and g.goid found on %s", runtime.GOARCH)
 	}
+	const goroutines, reads = 8, 200
+	ids := make(chan int64, goroutines)
+	var wg sync.WaitGroup
+	for i := 0; i < goroutines; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			want := stackGoID()
+			g := curG()
+			for r := 0; r < reads; r++ {
+				if id, gid := goid(), GoID(); id != want || gid != want {
+					t.Errorf("goid %d, GoID %d, runtime.Stack %d", id, gid, want)
+					return
+				}
+				if curG() != g {
+					t.Error("the g of a goroutine changed")
+					return
+				}
+				runtime.Gosched()
+			}
+			ids <- want
+		}()
+	}
+	wg.Wait()
+	close(ids)
 	seen := map[int64]bool{}
-	for i := 0; i < 4; i++ {
-		id := <-ids
-		if id[0] != id[1] || id[0] <= 0 || seen[id[0]] {
-			t.Errorf("goid %d, GoID %d", id[0], id[1])
+	for id := range ids {
+		if id <= 0 || seen[id] {
+			t.Errorf("goroutine id %d repeated or not positive", id)
 		}
-		seen[id[0]] = true
+		seen[id] = true
+	}
+}
+
+// TestCtxCalibrate checks that calibration is repeatable: the same
+// offsets each time.
+func TestCtxCalibrate(t *testing.T) {
+	calibrated()
+	for i := 0; i < 5; i++ {
+		if c, g := calibrateG(); c != curgOff || g != goidOff {
+			t.Errorf("calibration %d found %d, %d; at init %d, %d", i, c, g, curgOff, goidOff)
+		}
 	}
 }
 
 func TestCtxNoAllocation(t *testing.T) {
-	defer ctxIdle(t)
-	g := GoID()
-	for name, f := range map[string]func(){
-		"Active/fast": func() { Active(6) },
-		"Enter+Leave": func() { c := Enter(6); c.Leave() },
-		"EnterG+Leave": func() {
-			c := EnterG(6, g)
-			c.Leave()
-		},
-		"Active/precise": func() {
-			c := EnterG(6, g)
-			Active(6)
-			c.Leave()
-		},
-	} {
-		if n := testing.AllocsPerRun(1000, f); n != 0 {
-			t.Errorf("%s: %v allocations", name, n)
-		}
+	if raceEnabled {
+		t.Skip("the race detector allocates")
 	}
-}
-
-// Benchmarks of the run-time filter of (calls* f g): what the site of g
-// pays to decide whether an execution of f is active. Each candidate is
-// the test of a site in a callee that is not inlined, as a site is in
-// the function it instruments; "call" is that call alone.
-
-// ctxFrame is the state of a site, kept in a local variable of the
-// instrumented function: a direct callee's site reads its caller's
-// through a pointer (the lexical case).
-type ctxFrame struct {
-	id uint64
-	on bool
-}
-
-const benchSlot = 100 // a slot the tests do not use
-
-//go:noinline
-func siteCall() bool { return false }
-
-//go:noinline
-func siteLexical(caller *ctxFrame) bool { return caller.on }
-
-//go:noinline
-func siteActive() bool { return Active(benchSlot) }
-
-//go:noinline
-func siteActiveG(g int64) bool { return ActiveG(benchSlot, g) }
-
-//go:noinline
-func siteGoID() int64 { return goid() }
-
-//go:noinline
-func siteGoIDAlloc() int64 { return GoID() }
-
-//go:noinline
-func siteEnterLeave() {
-	c := Enter(benchSlot)
-	c.Leave()
-}
-
-//go:noinline
-func siteEnterGLeave(g int64) {
-	c := EnterG(benchSlot, g)
-	c.Leave()
-}
-
-// atDepth runs f below depth more frames, as a site deep in a program's
-// calls does: finding the goroutine's id formats the stack.
-func atDepth(depth int, f func()) {
-	if depth == 0 {
-		f()
-		return
-	}
-	atDepth(depth-1, f)
-}
-
-// ctxCandidate is one thing measured: setup prepares the context it is
-// measured in and returns what undoes it; run runs it n times (its own
-// loop, so that nothing but the site's call is added to it).
-type ctxCandidate struct {
-	name  string
-	setup func() (undo func())
-	run   func(n int, caller *ctxFrame, g int64) int
-}
-
-var ctxSink int
-
-func noSetup() func() { return func() {} }
-
-// enterHere makes the slot active in the calling goroutine.
-func enterHere() func() {
-	c := Enter(benchSlot)
-	return func() { c.Leave() }
-}
-
-// enterElsewhere makes the slot active in another goroutine only: the
-// count is not 0, the answer is false.
-func enterElsewhere() func() {
-	entered, leave, left := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	go func() {
-		c := Enter(benchSlot)
-		close(entered)
-		<-leave
-		c.Leave()
-		close(left)
-	}()
-	<-entered
-	return func() { close(leave); <-left }
-}
-
-func runActive(n int, _ *ctxFrame, _ int64) int {
-	c := 0
-	for i := 0; i < n; i++ {
-		if siteActive() {
-			c++
-		}
-	}
-	return c
-}
-
-func runEnterLeave(n int, _ *ctxFrame, _ int64) int {
-	for i := 0; i < n; i++ {
-		siteEnterLeave()
-	}
-	return 0
-}
-
-func runGoID(n int, _ *ctxFrame, _ int64) int {
-	c := 0
-	for i := 0; i < n; i++ {
-		c += int(siteGoID())
-	}
-	return c
-}
-
-var ctxCandidates = []ctxCandidate{
-	{"call", noSetup, func(n int, _ *ctxFrame, _ int64) int {
-		c := 0
-		for i := 0; i < n; i++ {
-			if siteCall() {
-				c++
+	inStores(t, func(t *testing.T) {
+		g := GoID()
+		warm := Enter(6) // the entry exists, in both stores, while measuring
+		defer warm.Leave()
+		for name, f := range map[string]func(){
+			"Active":       func() { Active(6) },
+			"Enter+Leave":  func() { c := Enter(6); c.Leave() },
+			"EnterG+Leave": func() { c := EnterG(6, g); c.Leave() },
+			"EnterFlag+LeaveMarked": func() {
+				c := EnterFlag(6)
+				MarkAll(6)
+				c.LeaveMarked()
+			},
+			"ExecEnter+Leave": func() { _, x := ExecEnter(1); x.Leave() },
+			"CurrentExec":     func() { CurrentExec() },
+			"GoID":            func() { GoID() },
+		} {
+			if n := testing.AllocsPerRun(1000, f); n != 0 {
+				t.Errorf("%s: %v allocations", name, n)
 			}
 		}
-		return c
-	}},
-	{"lexical", noSetup, func(n int, p *ctxFrame, _ int64) int {
-		c := 0
-		for i := 0; i < n; i++ {
-			if siteLexical(p) {
-				c++
-			}
-		}
-		return c
-	}},
-	{"active-fast", noSetup, runActive},
-	{"active-precise", enterHere, runActive},
-	{"active-precise-other", enterElsewhere, runActive},
-	{"activeG-precise", enterHere, func(n int, _ *ctxFrame, g int64) int {
-		c := 0
-		for i := 0; i < n; i++ {
-			if siteActiveG(g) {
-				c++
-			}
-		}
-		return c
-	}},
-	{"enter-leave-first", noSetup, runEnterLeave},
-	{"enter-leave-nested", enterHere, runEnterLeave},
-	{"enterG-leave", noSetup, func(n int, _ *ctxFrame, g int64) int {
-		for i := 0; i < n; i++ {
-			siteEnterGLeave(g)
-		}
-		return 0
-	}},
-	{"goid", noSetup, runGoID},
-	{"GoID", noSetup, func(n int, _ *ctxFrame, _ int64) int {
-		c := 0
-		for i := 0; i < n; i++ {
-			c += int(siteGoIDAlloc())
-		}
-		return c
-	}},
-}
-
-// BenchmarkCtx measures each candidate on its own: ns/op and allocations.
-// The -depth50 variants run 50 frames deeper: finding the goroutine's id
-// formats its stack.
-func BenchmarkCtx(b *testing.B) {
-	for _, depth := range []int{0, 50} {
-		for _, c := range ctxCandidates {
-			name := c.name
-			if depth > 0 {
-				if c.name != "active-fast" && c.name != "active-precise" && c.name != "enter-leave-first" && c.name != "goid" {
-					continue
-				}
-				name += "-depth50"
-			}
-			c := c
-			b.Run(name, func(b *testing.B) {
-				atDepth(depth, func() {
-					undo := c.setup()
-					defer undo()
-					p, g := &ctxFrame{on: true}, GoID()
-					b.ReportAllocs()
-					b.ResetTimer()
-					ctxSink += c.run(b.N, p, g)
-				})
-			})
-		}
-	}
-}
-
-// BenchmarkCtxRatios measures the candidates in one loop, alternating
-// chunks of each, and reports each one's ns/op and the ratios that
-// matter: the fast path and the precise path against the lexical read,
-// the precise path and Enter+Leave against finding the goroutine.
-func BenchmarkCtxRatios(b *testing.B) {
-	cs := ctxCandidates
-	total := make([]time.Duration, len(cs))
-	p, g := &ctxFrame{on: true}, GoID()
-	n := 0
-	for done := 0; done < b.N; done += chunk {
-		k := chunk
-		if b.N-done < k {
-			k = b.N - done
-		}
-		for j, c := range cs {
-			undo := c.setup()
-			t0 := time.Now()
-			ctxSink += c.run(k, p, g)
-			total[j] += time.Since(t0)
-			undo()
-		}
-		n += k
-	}
-	ns := map[string]float64{}
-	for j, c := range cs {
-		ns[c.name] = float64(total[j].Nanoseconds()) / float64(n)
-		b.ReportMetric(ns[c.name], c.name+"-ns/op")
-	}
-	b.ReportMetric(ns["active-fast"]/ns["lexical"], "fast-x-lexical")
-	b.ReportMetric(ns["active-precise"]/ns["lexical"], "precise-x-lexical")
-	b.ReportMetric(ns["active-precise"]/ns["goid"], "precise-x-goid")
-	b.ReportMetric(ns["activeG-precise"]/ns["lexical"], "preciseG-x-lexical")
-	b.ReportMetric(ns["enter-leave-first"]/ns["goid"], "enterleave-x-goid")
-	b.ReportMetric(ns["enterG-leave"]/ns["lexical"], "enterGleave-x-lexical")
-	b.ReportMetric(ns["GoID"]/ns["goid"], "GoID-x-goid")
-}
-
-// BenchmarkCtxParallel measures the paths with a goroutine per core, all
-// in the same slot: the count's cache line and the shards' mutexes are
-// shared.
-func BenchmarkCtxParallel(b *testing.B) {
-	b.Run("active-fast", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			c := 0
-			for pb.Next() {
-				if siteActive() {
-					c++
-				}
-			}
-			if c != 0 {
-				b.Error("active")
-			}
-		})
-	})
-	b.Run("active-precise", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			c := Enter(benchSlot)
-			defer c.Leave()
-			for pb.Next() {
-				if !siteActive() {
-					b.Error("not active")
-				}
-			}
-		})
-	})
-	b.Run("enterG-leave", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			g := GoID()
-			for pb.Next() {
-				siteEnterGLeave(g)
-			}
-		})
 	})
 }
 
@@ -567,6 +507,10 @@ func BenchmarkCtxParallel(b *testing.B) {
 // flags of every EnterFlag active in its goroutine, the outer ones of a
 // recursion too, and not those left already or of another goroutine.
 func TestCtxMarkAll(t *testing.T) {
+	inStores(t, testMarkAll)
+}
+
+func testMarkAll(t *testing.T) {
 	const k = 7
 	var outer, inner, left, other bool
 	MarkAll(k) // none active: nothing to set
@@ -595,11 +539,10 @@ func TestCtxMarkAll(t *testing.T) {
 		t.Errorf("outer %v inner %v (want both set), left %v other goroutine %v (want neither)", outer, inner, left, other)
 	}
 	MarkAll(k) // nothing active any more
-	ctxIdle(t)
 }
 
 // TestCtxAny checks the slots of contains: counted in every goroutine,
-// marked in none.
+// marked in none, and not counted by Enter.
 func TestCtxAny(t *testing.T) {
 	const k = 9
 	if Any(k) {
@@ -616,5 +559,10 @@ func TestCtxAny(t *testing.T) {
 	if Any(k) {
 		t.Error("Any after Leave")
 	}
+	d := Enter(k)
+	if Any(k) {
+		t.Error("Any counts an Enter")
+	}
+	d.Leave()
 	ctxIdle(t)
 }

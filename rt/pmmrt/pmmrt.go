@@ -21,6 +21,7 @@ package pmmrt
 import (
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	_ "unsafe" // for go:linkname
 )
@@ -70,24 +71,36 @@ func NextID() uint64 { return atomic.AddUint64(&lastID, 1) }
 // monotonic clock.
 func Now() int64 { return nanotime() - startNano }
 
-// GoID returns the id of the calling goroutine, parsed from the header of
-// runtime.Stack ("goroutine 18 [running]:"). It costs about 4 µs
-// (see docs/RUNTIME.md); generated code calls it once per site execution.
-func GoID() int64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	const prefix = "goroutine "
-	if len(b) < len(prefix) {
-		return 0
-	}
-	var id int64
-	for _, c := range b[len(prefix):] {
-		if c < '0' || c > '9' {
-			break
+// GoID returns the id of the calling goroutine: the runtime's own,
+// never reused within the process. It costs a few nanoseconds (read from
+// the goroutine's g; see docs/RUNTIME.md, "Goroutine identity");
+// generated code calls it once per site execution.
+func GoID() int64 { return goid() }
+
+// Returning reports, called by a generated exit function that a
+// function deferred, whether that function is returning normally: not
+// unwound by a panic (a deferred call of its own that recovered lets it
+// return) nor by runtime.Goexit. The runtime then calls deferred
+// functions from gopanic or Goexit. It costs a stack walk: generated code
+// calls it only when no return statement ran.
+func Returning() bool {
+	var pcs [8]uintptr
+	n := runtime.Callers(2, pcs[:]) // from the exit function up
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		switch {
+		case strings.Contains(f.Function, ".pmm__") || strings.Contains(f.Function, ".deferwrap"):
+			// The exit function, or the wrapper of the deferred call.
+		case f.Function == "runtime.gopanic" || f.Function == "runtime.Goexit":
+			return false
+		default:
+			return true // the function itself, or the runtime's deferreturn
 		}
-		id = id*10 + int64(c-'0')
+		if !more {
+			return true
+		}
 	}
-	return id
 }
 
 // Emit appends the tuple built in r to the log as a row of the table with

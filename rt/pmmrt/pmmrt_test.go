@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -45,19 +46,23 @@ func TestGo112(t *testing.T) {
 	if len(files) != len(pkgs["pmmrt"].Files) || len(pkgs) != 1 {
 		t.Fatalf("want one package pmmrt, got %d", len(pkgs))
 	}
-	// Both build variants: drop the other system's file by its constraint.
-	for _, goos := range []string{"linux", "windows"} {
+	// The build variants: the files each one compiles, by their build
+	// constraints.
+	for _, v := range []struct{ goos, goarch string }{{"linux", "amd64"}, {"windows", "amd64"}, {"linux", "386"}} {
+		ctx := build.Default
+		ctx.GOOS, ctx.GOARCH = v.goos, v.goarch
 		var keep []*ast.File
 		for _, f := range files {
 			name := filepath.Base(fset.Position(f.Pos()).Filename)
-			if (goos == "linux" && name == "mmap_other.go") || (goos != "linux" && name == "mmap_unix.go") {
-				continue
+			if ok, err := ctx.MatchFile(".", name); err != nil {
+				t.Fatal(err)
+			} else if ok {
+				keep = append(keep, f)
 			}
-			keep = append(keep, f)
 		}
 		conf := types.Config{GoVersion: "go1.12", Importer: importer.ForCompiler(fset, "source", nil)}
 		if _, err := conf.Check("example.com/m/internal/pmmrt_", fset, keep, nil); err != nil {
-			t.Errorf("%s: %v", goos, err)
+			t.Errorf("%s/%s: %v", v.goos, v.goarch, err)
 		}
 	}
 	// The checker must be able to fail: a go1.18 feature is refused.

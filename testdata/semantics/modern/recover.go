@@ -81,7 +81,8 @@ func deferOrder() {
 func recovers() {
 	fmt.Println(safeDiv(7, 2))
 	q, err := safeDiv(7, 0)
-	rec("main.safeDiv", []any{7, 0}, 1, q, err)
+	// safeDiv recovers: it returns normally, with its named results.
+	rec("main.safeDiv", []any{7, 0}, 0, q, err)
 	deferRecoverer()
 	deferMethodRecoverer()
 	fmt.Println(deferIndirect())

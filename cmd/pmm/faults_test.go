@@ -1,0 +1,315 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The fault tests run the pmm binary, as a user's shell would, on
+// testdata/faults, and stop it or its program at the moments a user's
+// machine does: signals to the process group while the program runs,
+// SIGKILL of pmm, pmm killed after it committed a load but before it
+// removed the logs, several runs at once. In every case each run's rows
+// must be its program's count (-n), none lost and none counted twice.
+
+var pmmBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// pmmBin builds the pmm command once per test binary.
+func pmmBin(t *testing.T) string {
+	t.Helper()
+	pmmBinary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "pmm-bin-")
+		if err != nil {
+			pmmBinary.err = err
+			return
+		}
+		pmmBinary.path = filepath.Join(dir, "pmm")
+		out, err := exec.Command("go", "build", "-o", pmmBinary.path, ".").CombinedOutput()
+		if err != nil {
+			pmmBinary.err = fmt.Errorf("building pmm: %v\n%s", err, out)
+		}
+	})
+	if pmmBinary.err != nil {
+		t.Fatal(pmmBinary.err)
+	}
+	return pmmBinary.path
+}
+
+// faultModule copies testdata/faults and instruments it.
+func faultModule(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs an instrumented program")
+	}
+	dir := copyModule(t, "../../testdata/faults")
+	if code, out, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	return dir
+}
+
+// startRun starts pmm run in dir in a process group of its own, and, with
+// -wait among args, returns once the program said it is ready.
+func startRun(t *testing.T, dir string, args ...string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(pmmBin(t), append([]string{"run", ".", "--"}, args...)...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = time.Minute // a test that failed leaves no program holding its pipes
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range args {
+		if a == "-wait" {
+			line, err := bufio.NewReader(stdout).ReadString('\n')
+			if err != nil || line != "ready\n" {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("the program did not say ready: %q, %v\n%s", line, err, stderr.String())
+			}
+		}
+	}
+	return cmd, &stderr
+}
+
+// exitCode waits for cmd and returns its exit status.
+func exitCode(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}
+
+// faultRun is one row of runs with the rows of its answer.
+type faultRun struct {
+	Status  int
+	Signal  string
+	Rows    int
+	Command string
+}
+
+// runsOf reads every run of dir's pmm.db, in order, with its rows of
+// executions-of-f, and checks that no execution is there twice.
+func runsOf(t *testing.T, dir string) []faultRun {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, ".pmm", "pmm.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT r.exit_status, coalesce(r.signal, ''), r.command,
+		(SELECT count(*) FROM executions_of_f a WHERE a.run = r.id),
+		(SELECT count(DISTINCT a.i) FROM executions_of_f a WHERE a.run = r.id)
+		FROM runs r ORDER BY r.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []faultRun
+	for rows.Next() {
+		var r faultRun
+		var distinct int
+		if err := rows.Scan(&r.Status, &r.Signal, &r.Command, &r.Rows, &distinct); err != nil {
+			t.Fatal(err)
+		}
+		if distinct != r.Rows {
+			t.Errorf("run %q: %d rows but %d distinct parameters: an execution counted twice", r.Command, r.Rows, distinct)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// leftoverRuns lists the run directories still in dir's .pmm/runs.
+func leftoverRuns(t *testing.T, dir string) []string {
+	entries, _ := os.ReadDir(filepath.Join(dir, ".pmm", "runs"))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+const faultTries = 3
+
+// TestFaultSignalToProcessGroup: Ctrl-C or SIGTERM to the process group
+// while the program runs (a terminal, timeout, systemd do that): pmm
+// loads what the program recorded, and exits as the program did, 128+n.
+func TestFaultSignalToProcessGroup(t *testing.T) {
+	dir := faultModule(t)
+	var want []faultRun
+	for try := 0; try < faultTries; try++ {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+			n := 500 + 100*try + int(sig)
+			cmd, stderr := startRun(t, dir, "-n", fmt.Sprint(n), "-wait")
+			if err := syscall.Kill(-cmd.Process.Pid, sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := exitCode(t, cmd); code != 128+int(sig) {
+				t.Errorf("%v: pmm exited %d, want %d\n%s", sig, code, 128+int(sig), stderr)
+			}
+			want = append(want, faultRun{Status: 128 + int(sig), Signal: sig.String(), Rows: n})
+		}
+	}
+	checkRuns(t, dir, want)
+}
+
+// TestFaultKillPMM: SIGKILL of pmm while its program runs, then of the
+// program: nothing is loaded then, and the next pmm run loads those logs
+// as the run they are, apart from its own.
+func TestFaultKillPMM(t *testing.T) {
+	dir := faultModule(t)
+	var want []faultRun
+	for try := 0; try < faultTries; try++ {
+		n := 300 + try
+		cmd, _ := startRun(t, dir, "-n", fmt.Sprint(n), "-wait")
+		syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+		// Then the program, left alone; only then can Wait return, as
+		// the program holds pmm's standard error open.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		want = append(want, faultRun{Rows: n})
+		m := 40 + try
+		next, stderr := startRun(t, dir, "-n", fmt.Sprint(m))
+		if code := exitCode(t, next); code != 0 {
+			t.Fatalf("pmm run after a killed one: exit %d\n%s", code, stderr)
+		}
+		if !strings.Contains(stderr.String(), fmt.Sprintf("%d tuples recovered", 2*n)) {
+			t.Errorf("pmm run does not say it recovered %d tuples:\n%s", 2*n, stderr)
+		}
+		want = append(want, faultRun{Rows: m})
+	}
+	got := checkRuns(t, dir, want)
+	for i := 0; i < len(got); i += 2 {
+		if !strings.HasSuffix(got[i].Command, "(recovered)") {
+			t.Errorf("run %d: command %q does not say it was recovered", i+1, got[i].Command)
+		}
+	}
+}
+
+// TestFaultKillAfterCommit: pmm killed after it committed a load and
+// before it removed the logs (simulated by putting the run's directory
+// back): the next pmm run finds the logs loaded already and removes them
+// without loading them again.
+func TestFaultKillAfterCommit(t *testing.T) {
+	dir := faultModule(t)
+	var want []faultRun
+	for try := 0; try < faultTries; try++ {
+		n := 200 + try
+		cmd, stderr := startRun(t, dir, "-n", fmt.Sprint(n), "-wait")
+		runs := leftoverRuns(t, dir)
+		if len(runs) != 1 {
+			t.Fatalf("run directories while the program runs: %v, want one", runs)
+		}
+		saved := filepath.Join(t.TempDir(), "saved")
+		if err := os.CopyFS(saved, os.DirFS(filepath.Join(dir, ".pmm", "runs", runs[0]))); err != nil {
+			t.Fatal(err)
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		if code := exitCode(t, cmd); code != 128+int(syscall.SIGTERM) {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		want = append(want, faultRun{Status: 128 + int(syscall.SIGTERM), Signal: "terminated", Rows: n})
+		os.Remove(filepath.Join(saved, "lock"))
+		if err := os.CopyFS(filepath.Join(dir, ".pmm", "runs", runs[0]), os.DirFS(saved)); err != nil {
+			t.Fatal(err)
+		}
+		next, stderr := startRun(t, dir, "-n", "9")
+		if code := exitCode(t, next); code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		if !strings.Contains(stderr.String(), "loaded already") {
+			t.Errorf("pmm run does not say it removed logs loaded already:\n%s", stderr)
+		}
+		want = append(want, faultRun{Rows: 9})
+	}
+	checkRuns(t, dir, want)
+}
+
+// TestFaultConcurrentRuns: four pmm runs at once in one module each
+// record, load and report their own program's executions.
+func TestFaultConcurrentRuns(t *testing.T) {
+	dir := faultModule(t)
+	const runs = 4
+	counts := map[int]bool{}
+	var wg sync.WaitGroup
+	errs := make(chan string, runs)
+	for i := 0; i < runs; i++ {
+		n := 1000 * (i + 1)
+		counts[n] = true
+		cmd, stderr := startRun(t, dir, "-n", fmt.Sprint(n))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := cmd.Wait(); err != nil {
+				errs <- fmt.Sprintf("pmm run -n %d: %v\n%s", n, err, stderr)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	got := runsOf(t, dir)
+	if len(got) != runs {
+		t.Fatalf("%d runs, want %d: %+v", len(got), runs, got)
+	}
+	for _, r := range got {
+		if !counts[r.Rows] {
+			t.Errorf("a run has %d rows, which no program made (each made one of %v)", r.Rows, counts)
+		}
+		delete(counts, r.Rows)
+	}
+	if left := leftoverRuns(t, dir); len(left) != 0 {
+		t.Errorf("run directories left: %v", left)
+	}
+}
+
+// checkRuns compares dir's runs with want (status, signal, rows) and
+// checks that no run directory is left.
+func checkRuns(t *testing.T, dir string, want []faultRun) []faultRun {
+	t.Helper()
+	got := runsOf(t, dir)
+	if len(got) != len(want) {
+		t.Fatalf("%d runs, want %d:\n got %+v\nwant %+v", len(got), len(want), got, want)
+	}
+	for i := range want {
+		g := got[i]
+		if g.Rows != want[i].Rows || g.Signal != want[i].Signal || (want[i].Status != 0 && g.Status != want[i].Status) {
+			t.Errorf("run %d: %+v, want %+v", i+1, g, want[i])
+		}
+	}
+	if left := leftoverRuns(t, dir); len(left) != 0 {
+		t.Errorf("run directories left: %v", left)
+	}
+	return got
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bufio"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"pmm.dev/pmm/internal/golden"
+)
+
+// TestIncompleteAnswers runs testdata/incomplete, whose questions pmm
+// cannot all answer exactly, and checks that every answer that differs
+// from the program's own count says it is incomplete, where and why, and
+// that the one answered exactly says nothing:
+//   - areas-in-total: Total's interface call may run an unexported
+//     method of another package, which the site cannot name: refused;
+//   - safes-in-risky: the deferred call of safe, which recovers, must
+//     stay direct: refused;
+//   - leaves-in-apply: apply's function value may run leaf or direct,
+//     and every call there is recorded as leaf's;
+//   - top-fibs: Fib's executions are recorded at its definition, where
+//     the calls relation of the negation is not recorded;
+//   - riskies, crashes: exact.
+//
+// Then it runs the program so that crash ends it with os.Exit(3): the
+// execution of crash is not recorded, and every answer says that
+// executions running at the end are missing.
+func TestIncompleteAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an instrumented program")
+	}
+	dir := copyModule(t, "../../testdata/incomplete")
+	code, out, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm")
+	if code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	containsAll(t, "pmm instrument", out, "4 of 6 answers may be incomplete")
+	// The warning names every function the call may run.
+	containsAll(t, "pmm instrument's warnings", errOut, "may run any of main.direct, main.leaf")
+	code, progOut, errOut := runPMM(t, dir, "run", ".")
+	if code != exitOK {
+		t.Fatalf("pmm run: exit %d\n%s%s", code, progOut, errOut)
+	}
+	// The program's own counts: lines "QUESTION N".
+	own := map[string]int64{}
+	sc := bufio.NewScanner(strings.NewReader(progOut))
+	for sc.Scan() {
+		if name, n, ok := strings.Cut(sc.Text(), " "); ok {
+			if v, err := strconv.ParseInt(n, 10, 64); err == nil {
+				own[name] = v
+			}
+		}
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	type flagged struct{ position, reason string }
+	want := map[string]flagged{
+		"areas-in-total":  {"main.go:29:8", "shapes.square is unexported in another package"},
+		"safes-in-risky":  {"main.go:46:8", "safe calls recover"},
+		"leaves-in-apply": {"main.go:58:49", "may run any of main.direct, main.leaf; each of its calls is recorded as an execution of main.leaf"},
+		"top-fibs":        {"main.go:63:1", "no calls relation"},
+		"riskies":         {},
+		"crashes":         {},
+	}
+	for q, w := range want {
+		counts := queryStrings(t, db, "SELECT count FROM "+strings.ReplaceAll(q, "-", "_"))
+		got := int64(0) // a count over no tuples has no row
+		if len(counts) == 1 {
+			got, _ = strconv.ParseInt(counts[0], 10, 64)
+		}
+		mine, ok := own[q]
+		if !ok {
+			t.Fatalf("the program printed no count for %s:\n%s", q, progOut)
+		}
+		notes := queryStrings(t, db, "SELECT position || ' ' || reason FROM pmm_incomplete WHERE question = '"+q+"'")
+		if w.position == "" {
+			if got != mine || len(notes) > 0 {
+				t.Errorf("%s: %d (the program counts %d), notes %q: want exact, without notes", q, got, mine, notes)
+			}
+			continue
+		}
+		// The answer is indeed incomplete...
+		if got == mine {
+			t.Errorf("%s: %d, as the program counts: the case no longer shows an incomplete answer", q, got)
+		}
+		// ... and says so, where and why.
+		if len(notes) != 1 || !strings.HasPrefix(notes[0], w.position+" event x: ") || !strings.Contains(notes[0], w.reason) {
+			t.Errorf("%s: notes %q, want one at %s saying %q", q, notes, w.position, w.reason)
+		}
+	}
+
+	code, answer, errOut := runPMM(t, dir, "answer")
+	if code != exitOK {
+		t.Fatalf("pmm answer: exit %d\n%s", code, errOut)
+	}
+	golden.Check(t, "testdata/answer_incomplete.golden", answer, *update)
+
+	code, out, errOut = runPMM(t, dir, "stats")
+	if code != exitOK {
+		t.Fatalf("pmm stats: exit %d\n%s", code, errOut)
+	}
+	containsAll(t, "pmm stats", out, "4 of 6 answers are incomplete (areas-in-total, safes-in-risky, leaves-in-apply, top-fibs): pmm answer says why")
+
+	code, progOut, errOut = runPMM(t, dir, "run", ".", "--", "crash")
+	if code != 3 || !strings.Contains(progOut, "crashes 1") {
+		t.Fatalf("pmm run . -- crash: exit %d, want the program's 3, and its count of crash\n%s%s", code, progOut, errOut)
+	}
+	if got := queryStrings(t, db, "SELECT count FROM crashes WHERE run = 2"); len(got) != 0 {
+		t.Errorf("the execution of crash that never ended is in the answer: %v", got)
+	}
+	ended := queryStrings(t, db, "SELECT question FROM pmm_incomplete WHERE run = 2 AND position IS NULL AND reason LIKE 'the program ended with exit status 3: %'")
+	if len(ended) != len(want) {
+		t.Errorf("answers that say the program ended with executions running: %q, want all %d", ended, len(want))
+	}
+
+	code, out, errOut = runPMM(t, dir, "answer", "--run", "1", "--json", "riskies", "top-fibs")
+	if code != exitOK {
+		t.Fatalf("pmm answer --json: exit %d\n%s", code, errOut)
+	}
+	var doc jsonAnswers
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("pmm answer --json: %v\n%s", err, out)
+	}
+	if doc.Incomplete != 1 || doc.Questions != 2 || len(doc.Answers) != 2 ||
+		len(doc.Answers[0].Incomplete) != 0 || len(doc.Answers[1].Incomplete) != 1 || doc.Answers[1].Incomplete[0].Position != "main.go:63:1" {
+		t.Errorf("pmm answer --json:\n%s", out)
+	}
+	containsAll(t, "pmm answer --json's stderr", errOut, "1 of 2 answers are incomplete")
+}
+
+// TestIncompleteEveryMode checks that every mode knows the same answers
+// of testdata/incomplete are incomplete, at the same sites: without static
+// approximation every function is selected, but only those
+// approximation would keep can be events whose loss matters (riskies
+// stays exact: no function pmm cannot record may be main.risky).
+func TestIncompleteEveryMode(t *testing.T) {
+	want := "areas-in-total x main.go:29:8; safes-in-risky x main.go:46:8; leaves-in-apply x main.go:58:49; top-fibs x main.go:63:1"
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		dir := copyModule(t, "../../testdata/incomplete")
+		code, out, errOut := runPMM(t, dir, "instrument", "--mode", mode, "./...", "questions.pmm")
+		if code != exitOK {
+			t.Fatalf("pmm instrument --mode %s: exit %d\n%s%s", mode, code, out, errOut)
+		}
+		p, code := readProject(&env{stdout: io.Discard, stderr: io.Discard, dir: dir}, "answer")
+		if p == nil {
+			t.Fatalf("reading plan.json: exit %d", code)
+		}
+		var got []string
+		for _, r := range p.Incomplete {
+			got = append(got, r.Question+" "+strings.Join(r.Vars, ",")+" "+r.Position)
+		}
+		if strings.Join(got, "; ") != want {
+			t.Errorf("--mode %s: incomplete\n%s\nwant\n%s", mode, strings.Join(got, "; "), want)
+		}
+	}
+}
+
+// TestIncompleteWithoutTests runs the test of testdata/untested, which
+// calls strings.Repeat twice, once from its test file: instrumented
+// without --tests, pmm test records one and says the calls in test files
+// are missing; with --tests it records both and says nothing of tests.
+func TestIncompleteWithoutTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented tests")
+	}
+	const untested = "the calls in test files are not recorded"
+	for _, c := range []struct {
+		flags    []string
+		count    string
+		untested bool
+	}{
+		{nil, "1", true},
+		{[]string{"--tests"}, "2", false},
+	} {
+		dir := copyModule(t, "../../testdata/untested")
+		args := append(append([]string{"instrument"}, c.flags...), "./...", "questions.pmm")
+		if code, out, errOut := runPMM(t, dir, args...); code != exitOK {
+			t.Fatalf("pmm %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		if code, out, errOut := runPMM(t, dir, "test", "./..."); code != exitOK {
+			t.Fatalf("pmm test: exit %d\n%s%s", code, out, errOut)
+		}
+		code, out, errOut := runPMM(t, dir, "answer")
+		if code != exitOK {
+			t.Fatalf("pmm answer: exit %d\n%s", code, errOut)
+		}
+		lines := strings.Split(out, "\n")
+		if len(lines) < 3 || lines[2] != c.count {
+			t.Errorf("%v: count of strings.Repeat:\n%s\nwant %s", c.flags, out, c.count)
+		}
+		if strings.Contains(out, untested) != c.untested {
+			t.Errorf("%v: says %q: %v, want %v:\n%s", c.flags, untested, !c.untested, c.untested, out)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package instrument
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// The data-conditions of a site (seed A.1, Data-condition): Go
+// expressions of the source program, evaluated in the scope of the body
+// of the function an execution runs, at its begin point (a definition
+// site passes the value to enter) or at its end point (exit evaluates it
+// through pointers to the variables it reads, once the body's deferred
+// calls ran). Where the expression does not compile (a function without
+// the variables it names) the execution has no such attribute: the
+// event cannot match there, and the site records no data-condition tuple
+// and passes no test of it.
+
+// dataCondFields lists the data-conditions the site's tuples and filters
+// read, each once, by expression and point.
+func (sg *siteGen) dataCondFields() []Field {
+	var out []Field
+	seen := map[Field]bool{}
+	for _, f := range sg.fieldsRead() {
+		if f.Cap == CapDataCond && !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// dataCondPrefix is the prefix of the state fields of data-conditions
+// taken at a point.
+func dataCondPrefix(point int) string {
+	if point == pointEnd {
+		return "de"
+	}
+	return "dc"
+}
+
+// dataCondValue finds the state field of data-condition f among vals.
+func dataCondValue(vals map[string]value, f Field) (string, value, bool) {
+	for name, v := range vals {
+		if strings.HasPrefix(name, dataCondPrefix(f.N)) && v.expr == f.Expr {
+			return name, v, true
+		}
+	}
+	return "", value{}, false
+}
+
+// noDataCond marks data-condition f as one the site's executions do not
+// have.
+func (sg *siteGen) noDataCond(f Field) {
+	if sg.absentConds == nil {
+		sg.absentConds = map[Field]bool{}
+	}
+	sg.absentConds[f] = true
+}
+
+// endDataCond adds data-condition expr taken at the end point of the
+// execution of a definition site whose body is body: a helper that
+// evaluates it through pointers to the local variables it reads (the
+// function's parameters, results and receiver, the variables a closure
+// captures), and the after-form that calls it. It returns the exit
+// function's parameters and the arguments the deferred call passes; ok
+// is false when the expression does not compile in the body's scope.
+func (sg *siteGen) endDataCond(body *ast.BlockStmt, expr string, k int) (params, args []string, ok bool, err error) {
+	fset := token.NewFileSet()
+	x, err := parser.ParseExprFrom(fset, "", expr, 0)
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	pkg := sg.fi.pkg
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}}
+	if types.CheckExpr(pkg.Fset, pkg.Types, body.Lbrace+1, x, info) != nil {
+		return nil, nil, false, nil
+	}
+	t := types.Default(info.Types[x].Type)
+	var read []string // the locals, as the helper's parameters
+	reads := map[string]bool{}
+	ast.Inspect(x, func(n ast.Node) bool {
+		id, isID := n.(*ast.Ident)
+		if !isID || err != nil {
+			return err == nil
+		}
+		switch obj := info.Uses[id].(type) {
+		case *types.PkgName:
+			err = fmt.Errorf("data-condition %q at the end of %s names package %s, which its helper does not import", expr, sg.s.Function, obj.Name())
+		case *types.Var:
+			if obj.IsField() || obj.Parent() == pkg.Types.Scope() {
+				return true
+			}
+			ts, terr := sg.typeName(obj.Type())
+			if terr != nil {
+				err = terr
+				return false
+			}
+			p := sg.p + "v_" + id.Name
+			if !reads[id.Name] {
+				reads[id.Name] = true
+				read = append(read, p+" *"+ts)
+				args = append(args, "&"+id.Name)
+			}
+			id.Name = "(*" + p + ")"
+		}
+		return true
+	})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	var text bytes.Buffer
+	if err := printer.Fprint(&text, fset, x); err != nil {
+		return nil, nil, false, err
+	}
+	ts, err := sg.typeName(t)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	// The expression may panic (a nil pointer, an index out of range)
+	// where the program did not: it then has no value, and the program
+	// goes on as it would have.
+	helper := sg.name("dcend" + strconv.Itoa(k) + "_")
+	var names []string
+	for _, p := range read {
+		names = append(names, strings.Fields(p)[0])
+	}
+	sg.decls = append(sg.decls, fmt.Sprintf("func %s%s(%s) (v %s, ok bool) {\n\tdefer func() {\n\t\tif recover() != nil {\n\t\t\tok = false\n\t\t}\n\t}()\n\treturn %s, true\n}",
+		helper, sg.tparam, strings.Join(read, ", "), ts, text.String()))
+	field := dataCondPrefix(pointEnd) + strconv.Itoa(k)
+	sg.declare(field, ts)
+	sg.declare(field+"ok", "bool")
+	sg.vals[field] = value{field: field, typ: t, expr: expr}
+	sg.tmpl.After = append(sg.tmpl.After, fmt.Sprintf("s.%s, s.%sok = %s%s(%s)", field, field, helper, sg.targs, strings.Join(names, ", ")))
+	return read, args, true, nil
+}
+
+// callDataConds decides the data-conditions a call site's tuples read:
+// they are evaluated in the body of the function called, which a call
+// site cannot reach. Where the expression does not compile in that body,
+// or the function has no body in the module, its executions have no
+// such attribute; where it compiles, the site is refused.
+func (sg *siteGen) callDataConds(call *ast.CallExpr) error {
+	for _, f := range sg.dataCondFields() {
+		fn := typeutil.StaticCallee(sg.fi.pkg.TypesInfo, call)
+		if fn == nil {
+			return fmt.Errorf("data-condition %q: the function called at %s:%d is not known before it runs, and the expression is evaluated in its body", f.Expr, sg.s.File, sg.s.Line)
+		}
+		body, pkg := sg.g.bodyOf(sg.fi.pkg.Fset, fn)
+		if body != nil {
+			if _, err := types.Eval(pkg.Fset, pkg.Types, body.Lbrace+1, f.Expr); err == nil {
+				return fmt.Errorf("data-condition %q is evaluated in the body of %s, which its call site cannot reach", f.Expr, fn.FullName())
+			}
+		}
+		sg.noDataCond(f)
+	}
+	return nil
+}
+
+// bodyOf finds the body of a function declared in the loaded packages,
+// which share fset.
+func (g *generator) bodyOf(fset *token.FileSet, fn *types.Func) (*ast.BlockStmt, *packages.Package) {
+	fi := g.files[fset.Position(fn.Pos()).Filename]
+	if fi == nil {
+		return nil, nil
+	}
+	for _, d := range fi.file.Decls {
+		if d, ok := d.(*ast.FuncDecl); ok && d.Name.Pos() == fn.Pos() && d.Body != nil {
+			return d.Body, fi.pkg
+		}
+	}
+	return nil, nil
+}

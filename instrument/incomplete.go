@@ -1,0 +1,134 @@
+package instrument
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"pmm.dev/pmm/spec"
+)
+
+// Incomplete is a reason why the answer of a question may miss
+// executions, or hold some it should not: a site pmm could not
+// instrument, a relation it cannot record somewhere, a call it cannot
+// tell the target of. The answer is then not guaranteed exact, and says
+// so (pmm answer, the table pmm_incomplete).
+type Incomplete struct {
+	Question string   `json:"question"`
+	Vars     []string `json:"vars"` // the event variables it affects
+	Reason   string   `json:"reason"`
+	// Position is the site's file:line:col, the file relative to the
+	// module root; "" when no one site is to blame.
+	Position string `json:"position,omitempty"`
+	// Skip says a site was not instrumented (Code.Skipped).
+	Skip   bool `json:"-"`
+	qindex int
+}
+
+// incompleteness collects the reasons of a plan, one per question,
+// reason and position, with the variables each affects.
+type incompleteness struct {
+	byKey map[[3]string]*Incomplete
+	order []*Incomplete
+}
+
+// add records that variable v of question q (index qi) may be
+// incomplete for reason, at position.
+func (in *incompleteness) add(q string, qi int, v, reason, position string) *Incomplete {
+	if in.byKey == nil {
+		in.byKey = map[[3]string]*Incomplete{}
+	}
+	k := [3]string{q, reason, position}
+	r := in.byKey[k]
+	if r == nil {
+		r = &Incomplete{Question: q, Reason: reason, Position: position, qindex: qi}
+		in.byKey[k] = r
+		in.order = append(in.order, r)
+	}
+	if !slices.Contains(r.Vars, v) {
+		r.Vars = append(r.Vars, v)
+	}
+	return r
+}
+
+// addSite records reason for every event site s records, for every
+// question.
+func (in *incompleteness) addSite(s *Site, qindex map[string]int, reason string, skip bool) {
+	for _, t := range s.Targets {
+		for _, qv := range t.Vars {
+			if t.impossible[qv] {
+				continue
+			}
+			q, v, _ := strings.Cut(qv, "/")
+			in.add(q, qindex[q], v, reason, s.Position()).Skip = skip
+		}
+	}
+}
+
+// list returns the reasons by question, in program order, then by
+// position and reason.
+func (in *incompleteness) list() []Incomplete {
+	out := make([]Incomplete, 0, len(in.order))
+	for _, r := range in.order {
+		sort.Strings(r.Vars)
+		out = append(out, *r)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.qindex != b.qindex {
+			return a.qindex < b.qindex
+		}
+		if a.Position != b.Position {
+			return a.Position < b.Position
+		}
+		return a.Reason < b.Reason
+	})
+	return out
+}
+
+// Position is the site's file:line:col.
+func (s *Site) Position() string { return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col) }
+
+// Functions lists the functions of the site's targets.
+func (s *Site) Functions() []string {
+	var out []string
+	for _, t := range s.Targets {
+		out = append(out, t.Function)
+	}
+	return out
+}
+
+// Incomplete lists the reasons why the answers may be incomplete: those
+// the plan knows, and the sites Generate could not instrument (code may
+// be nil, before Generate).
+func (p *Plan) Incomplete(code *Code) []Incomplete {
+	in := &incompleteness{}
+	for _, r := range p.gaps {
+		for _, v := range r.Vars {
+			in.add(r.Question, r.qindex, v, r.Reason, r.Position)
+		}
+	}
+	skipped := map[*Site]bool{}
+	if code != nil {
+		for _, s := range code.Skipped {
+			skipped[s.Site] = true
+			what := "the call of " + strings.Join(s.Site.Functions(), ", ")
+			if s.Site.Kind == spec.SiteDefinition {
+				what = "the body of " + s.Site.Function
+			}
+			in.addSite(s.Site, p.qindices, fmt.Sprintf("%s is not instrumented, so its executions there are not recorded: %s", what, s.Reason), true)
+		}
+	}
+	// A call site that records one function but may run others records
+	// each call as that function's, whichever ran: nothing there tells
+	// them apart (a site with several targets tells them apart by the
+	// receiver's type, or is not instrumented).
+	for _, s := range p.Sites {
+		if s.Kind == spec.SiteCall && len(s.Targets) == 1 && len(s.CallTargets) > 1 && !skipped[s] {
+			in.addSite(s, p.qindices, fmt.Sprintf("the call may run any of %s; each of its calls is recorded as an execution of %s, whichever ran",
+				strings.Join(s.CallTargets, ", "), s.Targets[0].Function), false)
+		}
+	}
+	return in.list()
+}

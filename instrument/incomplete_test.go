@@ -1,0 +1,31 @@
+package instrument
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestIncomplete plans testdata/incomplete and checks the reason of each
+// answer pmm cannot give exactly, by question, event and site, and that
+// Figure 4.2 on Figure 4.1, which pmm answers exactly, has none.
+func TestIncomplete(t *testing.T) {
+	plan, code := generate(t, "../testdata/incomplete")
+	var got []string
+	for _, r := range plan.Incomplete(code) {
+		got = append(got, fmt.Sprintf("%s %s %s skip=%v", r.Question, strings.Join(r.Vars, ","), r.Position, r.Skip))
+	}
+	want := []string{
+		"areas-in-total x main.go:29:8 skip=true",
+		"safes-in-risky x main.go:46:8 skip=true",
+		"leaves-in-apply x main.go:58:49 skip=false", // recorded as leaf whichever ran
+		"top-fibs x main.go:63:1 skip=false",         // the calls of the negation, at Fib's definition
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("incomplete:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	plan, code = generate(t, "../testdata/fig41")
+	if rs := plan.Incomplete(code); len(rs) > 0 {
+		t.Errorf("Figure 4.2 is answered exactly, but: %+v", rs)
+	}
+}

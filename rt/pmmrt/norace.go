@@ -1,0 +1,6 @@
+//go:build !race
+
+package pmmrt
+
+// raceEnabled: the program runs under the race detector (ctxFast).
+const raceEnabled = false

@@ -1,0 +1,3 @@
+module example.com/incomplete
+
+go 1.22

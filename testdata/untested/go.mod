@@ -1,0 +1,3 @@
+module example.com/untested
+
+go 1.22
