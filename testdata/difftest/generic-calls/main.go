@@ -4,7 +4,8 @@
 // twice each; pmm answers, in every mode, that M calls neither, that
 // Pick returns nothing and that Put never runs, and in --mode straightforward and static that
 // the negation "M calls no Pick" holds for every M. Found by the
-// differential test.
+// differential test. (The views compared pprof's names, main.Pick[...],
+// with the questions', main.Pick: names are now compared by their key.)
 package main
 
 import "fmt"
