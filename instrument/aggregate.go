@@ -5,7 +5,6 @@ import (
 	"go/types"
 	"slices"
 	"strconv"
-	"strings"
 
 	"pmm.dev/pmm/incremental"
 	"pmm.dev/pmm/schema"
@@ -311,7 +310,7 @@ func (sg *siteGen) contribute(qi int, t *Target, ra *RunAggregate, f *Filters) (
 func (sg *siteGen) unfilteredAggregate(t *Target, qi int) *RunAggregate {
 	for _, f := range t.Filters[qi] {
 		if ra := f.Aggregate; ra != nil && sg.on(&ra.Off) && f.Var == ra.Event && untested(f) {
-			if f.Name != "" && f.Name != strings.TrimSuffix(t.Function, "[...]") {
+			if !t.named(f.Name) {
 				return nil
 			}
 			return ra

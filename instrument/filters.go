@@ -419,7 +419,7 @@ func (sg *siteGen) filterSetup() error {
 		}
 		for _, f := range fs {
 			pre := []string{}
-			if f.Name != "" && f.Name != strings.TrimSuffix(t.Function, "[...]") {
+			if !t.named(f.Name) {
 				pre = append(pre, "false") // not the function the question names
 			}
 			for _, c := range f.Pre {

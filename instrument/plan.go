@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
+	"pmm.dev/pmm/internal/funcname"
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/sites"
 	"pmm.dev/pmm/spec"
@@ -273,11 +273,17 @@ func neverAt(s *Site, f *Filters) bool {
 		return false
 	}
 	for _, t := range s.Targets {
-		if strings.TrimSuffix(t.Function, "[...]") == f.Name {
+		if t.named(f.Name) {
 			return false
 		}
 	}
 	return true
+}
+
+// named reports whether t's function is the one a question's filters
+// name (spec gave the name its key; empty names any function).
+func (t *Target) named(name string) bool {
+	return name == "" || funcname.Key(t.Function) == name
 }
 
 // bufferCallees makes the callers whose post-condition can fail after a

@@ -53,6 +53,8 @@ const (
 	siteA
 	siteB
 	siteGet
+	siteMax
+	sitePut
 )
 
 var siteNames = map[int64]string{
@@ -63,6 +65,7 @@ var siteNames = map[int64]string{
 	siteServe: "main.Serve", siteLog: "main.log", siteOther: "main.other",
 	siteA: "main.A", siteB: "main.B",
 	siteGet: "example.com/m/cache.(*Cache).Get",
+	siteMax: "main.Max[...]", sitePut: "main.(*Box[...]).Put",
 }
 
 func readFile(t *testing.T, name string) string {
@@ -330,6 +333,32 @@ func scenarios(t *testing.T) []scenario {
 				"slow_fs_durations": {{1, 3, 300}},
 				"long":              {{1, 4}, {1, 5}},
 				"long_fs":           {{1, 4}},
+			},
+		},
+		{
+			// pmm_sites holds pprof's names of generic functions and
+			// methods of generic types; a question names them with or
+			// without [...], and a name variable holds pprof's.
+			name: "generic names",
+			pmm: `
+(defquestion maxes :definition ((x) s.t. (function-execution x "main.Max")))
+(defquestion maxes-again :definition ((x) s.t. (function-execution x "main.Max[...]")))
+(defquestion puts :definition ((x) s.t. (function-execution x "main.(*Box).Put")))
+(defquestion puts-again :definition ((x) s.t. (function-execution x "main.(*Box[...]).Put")))
+(defquestion names :definition ((x f) s.t. (function-execution x f)))`,
+			traces: map[string]trace{
+				"maxes":       {"exec": {{1, 1, siteMax}, {1, 2, siteF}}},
+				"maxes-again": {"exec": {{1, 1, siteMax}, {1, 2, siteF}}},
+				"puts":        {"exec": {{1, 3, sitePut}, {1, 4, siteMax}}},
+				"puts-again":  {"exec": {{1, 3, sitePut}, {1, 4, siteMax}}},
+				"names":       {"exec": {{1, 1, siteMax}, {1, 3, sitePut}}},
+			},
+			want: map[string][][]any{
+				"maxes":       {{1, 1}},
+				"maxes_again": {{1, 1}},
+				"puts":        {{1, 3}},
+				"puts_again":  {{1, 3}},
+				"names":       {{1, 1, "main.Max[...]"}, {1, 3, "main.(*Box[...]).Put"}},
 			},
 		},
 		{

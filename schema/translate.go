@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"pmm.dev/pmm/internal/funcname"
 	"pmm.dev/pmm/spec"
 )
 
@@ -311,7 +312,8 @@ func (s *scope) declareExecution(a *spec.Atom) {
 	nameOf := "(SELECT function FROM " + SitesTable + " WHERE site = " + b.site + ")"
 	switch {
 	case name.Lit != nil:
-		s.where = append(s.where, b.site+" IN (SELECT site FROM "+SitesTable+" WHERE function = "+literal(name.Lit)+")")
+		// spec gave the name its key: compare it with the functions' keys.
+		s.where = append(s.where, b.site+" IN (SELECT site FROM "+SitesTable+" WHERE "+funcname.SQLKey("function")+" = "+literal(name.Lit)+")")
 	default:
 		s.bindOrEqual(name, nameOf)
 	}

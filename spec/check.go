@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"pmm.dev/pmm/internal/funcname"
 )
 
 // checker checks definitions before normalization: names, arities,
@@ -128,6 +130,9 @@ func (c *checker) primitiveAtom(a *AtomF, p *Primitive) {
 			} else if t.Lit != nil && !printable(t.Lit.Str) {
 				c.diags.errorf(t.Pos, `names are written as the runtime prints them: "main.F", "example.com/m/pkg.(*T).M"`,
 					"the function name %s is not valid UTF-8 or has control characters: no Go function has that name", strconv.Quote(t.Lit.Str))
+			} else if t.Lit != nil && strings.ContainsAny(funcname.Key(t.Lit.Str), "[]") {
+				c.diags.errorf(t.Pos, `name a generic function, or a method of a generic type, without its type arguments or as pprof does: "main.Max" or "main.Max[...]", "main.(*Box).Put" or "main.(*Box[...]).Put"`,
+					"the function name %s has type arguments: the runtime names every instantiation alike, with [...]", strconv.Quote(t.Lit.Str))
 			}
 		case ArgGoExpr:
 			if t.Lit == nil || t.Lit.Kind != LitString {

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"pmm.dev/pmm/internal/funcname"
 )
 
 // normalizer turns checked definitions into disjunctive normal form over
@@ -78,6 +80,19 @@ func (n *normalizer) relation(d *Def) *Relation {
 	return r
 }
 
+// functionKeys replaces the function names among the arguments of an
+// atom of p by their keys: this is where a question's name of a generic
+// function, or of a method of a generic type, written with or without
+// its type arguments ("main.Max" or "main.Max[...]"), takes the one form
+// in which later stages compare it with the functions' names.
+func functionKeys(p *Primitive, args []Term) {
+	for i, t := range args {
+		if i < len(p.Args) && p.Args[i].Kind == ArgFuncName && t.Lit != nil && t.Lit.Kind == LitString {
+			args[i].Lit = &Literal{Kind: LitString, Str: funcname.Key(t.Lit.Str)}
+		}
+	}
+}
+
 // fresh returns a variable name based on v that the relation does not use
 // yet, and marks it used.
 func (n *normalizer) fresh(v string) string {
@@ -109,6 +124,7 @@ func (n *normalizer) dnf(f Formula, sub map[string]Term) []*Conj {
 			}
 		}
 		if p := Lookup(f.Pred); p != nil {
+			functionKeys(p, args)
 			return []*Conj{{Atoms: []*Atom{{Pos: f.Pos, Prim: p, Args: args}}}}
 		}
 		d := n.defs[f.Pred]

@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
+
+	"pmm.dev/pmm/internal/funcname"
 )
 
 // posKey identifies a source position independently of the FileSet, so
@@ -199,7 +201,7 @@ func (c *collector) describe(obj *types.Func) *function {
 		if pointer {
 			f.recv = "*" + name
 		}
-		f.generic = strings.HasSuffix(name, "[...]")
+		f.generic = strings.HasSuffix(name, funcname.TypeArgs)
 	}
 	return f
 }

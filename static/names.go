@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"go/types"
 	"strings"
+
+	"pmm.dev/pmm/internal/funcname"
 )
 
 // runtimeName returns the name runtime.FuncForPC and pprof give fn: the
 // symbol prefix of its package, then the receiver for methods ("(*T)" or
 // "T"), then the name. Generic functions and methods of generic types carry
-// "[...]" in place of their type arguments, as the runtime prints them.
+// funcname.TypeArgs in place of their type arguments, as the runtime prints them.
 func runtimeName(fn *types.Func) string {
 	fn = fn.Origin()
 	prefix := ""
@@ -21,7 +23,7 @@ func runtimeName(fn *types.Func) string {
 	if recv == nil {
 		name := prefix + fn.Name()
 		if sig.TypeParams().Len() > 0 {
-			name += "[...]"
+			name += funcname.TypeArgs
 		}
 		return name
 	}
@@ -33,7 +35,7 @@ func runtimeName(fn *types.Func) string {
 }
 
 // receiverName returns the name of a method's receiver base type, with
-// "[...]" for generic types, and whether the receiver is a pointer.
+// funcname.TypeArgs for generic types, and whether the receiver is a pointer.
 func receiverName(t types.Type) (name string, pointer bool) {
 	if p, ok := types.Unalias(t).(*types.Pointer); ok {
 		t, pointer = p.Elem(), true
@@ -42,7 +44,7 @@ func receiverName(t types.Type) (name string, pointer bool) {
 	case *types.Named:
 		name = t.Obj().Name()
 		if t.TypeParams().Len() > 0 || t.TypeArgs().Len() > 0 {
-			name += "[...]"
+			name += funcname.TypeArgs
 		}
 	default:
 		name = types.TypeString(t, func(*types.Package) string { return "" })
@@ -75,10 +77,4 @@ func pathToPrefix(path string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
-}
-
-// matchName is a runtime name without its "[...]" markers: the form in
-// which questions name generic functions.
-func matchName(runtime string) string {
-	return strings.ReplaceAll(runtime, "[...]", "")
 }

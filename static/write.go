@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/tools/go/packages"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"pmm.dev/pmm/internal/funcname"
 )
 
 // write writes the database to a temporary file next to out and renames
@@ -89,7 +91,7 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 			file, line, col, endLine, endCol = w.File, w.Line, w.Col, w.EndLine, w.EndCol
 		}
 		ins.row("INSERT INTO functions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			f.id, f.name, matchName(f.name), f.pkg, nullable(f.recv), f.base, f.kind,
+			f.id, f.name, funcname.Key(f.name), f.pkg, nullable(f.recv), f.base, f.kind,
 			f.generic, f.exported, f.inModule, f.defined, file, line, col, endLine, endCol, idOf(f.parent))
 		depth := 1
 		for outer := f.parent; outer != nil; outer = outer.parent {

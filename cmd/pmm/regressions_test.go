@@ -112,6 +112,33 @@ var regressionQueries = []struct {
 		"count_b":            "SELECT count FROM count_b",
 		"sum_a":              "SELECT sum FROM sum_a",
 	}},
+	// Class 4: generic functions and methods of generic types, named
+	// with and without their type arguments: executions, parameters and
+	// results, calls made inside them, negations over those calls, and
+	// the names the answers print (pprof's, as the program gets them
+	// from runtime.FuncForPC).
+	{"class 4: generics", map[string]string{
+		"max_in_pick":        "SELECT count(DISTINCT x) FROM max_in_pick",
+		"pick_without_max":   "SELECT count(DISTINCT p) FROM pick_without_max",
+		"push_count":         "SELECT count FROM push_count",
+		"push_params":        "SELECT count(DISTINCT x) FROM push_params",
+		"push_int_sum":       "SELECT sum(v) FROM (SELECT DISTINCT x, v FROM push_params WHERE typeof(v) = 'integer')",
+		"push_result_sum":    "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM push_results)",
+		"pops_found":         "SELECT count(DISTINCT x) FROM pop_results WHERE ok = 1",
+		"pop_int_sum":        "SELECT sum(v) FROM (SELECT DISTINCT x, v FROM pop_results WHERE ok = 1 AND typeof(v) = 'integer')",
+		"empty_pops":         "SELECT count(DISTINCT x) FROM empty_pops",
+		"len_count":          "SELECT count FROM len_count",
+		"add_results":        "SELECT count(DISTINCT x) FROM add_results",
+		"add_int_sum":        "SELECT sum(r) FROM (SELECT DISTINCT x, r FROM add_results WHERE typeof(r) = 'integer')",
+		"add_in_sum":         "SELECT count(DISTINCT a) FROM add_in_sum",
+		"sum_without_add":    "SELECT count(DISTINCT s) FROM sum_without_add",
+		"push_from_fill":     "SELECT count(DISTINCT y) FROM push_from_fill",
+		"push_from_fill_sum": "SELECT sum(v) FROM (SELECT DISTINCT y, v FROM push_from_fill WHERE typeof(v) = 'integer')",
+		"fill_without_push":  "SELECT count(DISTINCT f) FROM fill_without_push",
+		"len_under_fill":     "SELECT count(DISTINCT l) FROM len_under_fill",
+		"callee_of_sum":      "SELECT group_concat(g, ',') FROM (SELECT DISTINCT g FROM callee_of_sum ORDER BY g)",
+		"callers_of_len":     "SELECT group_concat(g, ',') FROM (SELECT DISTINCT g FROM callers_of_len ORDER BY g)",
+	}},
 	// Class 8: a data-condition whose expression names variables that
 	// only some functions have is no value in the others (their sites are
 	// instrumented, and record none), and one at an end point is the

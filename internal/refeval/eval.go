@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"pmm.dev/pmm/internal/funcname"
 	"pmm.dev/pmm/internal/reftrace"
 	"pmm.dev/pmm/spec"
 )
@@ -23,7 +24,7 @@ type evaluator struct {
 	defs map[string]*spec.Def
 	env  map[string]value // the bound variables of the definition evaluated
 
-	byFunc   map[string][]*reftrace.Execution // by matchName of Func
+	byFunc   map[string][]*reftrace.Execution // by funcname.Key of Func
 	children map[int64][]*reftrace.Execution  // by Caller
 	spawned  map[int64][]*reftrace.Execution  // by Spawner
 	byG      map[int64][]*reftrace.Execution  // by Goroutine
@@ -46,7 +47,7 @@ func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 		e.defs[d.Name] = d
 	}
 	for _, x := range tr.Execs {
-		e.byFunc[matchName(x.Func)] = append(e.byFunc[matchName(x.Func)], x)
+		e.byFunc[funcname.Key(x.Func)] = append(e.byFunc[funcname.Key(x.Func)], x)
 		if x.Caller != 0 {
 			e.children[x.Caller] = append(e.children[x.Caller], x)
 		}
@@ -57,11 +58,6 @@ func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 	}
 	return e
 }
-
-// matchName is a function name without the type arguments of generic
-// functions and types: pprof's "main.Map[...]" and "main.(*Box[...]).Put"
-// match the questions' "main.Map" and "main.(*Box).Put", and either form.
-func matchName(name string) string { return strings.ReplaceAll(name, "[...]", "") }
 
 // relation returns the distinct tuples of the head of d (a set-former).
 func (e *evaluator) relation(d *spec.Def) [][]value {

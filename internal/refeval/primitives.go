@@ -2,8 +2,10 @@ package refeval
 
 import (
 	"math"
+	"slices"
 	"sort"
 
+	"pmm.dev/pmm/internal/funcname"
 	"pmm.dev/pmm/internal/reftrace"
 	"pmm.dev/pmm/spec"
 )
@@ -59,7 +61,7 @@ func (e *evaluator) cost(f spec.Formula) (float64, bool) {
 			return 1, true
 		case bound[1]:
 			if v, _ := e.term(a.Args[1]); v.kind == vString {
-				return float64(len(e.byFunc[matchName(v.s)])), true
+				return float64(len(e.byFunc[funcname.Key(v.s)])), true
 			}
 			return 0.1, true
 		}
@@ -161,7 +163,7 @@ func (e *evaluator) functionExecution(x, name spec.Term, k func() bool) bool {
 		if v.kind != vString {
 			return true
 		}
-		candidates = e.byFunc[matchName(v.s)]
+		candidates = e.byFunc[funcname.Key(v.s)]
 	}
 	return e.eachExec(x, candidates, nameOf)
 }
@@ -181,14 +183,14 @@ func (e *evaluator) eachExec(x spec.Term, candidates []*reftrace.Execution, of f
 }
 
 // unifyName makes the function name term t name fn: a bound t names it
-// when the two are equal without type arguments (matchName); an unbound
+// when the two are equal without type arguments (funcname.Key); an unbound
 // one is bound to fn as the trace holds it.
 func (e *evaluator) unifyName(t spec.Term, fn string, k func() bool) bool {
 	v, ok := e.term(t)
 	if !ok {
 		return e.unify(t, value{kind: vString, s: fn}, k)
 	}
-	if v.kind == vString && matchName(v.s) == matchName(fn) {
+	if v.kind == vString && funcname.Key(v.s) == funcname.Key(fn) {
 		return k()
 	}
 	return true
@@ -281,7 +283,9 @@ var controls = map[string]control{
 		},
 		from: func(e *evaluator, a value) []value {
 			var out []value
-			stack := e.children[a.exec.ID]
+			// A copy: popping and pushing on the index's own slice would
+			// overwrite the children of a.exec for later questions.
+			stack := slices.Clone(e.children[a.exec.ID])
 			for len(stack) > 0 {
 				c := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]

@@ -14,6 +14,8 @@ var (
 	sumA             int // the sum of A's parameters
 	nAnoC            int // executions of A that call no C
 	nEvenA           int // executions of A whose parameter is 0, 2 or 4
+	nMaxInPick       int // executions of Max called by Pick
+	nPickNoMax       int // executions of Pick that call no Max
 )
 
 // A calls B, and C when n is even.
@@ -56,12 +58,15 @@ func Max[T int | float64](a, b T) T {
 }
 
 // Pick is generic, and its call of Max is a call site inside a generic
-// function, whose state cannot reach its caller's. (What questions about
-// generic functions answer is issue 10's class 4; here they make pmm
-// generate code for such sites in every mode.)
+// function, whose state cannot reach its caller's. (Questions about
+// generic functions are issue 10's class 4, generics.go.)
 func Pick[T int | float64](xs []T) T {
 	m := xs[0]
+	if len(xs) == 1 {
+		nPickNoMax++
+	}
 	for _, x := range xs[1:] {
+		nMaxInPick++
 		m = Max(m, x)
 	}
 	return m
@@ -73,7 +78,7 @@ func crowded() {
 		t += A(i)
 	}
 	t += B(10) + C(3)
-	t += Pick([]int{3, 1, 4, 1, 5}) + int(Pick([]float64{2, 7}))
+	t += Pick([]int{3, 1, 4, 1, 5}) + int(Pick([]float64{2, 7})) + Pick([]int{9})
 	fmt.Println("total", t)
 	fmt.Println("want a_or_b", nA+nB)
 	fmt.Println("want a_or_c_under_main", nA+nC)
@@ -85,4 +90,6 @@ func crowded() {
 	fmt.Println("want sum_a", sumA)
 	fmt.Println("want b_under_a_or_c", nBfromA+nBfromC)
 	fmt.Println("want even_a", nEvenA)
+	fmt.Println("want max_in_pick", nMaxInPick)
+	fmt.Println("want pick_without_max", nPickNoMax)
 }
