@@ -54,6 +54,7 @@ func TestDynamicTargets(t *testing.T) {
 				"u2_in_apply_count":      {"main.apply", "main.U2"},
 				"closure_in_apply_count": {"main.apply", "main.main.func1"},
 				"ptr_m_in_apply_count":   {"main.apply", "main.(*Ptr).M"},
+				"twice_in_apply_count":   {"main.apply", "main.Twice[...]"},
 				"u5_in_serve_count":      {"main.Handler.Serve", "main.U5"},
 				"circ_in_total_count":    {"main.total", "main.Circ.Area"},
 			} {
