@@ -146,6 +146,9 @@ func benchmarkAnswer(b *testing.B, sch *pmmschema.Schema, question string, n int
 		for _, c := range t.Columns {
 			lt.Columns = append(lt.Columns, Column{Name: c.Name, Type: c.Type, ID: c.Event})
 		}
+		for _, x := range t.Indexes {
+			lt.Indexes = append(lt.Indexes, Index{Name: x.Name, Columns: x.Columns})
+		}
 		tables = append(tables, lt)
 		kinds[t.Prim] = t.ID
 	}
