@@ -36,8 +36,8 @@ JOIN monitor_fns_dura_params__exec AS x ON x.run = foo.run
 JOIN monitor_fns_dura_params__parameter AS x_parameter ON x_parameter.run = foo.run AND x_parameter.id = x.id AND x_parameter.n = 1
 JOIN monitor_fns_dura_params__calls AS x_calls_foo ON x_calls_foo.run = foo.run AND x_calls_foo.caller = x.id AND x_calls_foo.callee = foo.id
 JOIN monitor_fns_dura_params__calls AS x_calls_bar ON x_calls_bar.run = foo.run AND x_calls_bar.caller = x.id AND x_calls_bar.callee = bar.id
-WHERE foo.site IN (SELECT site FROM pmm_sites WHERE function = 'main.FOO')
-  AND bar.site IN (SELECT site FROM pmm_sites WHERE function = 'main.BAR')
+WHERE +foo.site IN (SELECT site FROM pmm_sites WHERE function = 'main.FOO')
+  AND +bar.site IN (SELECT site FROM pmm_sites WHERE function = 'main.BAR')
   AND NOT EXISTS (
       SELECT 1
       WHERE x_parameter.v = 0
@@ -55,11 +55,11 @@ JOIN monitor_fns_dura_params__calls AS z_calls_foo ON z_calls_foo.run = foo.run 
 JOIN monitor_fns_dura_params__calls AS z_calls_bar ON z_calls_bar.run = foo.run AND z_calls_bar.caller = z.id AND z_calls_bar.callee = bar.id
 JOIN monitor_fns_dura_params__duration AS z_duration ON z_duration.run = foo.run AND z_duration.id = z.id
 JOIN monitor_fns_dura_params__parameters AS z_parameters ON z_parameters.run = foo.run AND z_parameters.id = z.id
-WHERE foo.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'foo')
-  AND foo.site IN (SELECT site FROM pmm_sites WHERE function = 'main.FOO')
-  AND bar.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'bar')
-  AND bar.site IN (SELECT site FROM pmm_sites WHERE function = 'main.BAR')
-  AND z.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'z')
+WHERE +foo.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'foo')
+  AND +foo.site IN (SELECT site FROM pmm_sites WHERE function = 'main.FOO')
+  AND +bar.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'bar')
+  AND +bar.site IN (SELECT site FROM pmm_sites WHERE function = 'main.BAR')
+  AND +z.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'z')
   AND NOT EXISTS (
       SELECT 1
       WHERE z_parameter.v = 0
