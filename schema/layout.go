@@ -86,6 +86,32 @@ func columns(kind string) []Column {
 	return append(cols, Column{Name: valueColumn(kind), Type: sqlType(p.Args[len(p.Args)-1].Value)})
 }
 
+// indexColumns returns the columns (after run) of the indexes of the
+// stored relation of kind with columns cols. Every row read by an event
+// id is found by (run, id) and its keys (point, n, expr); an integer
+// value is in the index too, so a view reads no table row for it (texts
+// would double the size of the table). A goroutine's executions are
+// found by (run, g, id), the range calls* reads; a stored pair is found
+// from either end.
+func indexColumns(kind string, cols []Column) [][]string {
+	var names []string
+	for i, c := range cols {
+		if i == len(cols)-1 && i > 0 && c.Type != "INTEGER" {
+			break
+		}
+		names = append(names, c.Name)
+	}
+	switch {
+	case kind == kindCells:
+		return nil
+	case kind == kindGoroutine:
+		return [][]string{names, {names[1], names[0]}}
+	case storedPairs[kind] != [2]string{}:
+		return [][]string{names, {names[1], names[0]}}
+	}
+	return [][]string{names}
+}
+
 // keyColumn is the column of an attribute's argument between the event
 // and the value: which parameter, or which Go expression.
 func keyColumn(a spec.Arg) Column {

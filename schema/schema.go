@@ -41,6 +41,21 @@ type Table struct {
 	// Columns do not include the "run" column, which the loader prepends
 	// to every table.
 	Columns []Column
+	// Indexes are the indexes the loader creates at the end of a load
+	// (after the bulk insert), and Statements if they are missing: what
+	// the views join and range on.
+	Indexes []Index
+}
+
+// Index is an index of a table on run, then Columns.
+type Index struct {
+	Name    string
+	Columns []string
+}
+
+// SQL is the statement that creates the index on table if it is missing.
+func (x Index) SQL(table string) string {
+	return "CREATE INDEX IF NOT EXISTS " + x.Name + " ON " + table + " (run, " + strings.Join(x.Columns, ", ") + ")"
 }
 
 // View is a derived relation: the statement is CREATE VIEW Name AS SQL.
@@ -102,6 +117,13 @@ func Generate(prog *spec.Program) (*Schema, error) {
 			}
 			if err := names.claim(t.Name, fmt.Sprintf("the %s table of question %s", k, q.Name)); err != nil {
 				return nil, err
+			}
+			for _, cols := range indexColumns(k, t.Columns) {
+				x := Index{Name: t.Name + "_by_" + strings.Join(cols, "_"), Columns: cols}
+				if err := names.claim(x.Name, "an index of "+t.Name); err != nil {
+					return nil, err
+				}
+				t.Indexes = append(t.Indexes, x)
 			}
 			s.Tables = append(s.Tables, t)
 		}
@@ -178,6 +200,9 @@ func (s *Schema) Statements() []string {
 			cols = append(cols, strings.TrimSpace(c.Name+" "+c.Type))
 		}
 		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+t.Name+" ("+strings.Join(cols, ", ")+")")
+		for _, x := range t.Indexes {
+			stmts = append(stmts, x.SQL(t.Name))
+		}
 	}
 	for _, v := range s.Views {
 		stmts = append(stmts, "DROP VIEW IF EXISTS "+v.Name, "CREATE VIEW "+v.Name+" AS\n"+v.SQL)

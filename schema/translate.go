@@ -181,6 +181,7 @@ type binding struct {
 	// expr is a value's expression, an execution's id, or the id of the
 	// execution a point belongs to.
 	expr  string
+	row   string // an execution's alias of the question's executions
 	site  string // an execution's site column
 	point string // a point: "0" for the begin, "1" for the end
 }
@@ -207,16 +208,23 @@ type scope struct {
 	where  []string
 	run    string            // the run every FROM item joins on
 	attrs  map[string]string // the alias of each attribute row read, by table and key
+	// nested are the pairs (outer, inner) of execution variables that a
+	// contains or calls* atom nests, and drivers the alias of each inner
+	// execution's row that ranges over the outer's interval: render puts
+	// the outer's rows first (see render).
+	nested  [][2]string
+	drivers map[string]bool
 }
 
 // source is a FROM item joined on its key conditions.
 type source struct {
 	table, alias string
 	on           []string
+	owner        string // the execution variable whose row it is, if any
 }
 
 func (t *translator) newScope(parent *scope, types spec.VarTypes) *scope {
-	s := &scope{t: t, parent: parent, types: types, vars: map[string]binding{}, attrs: map[string]string{}}
+	s := &scope{t: t, parent: parent, types: types, vars: map[string]binding{}, attrs: map[string]string{}, drivers: map[string]bool{}}
 	if parent != nil {
 		s.run = parent.run
 	}
@@ -233,8 +241,9 @@ func (s *scope) lookup(v string) (binding, bool) {
 }
 
 // join adds the table of kind to the FROM items, joined on the run and on
-// keys (column, expression); it returns the alias.
-func (s *scope) join(kind, name string, keys [][2]string) string {
+// keys (column, expression); it returns the alias. owner is the execution
+// variable whose row it is, or "".
+func (s *scope) join(kind, name, owner string, keys [][2]string) string {
 	alias := s.t.alias(name)
 	var on []string
 	if s.run == "" {
@@ -245,7 +254,7 @@ func (s *scope) join(kind, name string, keys [][2]string) string {
 	for _, k := range keys {
 		on = append(on, alias+"."+k[0]+" = "+k[1])
 	}
-	s.from = append(s.from, source{table: tableName(s.t.question, kind), alias: alias, on: on})
+	s.from = append(s.from, source{table: tableName(s.t.question, kind), alias: alias, on: on, owner: owner})
 	return alias
 }
 
@@ -262,7 +271,7 @@ func (s *scope) attr(kind, name string, keys [][2]string) string {
 			return a
 		}
 	}
-	a := s.join(kind, name+"_"+kind, keys)
+	a := s.join(kind, name+"_"+kind, name, keys)
 	s.attrs[key] = a
 	return a
 }
@@ -313,7 +322,7 @@ func (s *scope) declareExecution(a *spec.Atom) {
 	switch {
 	case name.Lit != nil:
 		// spec gave the name its key: compare it with the functions' keys.
-		s.where = append(s.where, b.site+" IN (SELECT site FROM "+SitesTable+" WHERE "+funcname.SQLKey("function")+" = "+literal(name.Lit)+")")
+		s.where = append(s.where, siteIn(b.site, "SELECT site FROM "+SitesTable+" WHERE "+funcname.SQLKey("function")+" = "+literal(name.Lit)))
 	default:
 		s.bindOrEqual(name, nameOf)
 	}
@@ -321,13 +330,21 @@ func (s *scope) declareExecution(a *spec.Atom) {
 
 // newExecution binds x to a fresh row of the question's executions.
 func (s *scope) newExecution(x string) binding {
-	alias := s.join(kindExec, x, nil)
-	b := binding{kind: execVar, name: x, expr: alias + ".id", site: alias + ".site"}
+	alias := s.join(kindExec, x, x, nil)
+	b := binding{kind: execVar, name: x, expr: alias + ".id", row: alias, site: alias + ".site"}
 	if s.t.ownSites {
-		s.where = append(s.where, b.site+" IN (SELECT site FROM "+SiteVarsTable+" WHERE question = "+quote(s.t.question)+" AND var = "+quote(x)+")")
+		s.where = append(s.where, siteIn(b.site, "SELECT site FROM "+SiteVarsTable+" WHERE question = "+quote(s.t.question)+" AND var = "+quote(x)))
 	}
 	s.vars[x] = b
 	return b
+}
+
+// siteIn restricts the site column site to the sites query selects. The
+// unary + keeps SQLite from looking executions up by site: with the
+// index on (run, id, site) it would seek once per site of the list for
+// each id instead of once.
+func siteIn(site, query string) string {
+	return "+" + site + " IN (" + query + ")"
 }
 
 // declarePoint translates (begin p x) and (end p x).
@@ -411,7 +428,7 @@ func (s *scope) control(a *spec.Atom) {
 	x := s.event(a.Args[0], a.Prim.Args[0])
 	y := s.event(a.Args[1], a.Prim.Args[1])
 	if pair, ok := storedPairs[a.Pred()]; ok {
-		s.join(a.Pred(), x.name+"_"+a.Pred()+"_"+y.name, [][2]string{{pair[0], x.expr}, {pair[1], y.expr}})
+		s.join(a.Pred(), x.name+"_"+a.Pred()+"_"+y.name, "", [][2]string{{pair[0], x.expr}, {pair[1], y.expr}})
 		return
 	}
 	switch a.Pred() {
@@ -419,11 +436,19 @@ func (s *scope) control(a *spec.Atom) {
 		s.where = append(s.where, s.seq(x, true)+" < "+s.seq(y, false))
 	case "contains":
 		s.contains(x, y)
+		if y.kind == execVar {
+			s.nest(x, y, y.row)
+		}
 	case "calls*":
 		// On one goroutine executions nest like a stack, so nesting in time
 		// there is exactly calling, directly or not.
 		s.contains(x, y)
 		s.where = append(s.where, s.goroutine(x)+" = "+s.goroutine(y))
+		if y.kind == execVar {
+			// The inner's executions are found on the outer's goroutine,
+			// by the (run, g, id) index, in the outer's interval.
+			s.nest(x, y, s.attr(kindGoroutine, y.name, [][2]string{{"id", y.expr}}))
+		}
 	case "same-goroutine":
 		s.where = append(s.where, s.goroutine(x)+" = "+s.goroutine(y))
 	default:
@@ -432,9 +457,20 @@ func (s *scope) control(a *spec.Atom) {
 }
 
 func (s *scope) contains(outer, inner binding) {
-	s.where = append(s.where,
-		s.seq(outer, false)+" < "+s.seq(inner, false),
-		s.seq(inner, true)+" < "+s.seq(outer, true))
+	s.where = append(s.where, s.seq(outer, false)+" < "+s.seq(inner, false))
+	if inner.kind == execVar {
+		// Implied (an execution begins before it ends), and what bounds
+		// the range of the inner's rows to read by their ids.
+		s.where = append(s.where, s.seq(inner, false)+" < "+s.seq(outer, true))
+	}
+	s.where = append(s.where, s.seq(inner, true)+" < "+s.seq(outer, true))
+}
+
+// nest records that inner is nested in outer, its rows read from the
+// row of alias driver on: render orders the FROM items by it.
+func (s *scope) nest(outer, inner binding, driver string) {
+	s.nested = append(s.nested, [2]string{outer.name, inner.name})
+	s.drivers[driver] = true
 }
 
 // seq is the sequence number of the begin (or end) of event b: an
@@ -535,13 +571,21 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 func (s *scope) render(list string) string {
 	lines := []string{"SELECT " + list}
 	var where []string
-	for i, f := range s.from {
-		if i == 0 {
+	from, cross := s.order()
+	for i, f := range from {
+		join := "JOIN "
+		if i >= cross {
+			join = "CROSS JOIN "
+		}
+		switch {
+		case i == 0:
 			lines = append(lines, "FROM "+f.table+" AS "+f.alias)
 			where = append(where, f.on...)
-			continue
+		case len(f.on) == 0:
+			lines = append(lines, join+f.table+" AS "+f.alias)
+		default:
+			lines = append(lines, join+f.table+" AS "+f.alias+" ON "+strings.Join(f.on, " AND "))
 		}
-		lines = append(lines, "JOIN "+f.table+" AS "+f.alias+" ON "+strings.Join(f.on, " AND "))
 	}
 	where = append(where, s.where...)
 	for i, w := range where {
@@ -552,6 +596,61 @@ func (s *scope) render(list string) string {
 		lines = append(lines, kw+strings.ReplaceAll(w, "\n", "\n  "))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// order returns the FROM items in the order to join them, and the index
+// of the first one from which that order is fixed (CROSS JOIN). Without
+// nested executions it is the order of the translation, and SQLite's
+// planner chooses. With them (contains, calls*), without statistics on
+// how short an interval is, the planner reads the inner's rows by one
+// bound of the interval (the outer's begin), all the executions after
+// it: quadratic. So the rows of each outer execution come first, then
+// the inner's driver (its rows in the outer's interval, by an index),
+// then its other rows, the order fixed from the first driver on; stored
+// pairs come last.
+func (s *scope) order() ([]source, int) {
+	if len(s.nested) == 0 {
+		return s.from, len(s.from)
+	}
+	// rank: the depth of each variable in the nesting (cycles end after
+	// as many rounds as there are items).
+	rank := map[string]int{}
+	for range s.from {
+		for _, n := range s.nested {
+			if rank[n[1]] <= rank[n[0]] {
+				rank[n[1]] = rank[n[0]] + 1
+			}
+		}
+	}
+	last := 0
+	for _, r := range rank {
+		last = max(last, r)
+	}
+	key := func(f source) (int, int) {
+		driver := 1
+		if s.drivers[f.alias] {
+			driver = 0
+		}
+		if f.owner == "" {
+			return last + 1, driver
+		}
+		return rank[f.owner], driver
+	}
+	from := slices.Clone(s.from)
+	slices.SortStableFunc(from, func(a, b source) int {
+		ra, da := key(a)
+		rb, db := key(b)
+		if ra != rb {
+			return ra - rb
+		}
+		return da - db
+	})
+	for i, f := range from {
+		if s.drivers[f.alias] {
+			return from, i
+		}
+	}
+	return from, len(from)
 }
 
 // indent prefixes every line of text with prefix.

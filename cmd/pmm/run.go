@@ -304,6 +304,9 @@ func loadRun(p *project, logs string, run load.Run) (*loadStats, error) {
 		for _, c := range t.Columns {
 			lt.Columns = append(lt.Columns, load.Column{Name: c.Name, Type: c.Type, ID: c.Event})
 		}
+		for _, x := range t.Indexes {
+			lt.Indexes = append(lt.Indexes, load.Index{Name: x.Name, Columns: x.Columns})
+		}
 		tables = append(tables, lt)
 	}
 	run.Questions = p.Questions

@@ -45,6 +45,14 @@ type Table struct {
 	ID      uint16
 	Name    string
 	Columns []Column
+	// Indexes are created, if missing, at the end of the load.
+	Indexes []Index
+}
+
+// Index is an index of a table on its run column, then Columns.
+type Index struct {
+	Name    string
+	Columns []string
 }
 
 // Run describes the run whose logs are loaded.
@@ -237,6 +245,9 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	for _, tl := range byID {
 		stats.Tuples[tl.table.Name] = tl.inserted
 	}
+	if err := indexTables(c, tables, stats.Tuples); err != nil {
+		return nil, err
+	}
 	if err := insertProcesses(c, procs, d.procs, stats.Run); err != nil {
 		return nil, err
 	}
@@ -266,6 +277,68 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 		os.Remove(path)
 	}
 	return stats, nil
+}
+
+// indexTables creates the indexes of tables that are missing, after the
+// bulk insert (on a new table: one sort, not a B-tree insert per row),
+// and gathers the query planner's statistics (ANALYZE) of each table
+// that at least doubled since they were last gathered. Without them the
+// planner takes (run = ?) for a selective key and reads the rows of a
+// nested execution by a range of ids rather than by its id.
+func indexTables(c *conn, tables []Table, inserted map[string]int64) error {
+	for _, t := range tables {
+		for _, x := range t.Indexes {
+			cols := []string{"run"}
+			for _, col := range x.Columns {
+				cols = append(cols, quote(col))
+			}
+			if err := c.exec("CREATE INDEX IF NOT EXISTS " + quote(x.Name) + " ON " + quote(t.Name) + " (" + strings.Join(cols, ", ") + ")"); err != nil {
+				return err
+			}
+		}
+	}
+	for _, t := range tables {
+		n := inserted[t.Name]
+		if len(t.Indexes) == 0 || n == 0 {
+			continue
+		}
+		before, err := analyzedRows(c, t.Name)
+		if err != nil {
+			return err
+		}
+		if n >= before {
+			if err := c.exec("ANALYZE " + quote(t.Name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// analyzedRows returns the rows table had when ANALYZE last read it, 0
+// if never.
+func analyzedRows(c *conn, table string) (int64, error) {
+	st, err := c.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'")
+	if err != nil {
+		return 0, err
+	}
+	ok, err := st.step()
+	exists := ok && st.columnInt64(0) > 0
+	st.close()
+	if err != nil || !exists {
+		return 0, err
+	}
+	if st, err = c.prepare("SELECT stat FROM sqlite_stat1 WHERE tbl = ? AND idx IS NOT NULL LIMIT 1"); err != nil {
+		return 0, err
+	}
+	defer st.close()
+	st.bindString(1, table)
+	if ok, err = st.step(); err != nil || !ok {
+		return 0, err
+	}
+	rows, _, _ := strings.Cut(st.columnText(0), " ")
+	n, _ := strconv.ParseInt(rows, 10, 64)
+	return n, nil
 }
 
 // busyTimeoutMS is how long a load waits for another one to commit.

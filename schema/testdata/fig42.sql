@@ -6,13 +6,25 @@ CREATE TABLE IF NOT EXISTS pmm_cells (run INTEGER, cell INTEGER, count INTEGER, 
 
 CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__exec (run INTEGER, id INTEGER, site INTEGER);
 
+CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__exec_by_id_site ON monitor_fns_dura_params__exec (run, id, site);
+
 CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__parameters (run INTEGER, id INTEGER, v TEXT);
+
+CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__parameters_by_id ON monitor_fns_dura_params__parameters (run, id);
 
 CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__parameter (run INTEGER, id INTEGER, n INTEGER, v);
 
+CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__parameter_by_id_n ON monitor_fns_dura_params__parameter (run, id, n);
+
 CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__duration (run INTEGER, id INTEGER, d INTEGER);
 
+CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__duration_by_id_d ON monitor_fns_dura_params__duration (run, id, d);
+
 CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__calls (run INTEGER, caller INTEGER, callee INTEGER);
+
+CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__calls_by_caller_callee ON monitor_fns_dura_params__calls (run, caller, callee);
+
+CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__calls_by_callee_caller ON monitor_fns_dura_params__calls (run, callee, caller);
 
 DROP VIEW IF EXISTS fns_call_foo_and_bar;
 
@@ -24,8 +36,8 @@ JOIN monitor_fns_dura_params__exec AS x ON x.run = foo.run
 JOIN monitor_fns_dura_params__parameter AS x_parameter ON x_parameter.run = foo.run AND x_parameter.id = x.id AND x_parameter.n = 1
 JOIN monitor_fns_dura_params__calls AS x_calls_foo ON x_calls_foo.run = foo.run AND x_calls_foo.caller = x.id AND x_calls_foo.callee = foo.id
 JOIN monitor_fns_dura_params__calls AS x_calls_bar ON x_calls_bar.run = foo.run AND x_calls_bar.caller = x.id AND x_calls_bar.callee = bar.id
-WHERE foo.site IN (SELECT site FROM pmm_sites WHERE replace(function, '[...]', '') = 'main.FOO')
-  AND bar.site IN (SELECT site FROM pmm_sites WHERE replace(function, '[...]', '') = 'main.BAR')
+WHERE +foo.site IN (SELECT site FROM pmm_sites WHERE replace(function, '[...]', '') = 'main.FOO')
+  AND +bar.site IN (SELECT site FROM pmm_sites WHERE replace(function, '[...]', '') = 'main.BAR')
   AND NOT EXISTS (
       SELECT 1
       WHERE x_parameter.v = 0
@@ -43,11 +55,11 @@ JOIN monitor_fns_dura_params__calls AS z_calls_foo ON z_calls_foo.run = foo.run 
 JOIN monitor_fns_dura_params__calls AS z_calls_bar ON z_calls_bar.run = foo.run AND z_calls_bar.caller = z.id AND z_calls_bar.callee = bar.id
 JOIN monitor_fns_dura_params__duration AS z_duration ON z_duration.run = foo.run AND z_duration.id = z.id
 JOIN monitor_fns_dura_params__parameters AS z_parameters ON z_parameters.run = foo.run AND z_parameters.id = z.id
-WHERE foo.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'foo')
-  AND foo.site IN (SELECT site FROM pmm_sites WHERE replace(function, '[...]', '') = 'main.FOO')
-  AND bar.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'bar')
-  AND bar.site IN (SELECT site FROM pmm_sites WHERE replace(function, '[...]', '') = 'main.BAR')
-  AND z.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'z')
+WHERE +foo.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'foo')
+  AND +foo.site IN (SELECT site FROM pmm_sites WHERE replace(function, '[...]', '') = 'main.FOO')
+  AND +bar.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'bar')
+  AND +bar.site IN (SELECT site FROM pmm_sites WHERE replace(function, '[...]', '') = 'main.BAR')
+  AND +z.site IN (SELECT site FROM pmm_site_vars WHERE question = 'monitor-fns-dura-params' AND var = 'z')
   AND NOT EXISTS (
       SELECT 1
       WHERE z_parameter.v = 0
