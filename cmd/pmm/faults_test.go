@@ -9,11 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"pmm.dev/pmm/internal/tmpfs"
 )
 
 // The fault tests run the pmm binary, as a user's shell would, on
@@ -312,4 +315,72 @@ func checkRuns(t *testing.T, dir string, want []faultRun) []faultRun {
 		t.Errorf("run directories left: %v", left)
 	}
 	return got
+}
+
+// pmmCommand runs the pmm binary in dir and returns its exit status and
+// output.
+func pmmCommand(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(pmmBin(t), args...)
+	cmd.Dir = dir
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errOut.String()
+}
+
+// TestFaultDiskFull: the disk of the run's logs (a 2 MiB tmpfs on
+// .pmm/runs) fills up while the program records. The program must go on
+// as if uninstrumented (its output and exit status), the runtime say
+// once that recording stopped, pmm load what fit (the first executions,
+// each once) and the answer say that it is incomplete.
+func TestFaultDiskFull(t *testing.T) {
+	dir := faultModule(t)
+	tmpfs.Mount(t, filepath.Join(dir, ".pmm", "runs"), "2m")
+	const n = 200000 // 24 bytes a tuple: more than 2 MiB
+	code, out, errOut := pmmCommand(t, dir, "run", ".", "--", "-n", fmt.Sprint(n))
+	if code != 0 {
+		t.Fatalf("pmm run: exit %d, want the program's 0\n%s", code, errOut)
+	}
+	if want := fmt.Sprintf("total %d\n", n*(n-1)); out != want { // the sum of 2i for i < n
+		t.Errorf("the program's output %q, want %q", out, want)
+	}
+	if c := strings.Count(errOut, "pmm: recording stopped: the disk was full"); c != 1 {
+		t.Errorf("the runtime said %d times that recording stopped, want once:\n%s", c, errOut)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, ".pmm", "pmm.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var rows, distinct, max int
+	if err := db.QueryRow(`SELECT count(*), count(DISTINCT i), max(i) FROM executions_of_f`).Scan(&rows, &distinct, &max); err != nil {
+		t.Fatal(err)
+	}
+	if rows == 0 || rows >= n || distinct != rows || max != rows-1 {
+		t.Errorf("%d rows, %d distinct, the largest %d: want the first k of %d executions, each once", rows, distinct, max, n)
+	}
+	var reasons []string
+	r, err := db.Query(`SELECT DISTINCT question || ': ' || reason FROM pmm_incomplete`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var s string
+		r.Scan(&s)
+		reasons = append(reasons, s)
+	}
+	r.Close()
+	if want := []string{"executions-of-f: recording stopped: the disk was full"}; !slices.Equal(reasons, want) {
+		t.Errorf("incomplete: %q, want %q", reasons, want)
+	}
+	if left := leftoverRuns(t, dir); len(left) != 0 {
+		t.Errorf("run directories left: %v", left)
+	}
+	t.Logf("%d of %d executions recorded before the disk was full", rows, n)
 }
