@@ -180,6 +180,9 @@ func (g *generator) index(pkgs []*packages.Package) {
 
 // node finds the site's syntax: a FuncDecl or FuncLit, or a CallExpr.
 func (g *generator) node(s *Site) (*fileInfo, ast.Node, []ast.Node, error) {
+	if filepath.IsAbs(s.File) { // outside the module
+		return nil, nil, nil, fmt.Errorf("%s is code that cgo generates at build time, which pmm does not rewrite", s.File)
+	}
 	fi := g.files[filepath.Join(g.root, s.File)]
 	if fi == nil || fi.tf == nil {
 		return nil, nil, nil, fmt.Errorf("%s is not in a loaded package", s.File)
@@ -297,6 +300,10 @@ func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error
 	}
 	seen[t] = true
 	switch t := t.(type) {
+	case *types.Basic:
+		if t.Kind() == types.Invalid { // the packages that use cgo are typed with C's names left untyped
+			return fmt.Errorf("a type of C (cgo), which pmm cannot name")
+		}
 	case *types.Named:
 		obj := t.Obj()
 		if obj.Pkg() != nil && obj.Pkg() != self && !obj.Exported() {

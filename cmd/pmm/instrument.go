@@ -376,6 +376,9 @@ func loadSitePackages(ctx context.Context, root string, plan *instrument.Plan, a
 	dirs := map[string]bool{}
 	tests := *analysis.tests
 	for _, s := range plan.Sites {
+		if filepath.IsAbs(s.File) {
+			continue // code that cgo generated, in the build cache: not rewritten
+		}
 		dirs["./"+filepath.ToSlash(filepath.Dir(s.File))] = true
 		if strings.HasSuffix(s.File, "_test.go") {
 			tests = true
@@ -409,6 +412,9 @@ func loadSitePackages(ctx context.Context, root string, plan *instrument.Plan, a
 	})
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("loading the packages to instrument:\n\t%s", strings.Join(errs, "\n\t"))
+	}
+	if err := retypeCgo(pkgs); err != nil {
+		return nil, err
 	}
 	return pkgs, nil
 }
