@@ -79,6 +79,9 @@ type project struct {
 	// Untested are, when test files were not instrumented (no --tests),
 	// the reasons pmm test adds: the calls in test files are not recorded.
 	Untested []instrument.Incomplete `json:"untested,omitempty"`
+	// Tags are the build tags of the instrumentation (--tags), sorted:
+	// pmm run and pmm test build with them, and refuse others.
+	Tags []string `json:"tags,omitempty"`
 }
 
 // runTimeTest is a test of a question that run time decides, or that is
@@ -250,7 +253,7 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	if err != nil {
 		return nil, err
 	}
-	p := &project{Root: root, Module: module, Overlay: written.Overlay, Tables: sch.Tables, Statements: sch.Statements()}
+	p := &project{Root: root, Module: module, Overlay: written.Overlay, Tables: sch.Tables, Statements: sch.Statements(), Tags: tagList(*analysis.tags)}
 	if !*analysis.tests {
 		p.Untested = untestedCalls(sel)
 	}
