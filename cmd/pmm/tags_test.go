@@ -32,8 +32,8 @@ func main() {
 	fmt.Println("variant", variant)
 }
 `,
-		"extra.go": "//go:build extra\n\npackage main\n\nconst variant = \"extra\"\n\nfunc F(i int) int { return i + 1 }\n",
-		"plain.go": "//go:build !extra\n\npackage main\n\nconst variant = \"plain\"\n\nfunc F(i int) int { return i - 1 }\n",
+		"extra.go":      "//go:build extra\n\npackage main\n\nconst variant = \"extra\"\n\nfunc F(i int) int { return i + 1 }\n",
+		"plain.go":      "//go:build !extra\n\npackage main\n\nconst variant = \"plain\"\n\nfunc F(i int) int { return i - 1 }\n",
 		"questions.pmm": `(defquestion fs :definition ((x i) s.t. (and (function-execution x "main.F") (parameter x 1 i))))` + "\n",
 	}
 	for name, text := range files {
