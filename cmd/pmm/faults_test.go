@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"database/sql"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -383,4 +384,88 @@ func TestFaultDiskFull(t *testing.T) {
 		t.Errorf("run directories left: %v", left)
 	}
 	t.Logf("%d of %d executions recorded before the disk was full", rows, n)
+}
+
+// TestFaultReadOnlyModule: a module on a read-only filesystem (as root,
+// permission bits stop no write, so the module is a tmpfs remounted
+// read-only). pmm instrument fails, saying that .pmm must be writable;
+// with a writable directory mounted on .pmm, pmm instruments and runs the
+// module, writing nothing else; once .pmm is read-only too, pmm run
+// refuses before running anything. The module's files never change.
+func TestFaultReadOnlyModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an instrumented program")
+	}
+	readOnlyModule := func(t *testing.T, withPMM bool) (dir string, files map[string]string) {
+		dir = filepath.Join(t.TempDir(), "module")
+		tmpfs.Mount(t, dir, "16m")
+		if err := os.CopyFS(dir, os.DirFS("../../testdata/faults")); err != nil {
+			t.Fatal(err)
+		}
+		if withPMM {
+			if err := os.Mkdir(filepath.Join(dir, ".pmm"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tmpfs.Remount(t, dir, "ro")
+		if withPMM {
+			tmpfs.Mount(t, filepath.Join(dir, ".pmm"), "256m")
+		}
+		return dir, treeFiles(t, dir)
+	}
+	t.Run("read-only", func(t *testing.T) {
+		dir, before := readOnlyModule(t, false)
+		code, _, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm")
+		if code != exitFailure || !strings.Contains(errOut, "hint: pmm writes only in "+filepath.Join(dir, ".pmm")+", which must be writable") {
+			t.Errorf("pmm instrument: exit %d, want 1 with a hint that .pmm must be writable:\n%s", code, errOut)
+		}
+		if after := treeFiles(t, dir); !maps.Equal(after, before) {
+			t.Errorf("the module changed:\n%v\nwant\n%v", after, before)
+		}
+	})
+	t.Run("writable .pmm", func(t *testing.T) {
+		dir, before := readOnlyModule(t, true)
+		if code, _, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+			t.Fatalf("pmm instrument: exit %d\n%s", code, errOut)
+		}
+		code, out, errOut := runPMM(t, dir, "run", ".", "--", "-n", "77")
+		if code != exitOK || out != fmt.Sprintf("total %d\n", 77*76) {
+			t.Fatalf("pmm run: exit %d, output %q\n%s", code, out, errOut)
+		}
+		checkRuns(t, dir, []faultRun{{Rows: 77}})
+		tmpfs.Remount(t, filepath.Join(dir, ".pmm"), "ro")
+		code, out, errOut = runPMM(t, dir, "run", ".", "--", "-n", "5")
+		if code != exitFailure || out != "" || !strings.Contains(errOut, "hint: pmm writes only in") {
+			t.Errorf("pmm run with .pmm read-only: exit %d, output %q, want 1 with a hint and no run:\n%s", code, out, errOut)
+		}
+		if after := treeFiles(t, dir); !maps.Equal(after, before) {
+			t.Errorf("the module changed:\n%v\nwant\n%v", after, before)
+		}
+	})
+}
+
+// treeFiles returns the files under dir but in .pmm, with their contents.
+func treeFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".pmm" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files[path] = string(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

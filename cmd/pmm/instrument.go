@@ -107,6 +107,22 @@ type projectSite struct {
 
 func pmmDir(root string) string { return filepath.Join(root, ".pmm") }
 
+// writablePMMDir makes sure that pmm can write .pmm at the module root:
+// pmm keeps all it makes there and writes nothing else in the module, so
+// a read-only module needs only that directory writable.
+func writablePMMDir(root string) error {
+	dir := pmmDir(root)
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(dir, "writable-"); err == nil {
+			f.Close()
+			return os.Remove(f.Name())
+		}
+	}
+	return fmt.Errorf("%v\n\thint: pmm writes only in %s, which must be writable (make it so, or mount a writable directory there); it never writes the module's own files", err, dir)
+}
+
 func readProject(e *env, cmd string) (*project, int) {
 	root, err := static.ModuleRoot(e.dir)
 	if err != nil {
@@ -124,6 +140,20 @@ func readProject(e *env, cmd string) (*project, int) {
 		return nil, exitFailure
 	}
 	return &p, exitOK
+}
+
+// readWritableProject is readProject for the commands that write into
+// .pmm (pmm run, pmm test): .pmm must be writable.
+func readWritableProject(e *env, cmd string) (*project, int) {
+	p, code := readProject(e, cmd)
+	if p == nil {
+		return nil, code
+	}
+	if err := writablePMMDir(p.Root); err != nil {
+		fmt.Fprintf(e.stderr, "pmm %s: %v\n", cmd, err)
+		return nil, exitFailure
+	}
+	return p, exitOK
 }
 
 func instrumentCommand() *command {
@@ -179,6 +209,12 @@ Example:
 				prog, code := compileQuestions(e, "instrument", files)
 				if prog == nil {
 					return code
+				}
+				if root, err := static.ModuleRoot(e.dir); err == nil {
+					if err := writablePMMDir(root); err != nil {
+						fmt.Fprintf(e.stderr, "pmm instrument: %v\n", err)
+						return exitFailure
+					}
 				}
 				ctx := context.Background()
 				res, code := analysis.build(ctx, e, "instrument", patterns)

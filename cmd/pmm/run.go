@@ -62,7 +62,7 @@ Example:
 					fmt.Fprintln(e.stderr, "pmm run: give one package to run\nUsage: pmm run [--tags T] PACKAGE [-- ARGS]")
 					return exitUsage
 				}
-				p, code := readProject(e, "run")
+				p, code := readWritableProject(e, "run")
 				if p == nil {
 					return code
 				}
@@ -113,7 +113,7 @@ Example:
 				if len(patterns) == 0 {
 					patterns = []string{"./..."}
 				}
-				p, code := readProject(e, "test")
+				p, code := readWritableProject(e, "test")
 				if p == nil {
 					return code
 				}
