@@ -7,10 +7,12 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -468,4 +470,78 @@ func treeFiles(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// faultTriesFromEnv is the number of tries of the slower fault tests:
+// def, or $PMM_FAULTS.
+func faultTriesFromEnv(t *testing.T, def int) int {
+	if s := os.Getenv("PMM_FAULTS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("PMM_FAULTS=%q: want a number of tries", s)
+		}
+		return n
+	}
+	return def
+}
+
+// TestFaultKillWhileLoading: SIGKILL of pmm at pseudo-random moments
+// after its program ended, while it loads 2 million tuples (or after it
+// loaded them, or between its commit and the removal of the logs). The
+// next pmm run loads what is left as the run it is: every run's rows are
+// its program's count, none twice, and pmm.db passes its integrity check.
+// The outcome is the same whatever the moment; the delays only spread
+// the kills over the load. More tries: PMM_FAULTS=N.
+func TestFaultKillWhileLoading(t *testing.T) {
+	dir := faultModule(t)
+	const n = 1000000 // two tuples an execution: the execution and its parameter
+	tries := faultTriesFromEnv(t, 2)
+	rng := rand.New(rand.NewPCG(16, 5))
+	var want []faultRun
+	for try := 0; try < tries; try++ {
+		start := time.Now()
+		cmd := exec.Command(pmmBin(t), "run", ".", "--", "-n", fmt.Sprint(n))
+		cmd.Dir = dir
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if want := fmt.Sprintf("total %d\n", n*(n-1)); line != want || err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the program said %q (%v), want %q\n%s", line, err, want, &stderr)
+		}
+		// The program ended: pmm loads now, for a few seconds.
+		ran := time.Since(start)
+		delay := time.Duration(rng.Int64N(int64(3 * time.Second)))
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // pmm may have ended
+		cmd.Wait()
+		killed := !strings.Contains(stderr.String(), "tuples recorded")
+		t.Logf("try %d: built and ran in %v, SIGKILL %v after the program ended: %s", try, ran.Round(time.Millisecond), delay.Round(time.Millisecond), map[bool]string{true: "while loading", false: "after pmm ended"}[killed])
+		want = append(want, faultRun{Rows: n})
+		start = time.Now()
+		next, nextErr := startRun(t, dir, "-n", "3")
+		if code := exitCode(t, next); code != 0 {
+			t.Fatalf("the next pmm run: exit %d\n%s", code, nextErr)
+		}
+		t.Logf("try %d: the next run in %v", try, time.Since(start).Round(time.Millisecond))
+		want = append(want, faultRun{Rows: 3})
+	}
+	checkRuns(t, dir, want)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, ".pmm", "pmm.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var integrity string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil || integrity != "ok" {
+		t.Errorf("pmm.db integrity check: %q, %v", integrity, err)
+	}
 }
