@@ -164,15 +164,13 @@ func leftoverRuns(t *testing.T, dir string) []string {
 	return names
 }
 
-const faultTries = 3
-
 // TestFaultSignalToProcessGroup: Ctrl-C or SIGTERM to the process group
 // while the program runs (a terminal, timeout, systemd do that): pmm
 // loads what the program recorded, and exits as the program did, 128+n.
 func TestFaultSignalToProcessGroup(t *testing.T) {
 	dir := faultModule(t)
 	var want []faultRun
-	for try := 0; try < faultTries; try++ {
+	for try := 0; try < faultTries(t, 3); try++ {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 			n := 500 + 100*try + int(sig)
 			cmd, stderr := startRun(t, dir, "-n", fmt.Sprint(n), "-wait")
@@ -194,7 +192,7 @@ func TestFaultSignalToProcessGroup(t *testing.T) {
 func TestFaultKillPMM(t *testing.T) {
 	dir := faultModule(t)
 	var want []faultRun
-	for try := 0; try < faultTries; try++ {
+	for try := 0; try < faultTries(t, 3); try++ {
 		n := 300 + try
 		cmd, _ := startRun(t, dir, "-n", fmt.Sprint(n), "-wait")
 		syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
@@ -228,7 +226,7 @@ func TestFaultKillPMM(t *testing.T) {
 func TestFaultKillAfterCommit(t *testing.T) {
 	dir := faultModule(t)
 	var want []faultRun
-	for try := 0; try < faultTries; try++ {
+	for try := 0; try < faultTries(t, 3); try++ {
 		n := 200 + try
 		cmd, stderr := startRun(t, dir, "-n", fmt.Sprint(n), "-wait")
 		runs := leftoverRuns(t, dir)
@@ -472,9 +470,9 @@ func treeFiles(t *testing.T, dir string) map[string]string {
 	return files
 }
 
-// faultTriesFromEnv is the number of tries of the slower fault tests:
-// def, or $PMM_FAULTS.
-func faultTriesFromEnv(t *testing.T, def int) int {
+// faultTries is the number of tries of a fault test: def, or more (or
+// fewer) with PMM_FAULTS=N.
+func faultTries(t *testing.T, def int) int {
 	if s := os.Getenv("PMM_FAULTS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
@@ -495,7 +493,7 @@ func faultTriesFromEnv(t *testing.T, def int) int {
 func TestFaultKillWhileLoading(t *testing.T) {
 	dir := faultModule(t)
 	const n = 1000000 // two tuples an execution: the execution and its parameter
-	tries := faultTriesFromEnv(t, 2)
+	tries := faultTries(t, 2)
 	rng := rand.New(rand.NewPCG(16, 5))
 	var want []faultRun
 	for try := 0; try < tries; try++ {
