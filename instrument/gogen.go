@@ -267,7 +267,7 @@ func unusedPrefix(p *packages.Package) string {
 func (g *generator) typeName(pc *Helpers, self *types.Package, t types.Type) (string, error) {
 	var bad error
 	qual := func(p *types.Package) string {
-		if p == self {
+		if samePackage(p, self) {
 			return ""
 		}
 		if !importable(self.Path(), p.Path()) {
@@ -292,6 +292,13 @@ func (g *generator) typeName(pc *Helpers, self *types.Package, t types.Type) (st
 	return s, bad
 }
 
+// samePackage reports whether a and b are one package: a package that
+// uses cgo is typed twice (once from the files cgo generates, once from
+// its own, which use the first's C types), so its path says.
+func samePackage(a, b *types.Package) bool {
+	return a == b || a != nil && b != nil && a.Path() == b.Path()
+}
+
 // nameable reports an error for a type that source in package self
 // cannot write: unexported names of other packages.
 func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error {
@@ -306,7 +313,7 @@ func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error
 		}
 	case *types.Named:
 		obj := t.Obj()
-		if obj.Pkg() != nil && obj.Pkg() != self && !obj.Exported() {
+		if obj.Pkg() != nil && !samePackage(obj.Pkg(), self) && !obj.Exported() {
 			return fmt.Errorf("type %s is unexported in another package", t)
 		}
 		if obj.Parent() != nil && obj.Parent() != obj.Pkg().Scope() && obj.Pkg() != nil {
@@ -341,7 +348,7 @@ func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error
 	case *types.Struct:
 		for i := 0; i < t.NumFields(); i++ {
 			f := t.Field(i)
-			if !f.Exported() && f.Pkg() != self {
+			if !f.Exported() && !samePackage(f.Pkg(), self) {
 				return fmt.Errorf("struct type %s has unexported fields of another package", t)
 			}
 			if err := nameable(self, f.Type(), seen); err != nil {
@@ -351,7 +358,7 @@ func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error
 	case *types.Interface:
 		for i := 0; i < t.NumMethods(); i++ {
 			m := t.Method(i)
-			if !m.Exported() && m.Pkg() != self {
+			if !m.Exported() && !samePackage(m.Pkg(), self) {
 				return fmt.Errorf("interface type %s has unexported methods of another package", t)
 			}
 		}

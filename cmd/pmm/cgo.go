@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/types"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -62,17 +63,21 @@ func retypeCgoPackage(p *packages.Package) error {
 		Selections:   map[*ast.SelectorExpr]*types.Selection{},
 		FileVersions: map[*ast.File]string{},
 	}
+	c := cgoNames(p.Types)
 	conf := types.Config{
-		FakeImportC: true,
 		Importer: importerFunc(func(path string) (*types.Package, error) {
+			if path == "C" {
+				return c, nil
+			}
 			if imp := p.Imports[path]; imp != nil && imp.Types != nil {
 				return imp.Types, nil
 			}
 			return nil, fmt.Errorf("%s imports %s, which was not loaded", p.PkgPath, path)
 		}),
 		Sizes: p.TypesSizes,
-		// The package compiled: what remains are errors about the
-		// untyped names of C, whose expressions stay untyped.
+		// The package compiled: what remains are errors about what C
+		// lacks (the special forms of cgo, such as a call's errno),
+		// whose expressions stay untyped.
 		Error: func(error) {},
 	}
 	if p.Module != nil && p.Module.GoVersion != "" {
@@ -81,6 +86,41 @@ func retypeCgoPackage(p *packages.Package) error {
 	tp, _ := conf.Check(p.PkgPath, p.Fset, files, info)
 	p.Syntax, p.CompiledGoFiles, p.TypesInfo, p.Types = files, p.GoFiles, info, tp
 	return nil
+}
+
+// cgoNames returns a package C whose names are those that cgo declared
+// in the package typed from its generated files: C.int is _Ctype_int,
+// C.f is _Cfunc_f, C.v is *_Cvar_v, C.K is _Ciconst_K (or _Cfconst_K,
+// _Csconst_K). Its types are those of the package's generated code, so
+// generated code names them as cgo does, in the package itself.
+func cgoNames(generated *types.Package) *types.Package {
+	c := types.NewPackage("C", "C")
+	scope := generated.Scope()
+	for _, name := range scope.Names() {
+		obj := scope.Lookup(name)
+		var o types.Object
+		switch {
+		case strings.HasPrefix(name, "_Ctype_"):
+			o = types.NewTypeName(obj.Pos(), c, strings.TrimPrefix(name, "_Ctype_"), obj.Type())
+		case strings.HasPrefix(name, "_Cfunc_"):
+			if sig, ok := obj.Type().(*types.Signature); ok {
+				o = types.NewFunc(obj.Pos(), c, strings.TrimPrefix(name, "_Cfunc_"), sig)
+			}
+		case strings.HasPrefix(name, "_Cvar_"):
+			if ptr, ok := obj.Type().(*types.Pointer); ok {
+				o = types.NewVar(obj.Pos(), c, strings.TrimPrefix(name, "_Cvar_"), ptr.Elem())
+			}
+		case strings.HasPrefix(name, "_Ciconst_"), strings.HasPrefix(name, "_Cfconst_"), strings.HasPrefix(name, "_Csconst_"):
+			if k, ok := obj.(*types.Const); ok {
+				o = types.NewConst(obj.Pos(), c, name[len("_Ciconst_"):], k.Type(), k.Val())
+			}
+		}
+		if o != nil {
+			c.Scope().Insert(o)
+		}
+	}
+	c.MarkComplete()
+	return c
 }
 
 type importerFunc func(path string) (*types.Package, error)

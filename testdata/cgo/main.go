@@ -1,6 +1,6 @@
 // Program cgo is the subject of pmm's test of a package that uses cgo
-// (cmd/pmm TestCgoPackage): F calls C, G takes a C type, and the
-// program counts their calls itself.
+// (cmd/pmm TestCgoPackage): F calls C, G takes and returns a C type, and
+// the program counts their calls and sums their parameters itself.
 package main
 
 /*
@@ -25,14 +25,18 @@ func G(a C.int64_t, b int) C.int64_t { return C.add(a, C.int64_t(b)) }
 func main() {
 	n := flag.Int("n", 10, "calls of F")
 	flag.Parse()
-	total, calls := 0, 0
+	total, calls, gCalls := 0, 0, 0
 	var acc C.int64_t
+	var sumA, sumB int64
 	for i := 0; i < *n; i++ {
 		total += F(i)
 		calls++
 		if i%2 == 0 {
+			gCalls++
+			sumA += int64(acc)
+			sumB += int64(i)
 			acc = G(acc, i)
 		}
 	}
-	fmt.Println("calls", calls, "total", total, "acc", int64(acc))
+	fmt.Println("calls", calls, "total", total, "gcalls", gCalls, "suma", sumA, "sumb", sumB)
 }
