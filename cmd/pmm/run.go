@@ -244,9 +244,11 @@ func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string, program bool)
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	var runErr error
+	received := map[string]bool{} // the signals pmm had while the program ran
 	for running := true; running; {
 		select {
 		case sig := <-sigs:
+			received[sig.String()] = true
 			if shouldForward(sig) {
 				cmd.Process.Signal(sig) //nolint:errcheck // it may have exited already
 			}
@@ -282,11 +284,25 @@ func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string, program bool)
 		stats, err = rd.load(p, info)
 		loaded <- err
 	}()
-	select {
-	case err = <-loaded:
-	case sig := <-sigs:
-		fmt.Fprintf(e.stderr, "pmm: %v while loading: nothing of this run is loaded; the next pmm run or pmm test loads it from %s\n", sig, rd.path)
-		return signalStatus(sig)
+	// A signal sent to the process group may kill the program before pmm
+	// has received its own copy: that copy is not a signal to stop the
+	// load.
+	groupSignal := ""
+	if !received[info.Signal] {
+		groupSignal = info.Signal
+	}
+	for waiting := true; waiting; {
+		select {
+		case err = <-loaded:
+			waiting = false
+		case sig := <-sigs:
+			if sig.String() == groupSignal {
+				groupSignal = ""
+				continue
+			}
+			fmt.Fprintf(e.stderr, "pmm: %v while loading: nothing of this run is loaded; the next pmm run or pmm test loads it from %s\n", sig, rd.path)
+			return signalStatus(sig)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pmm: loading the recorded tuples: %v (the logs stay in %s for the next run)\n", err, rd.path)
