@@ -30,7 +30,8 @@ SQL works too:
 	sqlite3 .pmm/pmm.db 'select * from cacheable_calls'
 
 Every view has a run column; the runs table lists the runs (id, start,
-end, command, go version, exit status).
+end, command, go version, exit status, the signal that killed the
+program, the directory its logs came from).
 
 An answer is incomplete when pmm knows it could not record the question's
 events exactly: a site it could not instrument, a call that may run

@@ -244,11 +244,11 @@ func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string, program bool)
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	var runErr error
-	received := map[string]bool{} // the signals pmm had while the program ran
+	signaled := false
 	for running := true; running; {
 		select {
 		case sig := <-sigs:
-			received[sig.String()] = true
+			signaled = true
 			if shouldForward(sig) {
 				cmd.Process.Signal(sig) //nolint:errcheck // it may have exited already
 			}
@@ -258,10 +258,16 @@ func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string, program bool)
 	}
 	info.End = time.Now()
 	var exitErr *exec.ExitError
-	switch {
-	case errors.As(runErr, &exitErr):
+	if errors.As(runErr, &exitErr) {
 		info.ExitStatus, info.Signal = exitStatus(exitErr)
-	case runErr != nil:
+		signaled = signaled || info.Signal != ""
+	}
+	// A signal sent to the process group reaches pmm and the program at
+	// once, but pmm may see it after it saw the program end: it belongs
+	// to that end, not to the load. So the signals of the moment the
+	// program ended are dropped, and only a later one stops the load.
+	drainSignals(sigs, signaled)
+	if exitErr == nil && runErr != nil {
 		rd.remove()
 		fmt.Fprintf(e.stderr, "pmm: %v\n", runErr)
 		return exitFailure
@@ -284,25 +290,11 @@ func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string, program bool)
 		stats, err = rd.load(p, info)
 		loaded <- err
 	}()
-	// A signal sent to the process group may kill the program before pmm
-	// has received its own copy: that copy is not a signal to stop the
-	// load.
-	groupSignal := ""
-	if !received[info.Signal] {
-		groupSignal = info.Signal
-	}
-	for waiting := true; waiting; {
-		select {
-		case err = <-loaded:
-			waiting = false
-		case sig := <-sigs:
-			if sig.String() == groupSignal {
-				groupSignal = ""
-				continue
-			}
-			fmt.Fprintf(e.stderr, "pmm: %v while loading: nothing of this run is loaded; the next pmm run or pmm test loads it from %s\n", sig, rd.path)
-			return signalStatus(sig)
-		}
+	select {
+	case err = <-loaded:
+	case sig := <-sigs:
+		fmt.Fprintf(e.stderr, "pmm: %v while loading: nothing of this run is loaded; the next pmm run or pmm test loads it from %s\n", sig, rd.path)
+		return signalStatus(sig)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pmm: loading the recorded tuples: %v (the logs stay in %s for the next run)\n", err, rd.path)
@@ -315,6 +307,29 @@ func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string, program bool)
 		fmt.Fprintf(e.stderr, "pmm: exit status %d\n", info.ExitStatus)
 	}
 	return info.ExitStatus
+}
+
+// drainSignals drops the signals pending on sigs; when the program's end
+// came with a signal, also those that arrive in the next moment.
+func drainSignals(sigs <-chan os.Signal, signaled bool) {
+	for pending := true; pending; {
+		select {
+		case <-sigs:
+		default:
+			pending = false
+		}
+	}
+	if !signaled {
+		return
+	}
+	grace := time.After(500 * time.Millisecond)
+	for {
+		select {
+		case <-sigs:
+		case <-grace:
+			return
+		}
+	}
 }
 
 // exitStatus is the status a shell gives a program that ended with err:

@@ -21,15 +21,15 @@ const module = "pmm.dev/pmm"
 // package must be placed here (and in docs/ARCHITECTURE.md).
 var stages = [][]string{
 	{"internal/golden", "internal/reftrace", "internal/archtest", "internal/tmpfs"}, // helpers that import nothing of pmm
-	{"spec", "static"},                 // the two inputs: the questions, the Go program
-	{"internal/stagetest"},             // spec and static, for the tests of later stages
-	{"sites", "incremental", "schema"}, // each reads the checked program (sites also static.db)
-	{"instrument"},                     // the plan and the generated code
-	{"rewrite"},                        // the edits merged into copies of the sources
-	{"rt", "rt/pmmrt"},                 // the injected runtime, and its sources for the overlay
-	{"rt/load"},                        // the logs into pmm.db
-	{"cmd/pmm"},                        // the command line drives every stage
-	{"e2e/realmodules"},                // runs the pmm command on real modules
+	{"spec", "static"}, // the two inputs: the questions, the Go program
+	{"internal/stagetest", "internal/refeval", "internal/progen"}, // for tests: the first stages; the reference answers; random programs
+	{"sites", "incremental", "schema"},                            // each reads the checked program (sites also static.db)
+	{"instrument"},                                                // the plan and the generated code
+	{"rewrite"},                                                   // the edits merged into copies of the sources
+	{"rt", "rt/pmmrt"},                                            // the injected runtime, and its sources for the overlay
+	{"rt/load"},                                                   // the logs into pmm.db
+	{"cmd/pmm"},                                                   // the command line drives every stage
+	{"e2e/realmodules", "e2e/difftest"},                           // run the pmm command on real modules, and on random programs against the reference
 }
 
 // testOnly are helpers for tests: only test files may import them.

@@ -2,6 +2,7 @@ package refeval
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"pmm.dev/pmm/internal/reftrace"
@@ -281,7 +282,9 @@ var controls = map[string]control{
 		},
 		from: func(e *evaluator, a value) []value {
 			var out []value
-			stack := e.children[a.exec.ID]
+			// A copy: popping and pushing on the index's own slice would
+			// overwrite the children of a.exec for later questions.
+			stack := slices.Clone(e.children[a.exec.ID])
 			for len(stack) > 0 {
 				c := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]

@@ -1,8 +1,11 @@
 package refeval
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"pmm.dev/pmm/spec"
 )
 
 // goroutinesTrace is a run with goroutines, a panic and an execution that
@@ -235,5 +238,32 @@ func TestCanonicalView(t *testing.T) {
 	}
 	if _, err := a.CanonicalView([][]any{{int64(1)}}); err == nil {
 		t.Error("CanonicalView of a row with one column: no error")
+	}
+}
+
+// TestCallsStarLeavesIndexes calls the generator of calls* directly, as
+// the evaluator does when the first argument is bound: it must leave the
+// children index as it found it. It once walked the descendants on the
+// index's own slice, so that a later question of the same file found
+// grandchildren as callees (the differential test saw it).
+func TestCallsStarLeavesIndexes(t *testing.T) {
+	var b traceBuilder
+	m := b.begin("main.main", 0, 1)
+	a := b.begin("main.A", m, 1)
+	b.call("main.C", a, 1, nil)
+	b.call("main.C", a, 1, nil)
+	b.end(a)
+	b.call("main.B", m, 1, nil)
+	b.end(m)
+	tr := b.trace(t)
+	e := newEvaluator(&spec.Program{}, tr)
+	before := fmt.Sprint(e.children)
+	for i := 0; i < 2; i++ {
+		if got := controls["calls*"].from(e, execValue(tr.ByID[m])); len(got) != 4 {
+			t.Errorf("calls* from main: %d descendants, want 4", len(got))
+		}
+	}
+	if after := fmt.Sprint(e.children); after != before {
+		t.Errorf("the children index changed:\n%s\nwas\n%s", after, before)
 	}
 }

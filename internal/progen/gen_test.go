@@ -1,0 +1,109 @@
+package progen
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"pmm.dev/pmm/internal/golden"
+	"pmm.dev/pmm/internal/reftrace"
+	"pmm.dev/pmm/spec"
+)
+
+// TestQuestionsCompile checks that the questions of many seeds pass pmm
+// check, in every feature set, and that generation is deterministic.
+func TestQuestionsCompile(t *testing.T) {
+	for _, feat := range []Features{AllFeatures(), {}} {
+		for seed := int64(1); seed <= 60; seed++ {
+			p := Generate(seed, feat)
+			if len(p.QuestionNames) < 10 {
+				t.Errorf("seed %d: %d questions", seed, len(p.QuestionNames))
+			}
+			if _, err := spec.Compile(spec.Source{Name: "questions.pmm", Text: []byte(p.Questions)}); err != nil {
+				t.Fatalf("seed %d: %v\n%s", seed, err, p.Questions)
+			}
+			if q := Generate(seed, feat); q.Plain != p.Plain || q.Twin != p.Twin || q.Questions != p.Questions {
+				t.Fatalf("seed %d: two generations differ", seed)
+			}
+		}
+	}
+}
+
+// TestTwinComputesThePlainProgram builds and runs the plain program and
+// its traced twin for a few seeds: both print the same result, the twin
+// (built without inlining, names checked against the runtime's) writes a
+// trace in which every execution but those of workers ended, and every
+// function of the model that runs appears in it.
+func TestTwinComputesThePlainProgram(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds programs")
+	}
+	for _, seed := range []int64{1, 2, 3} {
+		p := Generate(seed, AllFeatures())
+		dir := t.TempDir()
+		plain, twin := filepath.Join(dir, "plain"), filepath.Join(dir, "twin")
+		if err := p.WritePlain(plain); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.WriteTwin(twin); err != nil {
+			t.Fatal(err)
+		}
+		want := run(t, plain, nil, "run", ".")
+		trace := filepath.Join(dir, "trace.jsonl")
+		got := run(t, twin, []string{TraceEnv + "=" + trace, "PMM_REFTRACE_CHECKNAMES=1"}, "run", "-gcflags=-l", ".")
+		if got != want || !strings.HasPrefix(want, "result ") {
+			t.Errorf("seed %d: the plain program prints %q, its twin %q", seed, want, got)
+		}
+		tr, err := reftrace.ReadFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]bool{}
+		for _, e := range tr.Execs {
+			names[e.Func] = true
+			f := p.Func(e.Func)
+			if f == nil {
+				t.Errorf("seed %d: %s is not a function of the model", seed, e.Func)
+				continue
+			}
+			if !e.Ended && !f.Worker {
+				t.Errorf("seed %d: an execution of %s did not end", seed, e.Func)
+			}
+			if e.Ended && e.Panicked && (f.Worker || f.Name == "main.main") {
+				t.Errorf("seed %d: %s panicked", seed, e.Func)
+			}
+		}
+		if !names["main.main"] || len(names) < len(p.Funcs)/2 {
+			t.Errorf("seed %d: only %d of %d functions ran", seed, len(names), len(p.Funcs))
+		}
+	}
+}
+
+func run(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go %v in %s: %v\n%s", args, dir, err, errOut.String())
+	}
+	return out.String()
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestGolden keeps the program, twin and questions of one seed with every
+// feature in golden files, so that a change to the generator shows in
+// review.
+func TestGolden(t *testing.T) {
+	p := Generate(1, AllFeatures())
+	golden.Check(t, "testdata/seed1_plain.go.golden", p.Plain, *update)
+	golden.Check(t, "testdata/seed1_twin.go.golden", p.Twin, *update)
+	golden.Check(t, "testdata/seed1_questions.pmm.golden", p.Questions, *update)
+}

@@ -1,0 +1,392 @@
+package progen
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+)
+
+// Questions are drawn from templates over the program's functions, with
+// only what the reference evaluates exactly and deterministically: no
+// durations, times, receivers, data conditions or goroutine ids; no end
+// attribute (results, panicked, the container of contains or calls*, the
+// earlier of before) of a worker, whose end may come after main
+// returned; contains only from a function that never runs on a spawned
+// goroutine, so that it does not race with one; before only between two
+// calls from one execution.
+
+// qgen draws questions.
+type qgen struct {
+	r     *rand.Rand
+	p     *Program
+	b     strings.Builder
+	names []string
+	n     int
+}
+
+func genQuestions(r *rand.Rand, p *Program) (string, []string) {
+	q := &qgen{r: r, p: p}
+	templates := []func() bool{q.count, q.groupedCount, q.aggregate, q.calls, q.valueCompare}
+	f := p.Features
+	if f.CallsStar {
+		templates = append(templates, q.callsStar)
+	}
+	if f.Goroutines {
+		templates = append(templates, q.spawns)
+	}
+	if f.Contains {
+		templates = append(templates, q.contains)
+	}
+	if f.Negations {
+		templates = append(templates, q.negation, q.negation)
+	}
+	if f.Cache {
+		templates = append(templates, q.cache, q.cache)
+	}
+	if f.Panicked {
+		templates = append(templates, q.panicked)
+	}
+	if f.Or {
+		templates = append(templates, q.either)
+	}
+	if f.Names {
+		templates = append(templates, q.calleeNames)
+	}
+	want := 10 + r.Intn(6)
+	for tries := 0; len(q.names) < want && tries < 200; tries++ {
+		templates[r.Intn(len(templates))]()
+	}
+	return q.b.String(), q.names
+}
+
+// define writes a definition; question adds it to those compared.
+func (q *qgen) define(format string, args ...any) {
+	fmt.Fprintf(&q.b, format+"\n\n", args...)
+}
+
+func (q *qgen) question(name, format string, args ...any) {
+	q.define(format, args...)
+	q.names = append(q.names, name)
+}
+
+func (q *qgen) name(kind string) string {
+	q.n++
+	return fmt.Sprintf("q%d-%s", q.n, kind)
+}
+
+// pick returns a random element of fs satisfying ok, or nil.
+func (q *qgen) pick(ok func(*Func) bool) *Func {
+	var fs []*Func
+	for _, f := range q.p.Funcs {
+		if ok(f) {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	return fs[q.r.Intn(len(fs))]
+}
+
+func lit(f *Func) string { return fmt.Sprintf("%q", f.QName) }
+
+// param is a random parameter position of f whose type is in types (any
+// when none are given), 0 when there is none.
+func (q *qgen) param(f *Func, types ...Type) int {
+	var ks []int
+	for i, t := range f.Params {
+		if len(types) == 0 || t == types[0] || len(types) > 1 && t == types[1] {
+			ks = append(ks, i+1)
+		}
+	}
+	if len(ks) == 0 {
+		return 0
+	}
+	return ks[q.r.Intn(len(ks))]
+}
+
+// callEdge is a caller and one of its callees, both satisfying ok.
+func (q *qgen) callEdge(ok func(caller, callee *Func) bool) (*Func, *Func) {
+	type edge struct{ a, b *Func }
+	var es []edge
+	for _, f := range q.p.Funcs {
+		var cs []*Func
+		for c := range f.callees {
+			cs = append(cs, c)
+		}
+		sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+		for _, c := range cs {
+			if ok(f, c) {
+				es = append(es, edge{f, c})
+			}
+		}
+	}
+	if len(es) == 0 {
+		return nil, nil
+	}
+	e := es[q.r.Intn(len(es))]
+	return e.a, e.b
+}
+
+// reach is what f calls, directly or not, on its own goroutine.
+func reach(f *Func) map[*Func]bool {
+	seen := map[*Func]bool{}
+	var walk func(*Func)
+	walk = func(f *Func) {
+		for c := range f.callees {
+			if !seen[c] {
+				seen[c] = true
+				walk(c)
+			}
+		}
+	}
+	walk(f)
+	return seen
+}
+
+func any_(*Func) bool { return true }
+
+func (q *qgen) count() bool {
+	f := q.pick(any_)
+	n := q.name("execs")
+	q.question(n, "(defquestion %s :definition ((x) s.t. (function-execution x %s)))", n, lit(f))
+	c := q.name("count")
+	q.question(c, "(defquestion %s :definition (count %s (output)))", c, n)
+	return true
+}
+
+func (q *qgen) groupedCount() bool {
+	f := q.pick(func(f *Func) bool { return len(f.Params) > 0 })
+	if f == nil {
+		return false
+	}
+	k := q.param(f)
+	n := q.name("by-param")
+	q.define("(defevent %s :definition ((x v) s.t. (and (function-execution x %s) (parameter x %d v))))", n+"-ev", lit(f), k)
+	q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-ev")
+	return true
+}
+
+// aggregate is a sum, min or max of an int parameter or result.
+func (q *qgen) aggregate() bool {
+	op := []string{"sum", "min", "max"}[q.r.Intn(3)]
+	if q.r.Intn(2) == 0 {
+		f := q.pick(func(f *Func) bool { return q.param(f, Int) > 0 })
+		if f == nil {
+			return false
+		}
+		n := q.name(op + "-param")
+		q.question(n+"-rel", "(defquestion %s :definition ((x v) s.t. (and (function-execution x %s) (parameter x %d v))))", n+"-rel", lit(f), q.param(f, Int))
+		q.question(n, "(defquestion %s :definition (%s %s (output output)))", n, op, n+"-rel")
+		return true
+	}
+	f := q.pick(func(f *Func) bool { return f.Result == Int && !f.Worker })
+	if f == nil {
+		return false
+	}
+	n := q.name(op + "-result")
+	q.question(n+"-rel", "(defquestion %s :definition ((x v) s.t. (and (function-execution x %s) (return-value x 1 v))))", n+"-rel", lit(f))
+	q.question(n, "(defquestion %s :definition (%s %s (output output)))", n, op, n+"-rel")
+	return true
+}
+
+func (q *qgen) calls() bool {
+	a, b := q.callEdge(func(a, b *Func) bool { return !a.Worker || q.r.Intn(3) == 0 })
+	if a == nil {
+		return false
+	}
+	n := q.name("calls")
+	if len(a.Params) > 0 && len(b.Params) > 0 && q.r.Intn(2) == 0 {
+		q.question(n, `(defquestion %s :definition
+  ((p v) s.t. (exists (x y) (and (function-execution x %s) (function-execution y %s)
+                                 (calls x y) (parameter x 1 p) (parameter y 1 v)))))`, n, lit(a), lit(b))
+		return true
+	}
+	q.question(n, `(defquestion %s :definition
+  ((x y) s.t. (and (function-execution x %s) (function-execution y %s) (calls x y))))`, n, lit(a), lit(b))
+	return true
+}
+
+// valueCompare compares a result with a constant, or a callee's
+// parameter with its caller's.
+func (q *qgen) valueCompare() bool {
+	op := []string{"<", ">", "=", "/=", "<=", ">="}[q.r.Intn(6)]
+	if q.r.Intn(2) == 0 {
+		f := q.pick(func(f *Func) bool { return f.Result == Int && !f.Worker })
+		if f == nil {
+			return false
+		}
+		n := q.name("result")
+		q.question(n, `(defquestion %s :definition
+  ((x) s.t. (exists (r) (and (function-execution x %s) (return-value x 1 r) (%s r %d)))))`, n, lit(f), op, q.r.Intn(4))
+		return true
+	}
+	a, b := q.callEdge(func(a, b *Func) bool { return q.param(a, Int) > 0 && q.param(b, Int) > 0 })
+	if a == nil {
+		return false
+	}
+	n := q.name("caller-value")
+	q.question(n, `(defquestion %s :definition
+  ((y) s.t. (exists (x p v) (and (function-execution x %s) (function-execution y %s) (calls x y)
+                                 (parameter x %d p) (parameter y %d v) (%s p v)))))`, n, lit(a), lit(b), q.param(a, Int), q.param(b, Int), op)
+	return true
+}
+
+func (q *qgen) callsStar() bool {
+	a := q.pick(func(f *Func) bool { return !f.Worker && len(reach(f)) > 0 })
+	if a == nil {
+		return false
+	}
+	b := q.pickFrom(reach(a))
+	n := q.name("calls-star")
+	if len(b.Params) > 0 && q.r.Intn(2) == 0 {
+		q.question(n, `(defquestion %s :definition
+  ((y v) s.t. (exists (x) (and (function-execution x %s) (function-execution y %s) (calls* x y) (parameter y 1 v)))))`, n, lit(a), lit(b))
+		return true
+	}
+	q.question(n, `(defquestion %s :definition
+  ((y) s.t. (exists (x) (and (function-execution x %s) (function-execution y %s) (calls* x y)))))`, n, lit(a), lit(b))
+	return true
+}
+
+func (q *qgen) pickFrom(set map[*Func]bool) *Func {
+	var fs []*Func
+	for f := range set {
+		fs = append(fs, f)
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
+	return fs[q.r.Intn(len(fs))]
+}
+
+func (q *qgen) spawns() bool {
+	s := q.p.Func("main.spawn")
+	if s == nil {
+		return false
+	}
+	w := q.pickFrom(s.spawns)
+	n := q.name("spawns")
+	q.question(n, `(defquestion %s :definition
+  ((w v) s.t. (exists (s) (and (function-execution s "main.spawn") (function-execution w %s) (spawns s w) (parameter w 1 v)))))`, n, lit(w))
+	return true
+}
+
+func (q *qgen) contains() bool {
+	a := q.pick(func(f *Func) bool { return !f.InGo && len(reach(f)) > 0 })
+	if a == nil {
+		return false
+	}
+	r := reach(a)
+	for f := range r {
+		if f.Worker {
+			delete(r, f)
+		}
+	}
+	if len(r) == 0 {
+		return false
+	}
+	b := q.pickFrom(r)
+	n := q.name("contains")
+	q.question(n, `(defquestion %s :definition
+  ((y) s.t. (exists (x) (and (function-execution x %s) (function-execution y %s) (contains x y)))))`, n, lit(a), lit(b))
+	return true
+}
+
+// negation: the executions of a function that do not call (directly or
+// not) some function, or one with a given parameter.
+func (q *qgen) negation() bool {
+	a, b := q.callEdge(func(a, b *Func) bool { return !a.Worker })
+	if a == nil {
+		return false
+	}
+	rel := "calls"
+	if q.p.Features.CallsStar && q.r.Intn(2) == 0 {
+		rel = "calls*"
+	}
+	n := q.name("not-" + strings.TrimSuffix(rel, "*") + map[bool]string{true: "-star"}[rel == "calls*"])
+	if q.p.Features.NotCalledBy && q.r.Intn(3) == 0 {
+		// The other direction: the executions of b not called by an a
+		// (for a recursive function, those called from elsewhere).
+		n := q.name("not-called-by")
+		q.question(n, `(defquestion %s :definition
+  ((y) s.t. (and (function-execution y %s)
+                 (not (exists (x) (and (function-execution x %s) (calls x y)))))))`, n, lit(b), lit(a))
+		return true
+	}
+	if k := q.param(b, Int); k > 0 && q.r.Intn(2) == 0 {
+		q.question(n, `(defquestion %s :definition
+  ((x) s.t. (and (function-execution x %s)
+                 (not (exists (y v) (and (function-execution y %s) (%s x y) (parameter y %d v) (= v %d)))))))`, n, lit(a), lit(b), rel, k, q.r.Intn(3))
+		return true
+	}
+	q.question(n, `(defquestion %s :definition
+  ((x) s.t. (and (function-execution x %s)
+                 (not (exists (y) (and (function-execution y %s) (%s x y)))))))`, n, lit(a), lit(b), rel)
+	return true
+}
+
+// cache is the seed's question: the calls of G from one execution of F
+// that repeat the arguments of an earlier one.
+func (q *qgen) cache() bool {
+	a, b := q.callEdge(func(a, b *Func) bool { return a.callCount[b] > 1 && !a.Worker && !b.Worker && a != b })
+	if a == nil {
+		return false
+	}
+	n := q.name("cache")
+	q.define(`(defevent %s :definition
+  ((g2) s.t. (exists (f g1 args)
+               (and (function-execution f %s) (function-execution g1 %s) (function-execution g2 %s)
+                    (calls f g1) (calls f g2) (before g1 g2)
+                    (parameters g1 args) (parameters g2 args)))))`, n+"-ev", lit(a), lit(b), lit(b))
+	q.question(n, "(defquestion %s :definition ((g) s.t. (%s g)))", n, n+"-ev")
+	c := q.name("cache-count")
+	q.question(c, "(defquestion %s :definition (count %s (output)))", c, n)
+	return true
+}
+
+func (q *qgen) panicked() bool {
+	f := q.pick(func(f *Func) bool { return !f.Worker && (f.panics || q.r.Intn(4) == 0) })
+	if f == nil {
+		return false
+	}
+	n := q.name("panicked")
+	if len(f.Params) > 0 && q.r.Intn(2) == 0 {
+		q.question(n, `(defquestion %s :definition
+  ((v) s.t. (exists (x b) (and (function-execution x %s) (panicked x b) (= b true) (parameter x 1 v)))))`, n, lit(f))
+		return true
+	}
+	q.question(n, `(defquestion %s :definition
+  ((x) s.t. (exists (b) (and (function-execution x %s) (panicked x b) (= b %v)))))`, n, lit(f), q.r.Intn(3) > 0)
+	return true
+}
+
+// either is a derived event defined with or, grouped by a parameter.
+func (q *qgen) either() bool {
+	a := q.pick(func(f *Func) bool { return len(f.Params) > 0 && f.Params[0] == Int })
+	b := q.pick(func(f *Func) bool { return len(f.Params) > 0 && f.Params[0] == Int })
+	if a == nil || a == b {
+		return false
+	}
+	n := q.name("either")
+	q.define("(defevent %s :definition ((x) s.t. (or (function-execution x %s) (function-execution x %s))))", n+"-ev", lit(a), lit(b))
+	q.define("(defquestion %s :definition ((x v) s.t. (and (%s x) (parameter x 1 v))))", n+"-rel", n+"-ev")
+	q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-rel")
+	return true
+}
+
+// calleeNames counts the direct callees of a function by name: not of
+// main or the spawner, which call the standard library (fmt, sync),
+// which the twin does not trace.
+func (q *qgen) calleeNames() bool {
+	a := q.pick(func(f *Func) bool {
+		return !f.Worker && len(f.callees) > 0 && f.Name != "main.main" && f.Name != "main.spawn"
+	})
+	if a == nil {
+		return false
+	}
+	n := q.name("callee-names")
+	q.question(n+"-rel", `(defquestion %s :definition
+  ((y fn) s.t. (exists (x) (and (function-execution x %s) (function-execution y fn) (calls x y)))))`, n+"-rel", lit(a))
+	q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-rel")
+	return true
+}

@@ -1,0 +1,177 @@
+package progen
+
+// traceRuntime is the file added to the traced twin: a hand-written
+// tracer, independent of pmm, that writes the internal/reftrace format
+// (JSON lines) to the file named by $PMM_REFTRACE. Each goroutine has its
+// own shadow stack of the executions it is running, found by the
+// goroutine's id (read from runtime.Stack: slow, and simple enough to be
+// obviously right); the generated code pushes at each begin and pops in
+// a deferred call registered first, so that it runs after the function's
+// own deferred calls.
+const traceRuntime = `package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+type trRecord struct {
+	Kind      string ` + "`json:\"k\"`" + `
+	ID        int64  ` + "`json:\"id\"`" + `
+	Seq       int64  ` + "`json:\"seq\"`" + `
+	Func      string ` + "`json:\"fn,omitempty\"`" + `
+	Caller    int64  ` + "`json:\"caller,omitempty\"`" + `
+	Spawner   int64  ` + "`json:\"spawner,omitempty\"`" + `
+	Goroutine int64  ` + "`json:\"g,omitempty\"`" + `
+	Params    []any  ` + "`json:\"params,omitempty\"`" + `
+	Results   []any  ` + "`json:\"results,omitempty\"`" + `
+	Panicked  bool   ` + "`json:\"panicked,omitempty\"`" + `
+}
+
+// trG is one goroutine's shadow stack.
+type trG struct {
+	num     int64
+	spawner int64 // for the first execution of a spawned goroutine
+	stack   []int64
+}
+
+var (
+	trSeq, trIDs, trGoroutines atomic.Int64
+	trMu                       sync.Mutex
+	trByGoid                   = map[int64]*trG{}
+	trOut                      *bufio.Writer
+	trFile                     *os.File
+	trClosed                   bool
+)
+
+func init() {
+	f, err := os.Create(os.Getenv("PMM_REFTRACE"))
+	if err != nil {
+		panic(err)
+	}
+	trFile, trOut = f, bufio.NewWriter(f)
+}
+
+func trGoid() int64 {
+	var buf [64]byte
+	s := string(buf[:runtime.Stack(buf[:], false)])
+	s = s[len("goroutine "):]
+	i := 0
+	for s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	id, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
+// trState is the calling goroutine's stack, made at its first execution.
+func trState() *trG {
+	id := trGoid()
+	trMu.Lock()
+	defer trMu.Unlock()
+	g := trByGoid[id]
+	if g == nil {
+		g = &trG{num: trGoroutines.Add(1)}
+		trByGoid[id] = g
+	}
+	return g
+}
+
+func trWrite(r *trRecord) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		panic(err)
+	}
+	trMu.Lock()
+	defer trMu.Unlock()
+	if trClosed {
+		return
+	}
+	trOut.Write(data)
+	trOut.WriteByte('\n')
+}
+
+// trCur is the execution running on the calling goroutine: the spawner of
+// the goroutines its go statements start.
+func trCur() int64 {
+	g := trState()
+	return g.stack[len(g.stack)-1]
+}
+
+// trAdopt starts the shadow stack of a goroutine spawned by sp.
+func trAdopt(sp int64) {
+	g := trState()
+	g.spawner = sp
+}
+
+// trCheckNames, set by $PMM_REFTRACE_CHECKNAMES in a build without
+// inlining, checks each function's name against the runtime's.
+var trCheckNames = os.Getenv("PMM_REFTRACE_CHECKNAMES") != ""
+
+func trBegin(fn string, params ...any) (int64, bool) {
+	if trCheckNames {
+		pc, _, _, _ := runtime.Caller(1)
+		if got := runtime.FuncForPC(pc).Name(); got != fn {
+			panic("trace: function " + got + " is traced as " + fn)
+		}
+	}
+	g := trState()
+	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Goroutine: g.num, Params: params}
+	if n := len(g.stack); n > 0 {
+		r.Caller = g.stack[n-1]
+	} else {
+		r.Spawner = g.spawner
+	}
+	g.stack = append(g.stack, r.ID)
+	r.Seq = trSeq.Add(1)
+	trWrite(r)
+	return r.ID, false
+}
+
+// trRes reads a result when the execution ends.
+func trRes[T any](p *T) func() any { return func() any { return *p } }
+
+// trEnd records the end of execution id: ok is set by the function's
+// returns (and by its deferred closure that recovers), results read its
+// results.
+func trEnd(id int64, ok *bool, results ...func() any) {
+	r := &trRecord{Kind: "end", ID: id, Seq: trSeq.Add(1), Panicked: !*ok}
+	if *ok {
+		for _, res := range results {
+			r.Results = append(r.Results, res())
+		}
+	}
+	g := trState()
+	g.stack = g.stack[:len(g.stack)-1]
+	trWrite(r)
+}
+
+// trFinish writes the trace out when main returns; what goroutines still
+// running record afterwards is dropped, as the process may exit anyway.
+func trFinish() {
+	trMu.Lock()
+	defer trMu.Unlock()
+	trClosed = true
+	if err := trOut.Flush(); err != nil {
+		panic(err)
+	}
+	if err := trFile.Close(); err != nil {
+		panic(err)
+	}
+}
+`
+
+// WriteTraceRuntime writes the tracer of traced twins into dir as
+// trace.go: hand-written twins (the regression cases of the differential
+// test) use it too.
+func WriteTraceRuntime(dir string) error {
+	return writeFiles(dir, map[string]string{"trace.go": traceRuntime})
+}
