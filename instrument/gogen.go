@@ -194,6 +194,9 @@ func (g *generator) index(pkgs []*packages.Package) {
 
 // node finds the site's syntax: a FuncDecl or FuncLit, or a CallExpr.
 func (g *generator) node(s *Site) (*fileInfo, ast.Node, []ast.Node, error) {
+	if filepath.IsAbs(s.File) { // outside the module
+		return nil, nil, nil, fmt.Errorf("%s is code that cgo generates at build time, which pmm does not rewrite", s.File)
+	}
 	fi := g.files[filepath.Join(g.root, s.File)]
 	if fi == nil || fi.tf == nil {
 		return nil, nil, nil, fmt.Errorf("%s is not in a loaded package", s.File)
@@ -278,7 +281,7 @@ func unusedPrefix(p *packages.Package) string {
 func (g *generator) typeName(pc *Helpers, self *types.Package, t types.Type) (string, error) {
 	var bad error
 	qual := func(p *types.Package) string {
-		if p == self {
+		if samePackage(p, self) {
 			return ""
 		}
 		if !importable(self.Path(), p.Path()) {
@@ -309,6 +312,13 @@ func (pc *Helpers) importName(path string) string {
 	return name
 }
 
+// samePackage reports whether a and b are one package: a package that
+// uses cgo is typed twice (once from the files cgo generates, once from
+// its own, which use the first's C types), so its path says.
+func samePackage(a, b *types.Package) bool {
+	return a == b || a != nil && b != nil && a.Path() == b.Path()
+}
+
 // nameable reports an error for a type that source in package self
 // cannot write: unexported names of other packages.
 func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error {
@@ -317,9 +327,13 @@ func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error
 	}
 	seen[t] = true
 	switch t := t.(type) {
+	case *types.Basic:
+		if t.Kind() == types.Invalid { // the packages that use cgo are typed with C's names left untyped
+			return fmt.Errorf("a type of C (cgo), which pmm cannot name")
+		}
 	case *types.Named:
 		obj := t.Obj()
-		if obj.Pkg() != nil && obj.Pkg() != self && !obj.Exported() {
+		if obj.Pkg() != nil && !samePackage(obj.Pkg(), self) && !obj.Exported() {
 			return fmt.Errorf("type %s is unexported in another package", t)
 		}
 		if obj.Parent() != nil && obj.Parent() != obj.Pkg().Scope() && obj.Pkg() != nil {
@@ -354,7 +368,7 @@ func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error
 	case *types.Struct:
 		for i := 0; i < t.NumFields(); i++ {
 			f := t.Field(i)
-			if !f.Exported() && f.Pkg() != self {
+			if !f.Exported() && !samePackage(f.Pkg(), self) {
 				return fmt.Errorf("struct type %s has unexported fields of another package", t)
 			}
 			if err := nameable(self, f.Type(), seen); err != nil {
@@ -364,7 +378,7 @@ func nameable(self *types.Package, t types.Type, seen map[types.Type]bool) error
 	case *types.Interface:
 		for i := 0; i < t.NumMethods(); i++ {
 			m := t.Method(i)
-			if !m.Exported() && m.Pkg() != self {
+			if !m.Exported() && !samePackage(m.Pkg(), self) {
 				return fmt.Errorf("interface type %s has unexported methods of another package", t)
 			}
 		}

@@ -6,15 +6,20 @@ import (
 	"bufio"
 	"database/sql"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"pmm.dev/pmm/internal/tmpfs"
 )
 
 // The fault tests run the pmm binary, as a user's shell would, on
@@ -175,15 +180,13 @@ func leftoverRuns(t *testing.T, dir string) []string {
 	return names
 }
 
-const faultTries = 3
-
 // TestFaultSignalToProcessGroup: Ctrl-C or SIGTERM to the process group
 // while the program runs (a terminal, timeout, systemd do that): pmm
 // loads what the program recorded, and exits as the program did, 128+n.
 func TestFaultSignalToProcessGroup(t *testing.T) {
 	dir := faultModule(t)
 	var want []faultRun
-	for try := 0; try < faultTries; try++ {
+	for try := 0; try < faultTries(t, 3); try++ {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 			n := 500 + 100*try + int(sig)
 			cmd, stderr := startRun(t, dir, "-n", fmt.Sprint(n), "-wait")
@@ -205,7 +208,7 @@ func TestFaultSignalToProcessGroup(t *testing.T) {
 func TestFaultKillPMM(t *testing.T) {
 	dir := faultModule(t)
 	var want []faultRun
-	for try := 0; try < faultTries; try++ {
+	for try := 0; try < faultTries(t, 3); try++ {
 		n := 300 + try
 		cmd, _ := startRun(t, dir, "-n", fmt.Sprint(n), "-wait")
 		syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
@@ -239,7 +242,7 @@ func TestFaultKillPMM(t *testing.T) {
 func TestFaultKillAfterCommit(t *testing.T) {
 	dir := faultModule(t)
 	var want []faultRun
-	for try := 0; try < faultTries; try++ {
+	for try := 0; try < faultTries(t, 3); try++ {
 		n := 200 + try
 		cmd, stderr := startRun(t, dir, "-n", fmt.Sprint(n), "-wait")
 		runs := leftoverRuns(t, dir)
@@ -331,4 +334,230 @@ func checkRuns(t *testing.T, dir string, want []faultRun) []faultRun {
 		t.Errorf("run directories left: %v", left)
 	}
 	return got
+}
+
+// pmmCommand runs the pmm binary in dir and returns its exit status and
+// output.
+func pmmCommand(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(pmmBin(t), args...)
+	cmd.Dir = dir
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errOut.String()
+}
+
+// TestFaultDiskFull: the disk of the run's logs (a 2 MiB tmpfs on
+// .pmm/runs) fills up while the program records. The program must go on
+// as if uninstrumented (its output and exit status), the runtime say
+// once that recording stopped, pmm load what fit (the first executions,
+// each once) and the answer say that it is incomplete.
+func TestFaultDiskFull(t *testing.T) {
+	dir := faultModule(t)
+	tmpfs.Mount(t, filepath.Join(dir, ".pmm", "runs"), "2m")
+	const n = 200000 // 24 bytes a tuple: more than 2 MiB
+	code, out, errOut := pmmCommand(t, dir, "run", ".", "--", "-n", fmt.Sprint(n))
+	if code != 0 {
+		t.Fatalf("pmm run: exit %d, want the program's 0\n%s", code, errOut)
+	}
+	if want := fmt.Sprintf("total %d\n", n*(n-1)); out != want { // the sum of 2i for i < n
+		t.Errorf("the program's output %q, want %q", out, want)
+	}
+	if c := strings.Count(errOut, "pmm: recording stopped: the disk was full"); c != 1 {
+		t.Errorf("the runtime said %d times that recording stopped, want once:\n%s", c, errOut)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, ".pmm", "pmm.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var rows, distinct, max int
+	if err := db.QueryRow(`SELECT count(*), count(DISTINCT i), max(i) FROM executions_of_f`).Scan(&rows, &distinct, &max); err != nil {
+		t.Fatal(err)
+	}
+	if rows == 0 || rows >= n || distinct != rows || max != rows-1 {
+		t.Errorf("%d rows, %d distinct, the largest %d: want the first k of %d executions, each once", rows, distinct, max, n)
+	}
+	var reasons []string
+	r, err := db.Query(`SELECT DISTINCT question || ': ' || reason FROM pmm_incomplete`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var s string
+		r.Scan(&s)
+		reasons = append(reasons, s)
+	}
+	r.Close()
+	if want := []string{"executions-of-f: recording stopped: the disk was full"}; !slices.Equal(reasons, want) {
+		t.Errorf("incomplete: %q, want %q", reasons, want)
+	}
+	if left := leftoverRuns(t, dir); len(left) != 0 {
+		t.Errorf("run directories left: %v", left)
+	}
+	t.Logf("%d of %d executions recorded before the disk was full", rows, n)
+}
+
+// TestFaultReadOnlyModule: a module on a read-only filesystem (as root,
+// permission bits stop no write, so the module is a tmpfs remounted
+// read-only). pmm instrument fails, saying that .pmm must be writable;
+// with a writable directory mounted on .pmm, pmm instruments and runs the
+// module, writing nothing else; once .pmm is read-only too, pmm run
+// refuses before running anything. The module's files never change.
+func TestFaultReadOnlyModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an instrumented program")
+	}
+	readOnlyModule := func(t *testing.T, withPMM bool) (dir string, files map[string]string) {
+		dir = filepath.Join(t.TempDir(), "module")
+		tmpfs.Mount(t, dir, "16m")
+		if err := os.CopyFS(dir, os.DirFS("../../testdata/faults")); err != nil {
+			t.Fatal(err)
+		}
+		if withPMM {
+			if err := os.Mkdir(filepath.Join(dir, ".pmm"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tmpfs.Remount(t, dir, "ro")
+		if withPMM {
+			tmpfs.Mount(t, filepath.Join(dir, ".pmm"), "256m")
+		}
+		return dir, treeFiles(t, dir)
+	}
+	t.Run("read-only", func(t *testing.T) {
+		dir, before := readOnlyModule(t, false)
+		code, _, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm")
+		if code != exitFailure || !strings.Contains(errOut, "hint: pmm writes only in "+filepath.Join(dir, ".pmm")+", which must be writable") {
+			t.Errorf("pmm instrument: exit %d, want 1 with a hint that .pmm must be writable:\n%s", code, errOut)
+		}
+		if after := treeFiles(t, dir); !maps.Equal(after, before) {
+			t.Errorf("the module changed:\n%v\nwant\n%v", after, before)
+		}
+	})
+	t.Run("writable .pmm", func(t *testing.T) {
+		dir, before := readOnlyModule(t, true)
+		if code, _, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+			t.Fatalf("pmm instrument: exit %d\n%s", code, errOut)
+		}
+		code, out, errOut := runPMM(t, dir, "run", ".", "--", "-n", "77")
+		if code != exitOK || out != fmt.Sprintf("total %d\n", 77*76) {
+			t.Fatalf("pmm run: exit %d, output %q\n%s", code, out, errOut)
+		}
+		checkRuns(t, dir, []faultRun{{Rows: 77}})
+		tmpfs.Remount(t, filepath.Join(dir, ".pmm"), "ro")
+		code, out, errOut = runPMM(t, dir, "run", ".", "--", "-n", "5")
+		if code != exitFailure || out != "" || !strings.Contains(errOut, "hint: pmm writes only in") {
+			t.Errorf("pmm run with .pmm read-only: exit %d, output %q, want 1 with a hint and no run:\n%s", code, out, errOut)
+		}
+		if after := treeFiles(t, dir); !maps.Equal(after, before) {
+			t.Errorf("the module changed:\n%v\nwant\n%v", after, before)
+		}
+	})
+}
+
+// treeFiles returns the files under dir but in .pmm, with their contents.
+func treeFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".pmm" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files[path] = string(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// faultTries is the number of tries of a fault test: def, or more (or
+// fewer) with PMM_FAULTS=N.
+func faultTries(t *testing.T, def int) int {
+	if s := os.Getenv("PMM_FAULTS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("PMM_FAULTS=%q: want a number of tries", s)
+		}
+		return n
+	}
+	return def
+}
+
+// TestFaultKillWhileLoading: SIGKILL of pmm at pseudo-random moments
+// after its program ended, while it loads 2 million tuples (or after it
+// loaded them, or between its commit and the removal of the logs). The
+// next pmm run loads what is left as the run it is: every run's rows are
+// its program's count, none twice, and pmm.db passes its integrity check.
+// The outcome is the same whatever the moment; the delays only spread
+// the kills over the load. More tries: PMM_FAULTS=N.
+func TestFaultKillWhileLoading(t *testing.T) {
+	dir := faultModule(t)
+	const n = 1000000 // two tuples an execution: the execution and its parameter
+	tries := faultTries(t, 2)
+	rng := rand.New(rand.NewPCG(16, 5))
+	var want []faultRun
+	for try := 0; try < tries; try++ {
+		start := time.Now()
+		cmd := exec.Command(pmmBin(t), "run", ".", "--", "-n", fmt.Sprint(n))
+		cmd.Dir = dir
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if want := fmt.Sprintf("total %d\n", n*(n-1)); line != want || err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the program said %q (%v), want %q\n%s", line, err, want, &stderr)
+		}
+		// The program ended: pmm loads now, for a few seconds.
+		ran := time.Since(start)
+		delay := time.Duration(rng.Int64N(int64(3 * time.Second)))
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // pmm may have ended
+		cmd.Wait()
+		killed := !strings.Contains(stderr.String(), "tuples recorded")
+		t.Logf("try %d: built and ran in %v, SIGKILL %v after the program ended: %s", try, ran.Round(time.Millisecond), delay.Round(time.Millisecond), map[bool]string{true: "while loading", false: "after pmm ended"}[killed])
+		want = append(want, faultRun{Rows: n})
+		start = time.Now()
+		next, nextErr := startRun(t, dir, "-n", "3")
+		if code := exitCode(t, next); code != 0 {
+			t.Fatalf("the next pmm run: exit %d\n%s", code, nextErr)
+		}
+		t.Logf("try %d: the next run in %v", try, time.Since(start).Round(time.Millisecond))
+		want = append(want, faultRun{Rows: 3})
+	}
+	checkRuns(t, dir, want)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, ".pmm", "pmm.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var integrity string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil || integrity != "ok" {
+		t.Errorf("pmm.db integrity check: %q, %v", integrity, err)
+	}
 }

@@ -79,6 +79,9 @@ type project struct {
 	// Untested are, when test files were not instrumented (no --tests),
 	// the reasons pmm test adds: the calls in test files are not recorded.
 	Untested []instrument.Incomplete `json:"untested,omitempty"`
+	// Tags are the build tags of the instrumentation (--tags), sorted:
+	// pmm run and pmm test build with them, and refuse others.
+	Tags []string `json:"tags,omitempty"`
 }
 
 // runTimeTest is a test of a question that run time decides, or that is
@@ -104,6 +107,22 @@ type projectSite struct {
 
 func pmmDir(root string) string { return filepath.Join(root, ".pmm") }
 
+// writablePMMDir makes sure that pmm can write .pmm at the module root:
+// pmm keeps all it makes there and writes nothing else in the module, so
+// a read-only module needs only that directory writable.
+func writablePMMDir(root string) error {
+	dir := pmmDir(root)
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(dir, "writable-"); err == nil {
+			f.Close()
+			return os.Remove(f.Name())
+		}
+	}
+	return fmt.Errorf("%v\n\thint: pmm writes only in %s, which must be writable (make it so, or mount a writable directory there); it never writes the module's own files", err, dir)
+}
+
 func readProject(e *env, cmd string) (*project, int) {
 	root, err := static.ModuleRoot(e.dir)
 	if err != nil {
@@ -121,6 +140,20 @@ func readProject(e *env, cmd string) (*project, int) {
 		return nil, exitFailure
 	}
 	return &p, exitOK
+}
+
+// readWritableProject is readProject for the commands that write into
+// .pmm (pmm run, pmm test): .pmm must be writable.
+func readWritableProject(e *env, cmd string) (*project, int) {
+	p, code := readProject(e, cmd)
+	if p == nil {
+		return nil, code
+	}
+	if err := writablePMMDir(p.Root); err != nil {
+		fmt.Fprintf(e.stderr, "pmm %s: %v\n", cmd, err)
+		return nil, exitFailure
+	}
+	return p, exitOK
 }
 
 func instrumentCommand() *command {
@@ -176,6 +209,12 @@ Example:
 				prog, code := compileQuestions(e, "instrument", files)
 				if prog == nil {
 					return code
+				}
+				if root, err := static.ModuleRoot(e.dir); err == nil {
+					if err := writablePMMDir(root); err != nil {
+						fmt.Fprintf(e.stderr, "pmm instrument: %v\n", err)
+						return exitFailure
+					}
 				}
 				ctx := context.Background()
 				res, code := analysis.build(ctx, e, "instrument", patterns)
@@ -250,7 +289,7 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	if err != nil {
 		return nil, err
 	}
-	p := &project{Root: root, Module: module, Overlay: written.Overlay, Tables: sch.Tables, Statements: sch.Statements()}
+	p := &project{Root: root, Module: module, Overlay: written.Overlay, Tables: sch.Tables, Statements: sch.Statements(), Tags: tagList(*analysis.tags)}
 	if !*analysis.tests {
 		p.Untested = untestedCalls(sel)
 	}
@@ -376,6 +415,9 @@ func loadSitePackages(ctx context.Context, root string, plan *instrument.Plan, a
 	dirs := map[string]bool{}
 	tests := *analysis.tests
 	for _, s := range plan.Sites {
+		if filepath.IsAbs(s.File) {
+			continue // code that cgo generated, in the build cache: not rewritten
+		}
 		dirs["./"+filepath.ToSlash(filepath.Dir(s.File))] = true
 		if strings.HasSuffix(s.File, "_test.go") {
 			tests = true
@@ -409,6 +451,9 @@ func loadSitePackages(ctx context.Context, root string, plan *instrument.Plan, a
 	})
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("loading the packages to instrument:\n\t%s", strings.Join(errs, "\n\t"))
+	}
+	if err := retypeCgo(pkgs); err != nil {
+		return nil, err
 	}
 	return pkgs, nil
 }

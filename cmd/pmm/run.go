@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,6 +38,10 @@ import the runtime, MODULE/internal/_pmmrt, and call its Begin and End,
 beside a //go:build !pmm file with no-ops (see docs/RUNTIME.md).
 PMM_RECORD=off in the environment starts the program with recording off.
 
+The build has the tags of pmm instrument --tags (and pmm); --tags, if
+given, must be the same: files that other tags select would run
+uninstrumented.
+
 The exit status is the program's, as a shell gives it: 128+n when signal
 n killed it (the signal is kept in the runs table). While the program
 runs, pmm passes SIGTERM and SIGHUP on to it, and SIGINT unless the
@@ -57,7 +62,7 @@ Example:
 					fmt.Fprintln(e.stderr, "pmm run: give one package to run\nUsage: pmm run [--tags T] PACKAGE [-- ARGS]")
 					return exitUsage
 				}
-				p, code := readProject(e, "run")
+				p, code := readWritableProject(e, "run")
 				if p == nil {
 					return code
 				}
@@ -68,7 +73,12 @@ Example:
 					bin += ".exe"
 				}
 				defer os.Remove(bin)
-				build := []string{"build", "-overlay", p.Overlay, "-tags", buildTags(*tags), "-o", bin}
+				runTags, err := sameTags(p, *tags, *tags != "")
+				if err != nil {
+					fmt.Fprintf(e.stderr, "pmm run: %v\n", err)
+					return exitUsage
+				}
+				build := []string{"build", "-overlay", p.Overlay, "-tags", runTags, "-o", bin}
 				if err := goCommand(e, append(build, pkgs[0])...); err != nil {
 					fmt.Fprintf(e.stderr, "pmm run: building %s: %v\n", pkgs[0], err)
 					return exitFailure
@@ -103,13 +113,19 @@ Example:
 				if len(patterns) == 0 {
 					patterns = []string{"./..."}
 				}
-				p, code := readProject(e, "test")
+				p, code := readWritableProject(e, "test")
 				if p == nil {
 					return code
 				}
 				// vet cannot enter the runtime's directory, which only the overlay holds;
 				// the user's code is vetted by their own go test.
-				goArgs := append([]string{"test", "-overlay", p.Overlay, "-tags", buildTags(""), "-count=1", "-vet=off"}, flags...)
+				userTags, given, flags := takeTagsFlag(flags)
+				testTags, err := sameTags(p, userTags, given)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "pmm test: %v\n", err)
+					return exitUsage
+				}
+				goArgs := append([]string{"test", "-overlay", p.Overlay, "-tags", testTags, "-count=1", "-vet=off"}, flags...)
 				cmd := exec.Command("go", append(goArgs, patterns...)...)
 				p.Incomplete = append(p.Incomplete, p.Untested...)
 				return runAndLoad(e, p, cmd, "test "+strings.Join(args, " "), false)
@@ -118,13 +134,58 @@ Example:
 	}
 }
 
-// buildTags adds the tag pmm, which every instrumented build has, to the
-// user's tags: files with //go:build pmm may call the runtime.
-func buildTags(user string) string {
-	if user == "" {
-		return "pmm"
+// sameTags returns the build tags of an instrumented build: the tags of
+// the instrumentation and pmm, which every instrumented build has (files
+// with //go:build pmm may call the runtime). Tags given (given) must be
+// those of the instrumentation: with others, the files that only they
+// select would run uninstrumented, or the overlay would replace files the
+// build does not use.
+func sameTags(p *project, user string, given bool) (string, error) {
+	if given && !slices.Equal(tagList(user), p.Tags) {
+		return "", fmt.Errorf("build tags %s, but the instrumentation was made with %s: files that one selects and the other does not would run uninstrumented; instrument with the same tags (pmm instrument --tags %q ...)",
+			describeTags(tagList(user)), describeTags(p.Tags), strings.Join(tagList(user), ","))
 	}
-	return user + ",pmm"
+	return strings.Join(append(slices.Clone(p.Tags), "pmm"), ","), nil
+}
+
+// tagList returns the tags of a -tags value (comma- or space-separated),
+// sorted, once each, without pmm's own.
+func tagList(tags string) []string {
+	var out []string
+	for _, t := range strings.FieldsFunc(tags, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if t != "pmm" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func describeTags(tags []string) string {
+	if len(tags) == 0 {
+		return "none"
+	}
+	return strings.Join(tags, ",")
+}
+
+// takeTagsFlag removes the -tags flag from go test flags, returning its
+// value and whether it was there.
+func takeTagsFlag(flags []string) (tags string, given bool, rest []string) {
+	for i := 0; i < len(flags); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(flags[i], "-"), "=")
+		if name != "-tags" && name != "tags" {
+			rest = append(rest, flags[i])
+			continue
+		}
+		given = true
+		if hasValue {
+			tags = value
+		} else if i+1 < len(flags) {
+			i++
+			tags = flags[i]
+		}
+	}
+	return tags, given, rest
 }
 
 // splitDashDash splits args at "--".

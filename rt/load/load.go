@@ -113,6 +113,9 @@ type Stats struct {
 	// left no log segment: they are not loaded and stay in the log
 	// directory.
 	CellFilesSkipped int
+	// Stopped are the reasons why processes of the run stopped recording
+	// (their stop files, pmmrt.StopFileSuffix), one per reason.
+	Stopped []string
 }
 
 // Tables of pmm.db that Load owns, besides the stored relations.
@@ -162,6 +165,11 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	stopped, stopFiles, err := readStopFiles(logDir)
+	if err != nil {
+		return nil, err
+	}
+	notSegments = append(notSegments, stopFiles...)
 	seen := make(map[uint16]bool, len(tables))
 	for i := range tables {
 		if seen[tables[i].ID] {
@@ -198,7 +206,7 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	if err := migrateRuns(c); err != nil {
 		return nil, err
 	}
-	stats := &Stats{Tuples: make(map[string]int64), Processes: len(procs)}
+	stats := &Stats{Tuples: make(map[string]int64), Processes: len(procs), Stopped: stopped}
 	if run.Source != "" {
 		if id, err := runOfSource(c, run.Source); err != nil {
 			return nil, err
@@ -416,15 +424,39 @@ func lost(st *Stats, questions []string) []Incomplete {
 	if st.CellFilesSkipped > 0 {
 		what = append(what, fmt.Sprintf("%d files of aggregate cells of processes that left no log", st.CellFilesSkipped))
 	}
-	if len(what) == 0 {
-		return nil
+	var reasons []string
+	if len(what) > 0 {
+		reasons = append(reasons, "records of the run were lost: "+strings.Join(what, ", "))
 	}
-	reason := "records of the run were lost: " + strings.Join(what, ", ")
+	for _, r := range st.Stopped {
+		reasons = append(reasons, "recording stopped: "+r)
+	}
 	var out []Incomplete
-	for _, q := range questions {
-		out = append(out, Incomplete{Question: q, Reason: reason})
+	for _, reason := range reasons {
+		for _, q := range questions {
+			out = append(out, Incomplete{Question: q, Reason: reason})
+		}
 	}
 	return out
+}
+
+// readStopFiles returns the distinct reasons of the stop files in dir,
+// which processes leave when they stop recording, and the files.
+func readStopFiles(dir string) (reasons, files []string, err error) {
+	if files, err = filepath.Glob(filepath.Join(dir, "*"+pmmrt.StopFileSuffix)); err != nil {
+		return nil, nil, err
+	}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		reason := pmmrt.StopFileReason(data)
+		if !slices.Contains(reasons, reason) {
+			reasons = append(reasons, reason)
+		}
+	}
+	return reasons, files, nil
 }
 
 func insertIncomplete(c *conn, runID int64, rs []Incomplete) error {

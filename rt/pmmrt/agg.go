@@ -327,9 +327,10 @@ func (s *aggSet) newCell(table uint16, key []byte, kind uint64) *aggCell {
 		ch, err := newAggChunk()
 		if err != nil {
 			s.failed = true
-			if debug {
-				fmt.Fprintln(os.Stderr, "pmm: aggregate cells:", err)
-			}
+			std.mu.Lock()
+			dir, _ := logDir(std.dir)
+			std.mu.Unlock()
+			stop(dir, err)
 			return nil
 		}
 		s.chunks = append(s.chunks, ch)
@@ -384,15 +385,13 @@ func newAggChunk() (*aggChunk, error) {
 		return nil, err
 	}
 	ch := &aggChunk{num: aggChunks}
-	name := fmt.Sprintf("%d-%d-%016x-%04d%s", os.Getpid(), processStart.UnixNano(), processTag, ch.num, AggFileSuffix)
+	name := fmt.Sprintf("%s-%04d%s", processFilePrefix(), ch.num, AggFileSuffix)
 	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0644)
 	if err != nil {
 		return nil, err
 	}
 	if aggMapped {
-		if err = f.Truncate(aggChunkSize); err == nil {
-			ch.data, err = mapFile(f, aggChunkSize)
-		}
+		ch.data, err = mapFile(f, aggChunkSize)
 		f.Close()
 		if err == nil && uintptr(unsafe.Pointer(&ch.data[0]))%8 != 0 {
 			err = errors.New("pmmrt: misaligned mapping") // never: mappings are page-aligned
@@ -443,7 +442,9 @@ func (s *aggSet) flush() {
 		for w := AggHeaderSize / 8; w < len(buf)/8; w++ {
 			binary.LittleEndian.PutUint64(buf[8*w:], atomic.LoadUint64(&ch.words[w]))
 		}
-		ch.file.WriteAt(buf, 0) //nolint:errcheck // best effort, as the fallback log
+		if _, err := ch.file.WriteAt(buf, 0); err != nil {
+			stop(filepath.Dir(ch.file.Name()), err)
+		}
 	}
 }
 

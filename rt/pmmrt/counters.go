@@ -2,7 +2,6 @@ package pmmrt
 
 import (
 	"encoding/binary"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -60,9 +59,8 @@ func createCounters() []uint64 {
 	c, err := mapCounters()
 	if err != nil {
 		atomic.StoreInt32(&countersOK, 2)
-		if os.Getenv("PMM_DEBUG") == "1" {
-			fmt.Fprintln(os.Stderr, "pmm: counters:", err)
-		}
+		dir, _ := logDir("")
+		stop(dir, err) // the counts of the run would be wrong
 		return nil
 	}
 	atomic.StorePointer(&countersP, unsafe.Pointer(&c))
@@ -81,7 +79,7 @@ func mapCounters() ([]uint64, error) {
 	if err := os.MkdirAll(dir, 0755); err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("%d-%d-%016x%s", os.Getpid(), processStart.UnixNano(), processTag, CounterFileSuffix)
+	name := processFilePrefix() + CounterFileSuffix
 	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0644)
 	if err != nil {
 		return nil, err
@@ -89,15 +87,14 @@ func mapCounters() ([]uint64, error) {
 	size := CounterHeaderSize + 8*(numSites+1)
 	var data []byte
 	if useMmap {
-		if err = f.Truncate(int64(size)); err == nil {
-			data, err = mapFile(f, size)
-		}
+		data, err = mapFile(f, size)
 		f.Close()
 	} else {
 		data = make([]byte, size)
 		counterFile = f
 	}
 	if err != nil {
+		os.Remove(f.Name())
 		return nil, err
 	}
 	copy(data, CounterMagic)
@@ -118,6 +115,8 @@ func flushCounters() {
 	counterMu.Lock()
 	defer counterMu.Unlock()
 	if counterFile != nil && counterData != nil {
-		counterFile.WriteAt(counterData, 0) //nolint:errcheck // best effort, as the fallback log
+		if _, err := counterFile.WriteAt(counterData, 0); err != nil {
+			stop(filepath.Dir(counterFile.Name()), err)
+		}
 	}
 }

@@ -27,7 +27,6 @@ const (
 var (
 	processStart = time.Now()
 	processTag   = randomTag()
-	debug        = os.Getenv("PMM_DEBUG") == "1"
 	defaultDir   string // set by the zz_config.go file that pmm generates
 )
 
@@ -190,6 +189,10 @@ func (l *logger) prepareNext() {
 			}
 		}
 		l.mu.Lock()
+		if s != nil && atomic.LoadInt32(&state) == stateBroken {
+			s.discard() // recording stopped meanwhile: give its space back
+			s = nil
+		}
 		l.spare = s
 		l.preparing = false
 		l.ready.Broadcast()
@@ -260,16 +263,14 @@ func createSegment(override string, file uint32, size int, mapped bool) (*segmen
 	if err := os.MkdirAll(dir, 0755); err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("%d-%d-%016x-%04d.pmmlog", os.Getpid(), processStart.UnixNano(), processTag, file)
+	name := fmt.Sprintf("%s-%04d.pmmlog", processFilePrefix(), file)
 	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0644)
 	if err != nil {
 		return nil, err
 	}
 	s := &segment{size: uint64(size), file: f, mapped: mapped, reserved: segHeaderSize}
 	if mapped {
-		if err = f.Truncate(int64(size)); err == nil {
-			s.data, err = mapFile(f, size)
-		}
+		s.data, err = mapFile(f, size)
 	} else {
 		s.data = make([]byte, size)
 	}
@@ -326,8 +327,13 @@ func (s *segment) finish(l *logger) {
 	} else {
 		l.flushMu.Lock()
 		binary.LittleEndian.PutUint64(s.data[hdrEnd:], end)
-		s.write(int(end))
-		s.file.WriteAt(s.data[:segHeaderSize], 0)
+		err := s.write(int(end))
+		if err == nil {
+			_, err = s.file.WriteAt(s.data[:segHeaderSize], 0)
+		}
+		if err != nil {
+			stop(filepath.Dir(s.file.Name()), err)
+		}
 		s.data = nil
 		l.flushMu.Unlock()
 	}
@@ -364,11 +370,14 @@ func (s *segment) discard() {
 
 // write writes the bytes of s up to end that were not written yet
 // (without mmap). l.flushMu is held.
-func (s *segment) write(end int) {
+func (s *segment) write(end int) error {
 	if end > s.written {
-		s.file.WriteAt(s.data[s.written:end], int64(s.written))
+		if _, err := s.file.WriteAt(s.data[s.written:end], int64(s.written)); err != nil {
+			return err
+		}
 		s.written = end
 	}
+	return nil
 }
 
 // flushLoop writes the committed records periodically (without mmap).
@@ -395,7 +404,9 @@ func (l *logger) flush() {
 	if limit > len(s.data) {
 		limit = len(s.data)
 	}
-	s.write(s.committedPrefix(limit, false))
+	if err := s.write(s.committedPrefix(limit, false)); err != nil {
+		stop(filepath.Dir(s.file.Name()), err)
+	}
 }
 
 // close retires the current segment and the spare, and waits until they
@@ -405,6 +416,15 @@ func (l *logger) close() {
 	for l.preparing {
 		l.ready.Wait()
 	}
+	l.dropSegments()
+	l.nextSize = 0
+	l.mu.Unlock()
+	l.retiring.Wait()
+}
+
+// dropSegments retires the current segment, so that the next record
+// opens a new one, and removes the spare. l.mu is held.
+func (l *logger) dropSegments() {
 	s := (*segment)(atomic.LoadPointer(&l.cur))
 	if s != nil {
 		atomic.StorePointer(&l.cur, nil)
@@ -417,17 +437,16 @@ func (l *logger) close() {
 		l.spare.discard()
 		l.spare = nil
 	}
-	l.nextSize = 0
-	l.mu.Unlock()
-	l.retiring.Wait()
 }
 
-// fail disables recording after an error opening the log. l.mu is held.
+// fail stops recording for good after an error creating a segment (a
+// full disk): the records written so far are kept (the current segment
+// is retired, which gives back its unused space, as does removing the
+// spare). l.mu is held.
 func (l *logger) fail(err error) {
-	atomic.StoreInt32(&state, stateBroken)
-	if debug {
-		fmt.Fprintf(os.Stderr, "pmm: recording disabled: %v\n", err)
-	}
+	dir, _ := logDir(l.dir)
+	stop(dir, err)
+	l.dropSegments()
 }
 
 func randomTag() uint64 {

@@ -14,8 +14,9 @@
 // rotating log segments is the rare slow path.
 //
 // The package compiles under a go.mod `go 1.12` directive (it is placed in
-// the user's module) and imports only the standard library; it never
-// prints, except debug messages on stderr when PMM_DEBUG=1.
+// the user's module) and imports only the standard library. It prints one
+// thing, once, on stderr: that recording stopped because the log could
+// not be written (a full disk); the program goes on unrecorded.
 package pmmrt
 
 import (

@@ -48,7 +48,7 @@ func TestGo112(t *testing.T) {
 	}
 	// The build variants: the files each one compiles, by their build
 	// constraints.
-	for _, v := range []struct{ goos, goarch string }{{"linux", "amd64"}, {"windows", "amd64"}, {"linux", "386"}} {
+	for _, v := range []struct{ goos, goarch string }{{"linux", "amd64"}, {"windows", "amd64"}, {"linux", "386"}, {"darwin", "arm64"}} {
 		ctx := build.Default
 		ctx.GOOS, ctx.GOARCH = v.goos, v.goarch
 		var keep []*ast.File
