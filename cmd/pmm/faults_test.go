@@ -502,22 +502,31 @@ func faultTries(t *testing.T, def int) int {
 }
 
 // TestFaultKillWhileLoading: SIGKILL of pmm at pseudo-random moments
-// after its program ended, while it loads 2 million tuples (or after it
-// loaded them, or between its commit and the removal of the logs). The
+// after its program ended, while it loads 800,000 tuples (or after it
+// loaded them, or between its commit and the removal of the logs); and
+// SIGINT and SIGTERM to its process group then, as a second Ctrl-C or a
+// timeout would send them (pmm stops, 128+n, and leaves the logs). The
 // next pmm run loads what is left as the run it is: every run's rows are
 // its program's count, none twice, and pmm.db passes its integrity check.
 // The outcome is the same whatever the moment; the delays only spread
-// the kills over the load. More tries: PMM_FAULTS=N.
+// the signals over the load. More tries: PMM_FAULTS=N.
 func TestFaultKillWhileLoading(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { faultWhileLoading(t, sig) })
+	}
+}
+
+func faultWhileLoading(t *testing.T, sig syscall.Signal) {
 	dir := faultModule(t)
-	const n = 1000000 // two tuples an execution: the execution and its parameter
+	const n = 400000 // two tuples an execution: the execution and its parameter; loading takes seconds
 	tries := faultTries(t, 2)
-	rng := rand.New(rand.NewPCG(16, 5))
+	rng := rand.New(rand.NewPCG(16, uint64(sig)))
 	var want []faultRun
 	for try := 0; try < tries; try++ {
 		start := time.Now()
 		cmd := exec.Command(pmmBin(t), "run", ".", "--", "-n", fmt.Sprint(n))
 		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		stdout, err := cmd.StdoutPipe()
@@ -535,12 +544,21 @@ func TestFaultKillWhileLoading(t *testing.T) {
 		}
 		// The program ended: pmm loads now, for a few seconds.
 		ran := time.Since(start)
-		delay := time.Duration(rng.Int64N(int64(3 * time.Second)))
+		delay := time.Duration(rng.Int64N(int64(1500 * time.Millisecond)))
 		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // pmm may have ended
-		cmd.Wait()
+		if sig == syscall.SIGKILL {
+			cmd.Process.Signal(sig) //nolint:errcheck // pmm may have ended
+		} else {
+			syscall.Kill(-cmd.Process.Pid, sig) // the group: pmm alone, its program ended
+		}
+		code := exitCode(t, cmd)
 		killed := !strings.Contains(stderr.String(), "tuples recorded")
-		t.Logf("try %d: built and ran in %v, SIGKILL %v after the program ended: %s", try, ran.Round(time.Millisecond), delay.Round(time.Millisecond), map[bool]string{true: "while loading", false: "after pmm ended"}[killed])
+		if sig != syscall.SIGKILL {
+			if wantCode := map[bool]int{true: 128 + int(sig), false: 0}[killed]; code != wantCode {
+				t.Errorf("try %d: pmm exited %d, want %d\n%s", try, code, wantCode, &stderr)
+			}
+		}
+		t.Logf("try %d: built and ran in %v, %v %v after the program ended: %s", try, ran.Round(time.Millisecond), sig, delay.Round(time.Millisecond), map[bool]string{true: "while loading", false: "after pmm ended"}[killed])
 		want = append(want, faultRun{Rows: n})
 		start = time.Now()
 		next, nextErr := startRun(t, dir, "-n", "3")
