@@ -19,7 +19,7 @@ import (
 	"unicode/utf8"
 
 	sqlite3 "modernc.org/sqlite/lib"
-	"pmm.dev/pmm/rt/pmmrt"
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // Column is a column of a stored relation.
@@ -114,7 +114,7 @@ type Stats struct {
 	// directory.
 	CellFilesSkipped int
 	// Stopped are the reasons why processes of the run stopped recording
-	// (their stop files, pmmrt.StopFileSuffix), one per reason.
+	// (their stop files, logfmt.StopFileSuffix), one per reason.
 	Stopped []string
 }
 
@@ -492,7 +492,7 @@ func lost(st *Stats, questions []string) []Incomplete {
 // readStopFiles returns the distinct reasons of the stop files in dir,
 // which processes leave when they stop recording, and the files.
 func readStopFiles(dir string) (reasons, files []string, err error) {
-	if files, err = filepath.Glob(filepath.Join(dir, "*"+pmmrt.StopFileSuffix)); err != nil {
+	if files, err = filepath.Glob(filepath.Join(dir, "*"+logfmt.StopFileSuffix)); err != nil {
 		return nil, nil, err
 	}
 	for _, path := range files {
@@ -500,7 +500,7 @@ func readStopFiles(dir string) (reasons, files []string, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		reason := pmmrt.StopFileReason(data)
+		reason := logfmt.StopFileReason(data)
 		if !slices.Contains(reasons, reason) {
 			reasons = append(reasons, reason)
 		}
@@ -550,13 +550,13 @@ func insertProcesses(c *conn, procs []*process, counts []processCounts, runID in
 
 // process is the segments of one process, in order.
 type process struct {
-	header   pmmrt.SegmentHeader // of its first segment
+	header   logfmt.SegmentHeader // of its first segment
 	segments []segmentFile
 }
 
 type segmentFile struct {
 	path   string
-	header pmmrt.SegmentHeader
+	header logfmt.SegmentHeader
 }
 
 // readDir reads the headers of the segments in dir and groups them by
@@ -575,7 +575,7 @@ func readDir(dir string) (procs []*process, notSegments []string, err error) {
 	byKey := make(map[key]*process)
 	for _, path := range paths {
 		h, err := readHeader(path)
-		if errors.Is(err, pmmrt.ErrNotSegment) || (err == nil && h.Seq == pmmrt.UnusedSegment) {
+		if errors.Is(err, logfmt.ErrNotSegment) || (err == nil && h.Seq == logfmt.UnusedSegment) {
 			notSegments = append(notSegments, path) // holds no records
 			continue
 		}
@@ -608,15 +608,15 @@ func readDir(dir string) (procs []*process, notSegments []string, err error) {
 	return procs, notSegments, nil
 }
 
-func readHeader(path string) (pmmrt.SegmentHeader, error) {
+func readHeader(path string) (logfmt.SegmentHeader, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return pmmrt.SegmentHeader{}, err
+		return logfmt.SegmentHeader{}, err
 	}
 	defer f.Close()
 	buf := make([]byte, 4096)
 	n, _ := f.ReadAt(buf, 0)
-	return pmmrt.ParseSegment(buf[:n])
+	return logfmt.ParseSegment(buf[:n])
 }
 
 // processCounts is what decode counts in one process's segments.
@@ -654,7 +654,7 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 				d.err = err
 				return d
 			}
-			sc := pmmrt.NewScanner(data, s.header)
+			sc := logfmt.NewScanner(data, s.header)
 			for sc.Next() {
 				rec := sc.Record()
 				tl := byID[rec.Table]
@@ -912,25 +912,25 @@ func (b *batch) reset() { b.rows, b.vals, b.text = 0, b.vals[:0], b.text[:0] }
 
 // add appends the values of one record, its ID columns offset by idBase;
 // it reports false if the record does not match the table.
-func (b *batch) add(rec *pmmrt.Record, idBase int64) bool {
+func (b *batch) add(rec *logfmt.Record, idBase int64) bool {
 	ok := true
 	cols := b.tl.table.Columns
 	start := len(b.vals)
 	b.vals = append(b.vals, make([]value, len(cols))...) // kindNull: missing fields are NULL
 	row := b.vals[start:]
-	var f pmmrt.Field
+	var f logfmt.Field
 	for i := 0; ; i++ {
 		more, err := rec.NextField(&f)
 		if err != nil {
 			ok = false
 			break
 		}
-		if !more || f.Kind == pmmrt.KindFieldsLost {
+		if !more || f.Kind == logfmt.KindFieldsLost {
 			break
 		}
 		if i >= len(cols) {
 			ok = false
-			if f.Kind == pmmrt.KindListBegin {
+			if f.Kind == logfmt.KindListBegin {
 				n := len(b.text)
 				b.text = appendList(b.text, rec) // skip it
 				b.text = b.text[:n]
@@ -944,16 +944,16 @@ func (b *batch) add(rec *pmmrt.Record, idBase int64) bool {
 }
 
 // value converts a field into the value to bind.
-func (b *batch) value(v *value, rec *pmmrt.Record, f *pmmrt.Field, id bool, idBase int64) {
+func (b *batch) value(v *value, rec *logfmt.Record, f *logfmt.Field, id bool, idBase int64) {
 	switch f.Kind {
-	case pmmrt.KindInt:
+	case logfmt.KindInt:
 		v.kind, v.i = kindInt, f.Int
 		if id {
 			v.i += idBase
 		}
-	case pmmrt.KindBool:
+	case logfmt.KindBool:
 		v.kind, v.i = kindInt, f.Int
-	case pmmrt.KindUint:
+	case logfmt.KindUint:
 		switch {
 		case f.Uint > math.MaxInt64:
 			v.kind, v.i = kindFloat, int64(math.Float64bits(float64(f.Uint)))
@@ -962,21 +962,21 @@ func (b *batch) value(v *value, rec *pmmrt.Record, f *pmmrt.Field, id bool, idBa
 		default:
 			v.kind, v.i = kindInt, int64(f.Uint)
 		}
-	case pmmrt.KindFloat:
+	case logfmt.KindFloat:
 		if !math.IsNaN(f.Float) {
 			v.kind, v.i = kindFloat, int64(math.Float64bits(f.Float))
 		}
-	case pmmrt.KindString, pmmrt.KindBytes:
+	case logfmt.KindString, logfmt.KindBytes:
 		n := len(b.text)
 		b.text = append(b.text, f.Data...)
 		if f.Cut > 0 {
 			b.text = append(b.text, cutMarker(f.Cut)...)
 		}
 		v.kind, v.i, v.n = kindText, int64(n), int32(len(b.text)-n)
-		if f.Kind == pmmrt.KindBytes {
+		if f.Kind == logfmt.KindBytes {
 			v.kind = kindBlob
 		}
-	case pmmrt.KindListBegin:
+	case logfmt.KindListBegin:
 		n := len(b.text)
 		b.text = appendList(b.text, rec)
 		v.kind, v.i, v.n = kindText, int64(n), int32(len(b.text)-n)
@@ -984,24 +984,24 @@ func (b *batch) value(v *value, rec *pmmrt.Record, f *pmmrt.Field, id bool, idBa
 }
 
 // cutMarker is appended to a string or []byte value that was truncated
-// to pmmrt.MaxString bytes.
+// to logfmt.MaxString bytes.
 func cutMarker(n int) string { return "…[truncated from " + strconv.Itoa(n) + " bytes]" }
 
 // appendList appends the list whose ListBegin was just read as canonical text:
 // JSON, except that []byte elements are strings of hexadecimal digits
 // prefixed with 0x and non-finite floats are the strings "NaN", "+Inf"
-// and "-Inf"; a list that lost elements (pmmrt.MaxRecord) ends in "…".
-func appendList(b []byte, rec *pmmrt.Record) []byte {
+// and "-Inf"; a list that lost elements (logfmt.MaxRecord) ends in "…".
+func appendList(b []byte, rec *logfmt.Record) []byte {
 	b = append(b, '[')
 	first := true
 	depth := 1
-	var f pmmrt.Field
+	var f logfmt.Field
 	for depth > 0 {
 		more, err := rec.NextField(&f)
 		if err != nil || !more {
 			break
 		}
-		if f.Kind == pmmrt.KindListEnd {
+		if f.Kind == logfmt.KindListEnd {
 			b = append(b, ']')
 			depth--
 			first = false
@@ -1012,11 +1012,11 @@ func appendList(b []byte, rec *pmmrt.Record) []byte {
 		}
 		first = false
 		switch f.Kind {
-		case pmmrt.KindInt:
+		case logfmt.KindInt:
 			b = strconv.AppendInt(b, f.Int, 10)
-		case pmmrt.KindUint:
+		case logfmt.KindUint:
 			b = strconv.AppendUint(b, f.Uint, 10)
-		case pmmrt.KindFloat:
+		case logfmt.KindFloat:
 			switch {
 			case math.IsNaN(f.Float):
 				b = append(b, `"NaN"`...)
@@ -1027,11 +1027,11 @@ func appendList(b []byte, rec *pmmrt.Record) []byte {
 			default:
 				b = strconv.AppendFloat(b, f.Float, 'g', -1, 64)
 			}
-		case pmmrt.KindBool:
+		case logfmt.KindBool:
 			b = strconv.AppendBool(b, f.Int == 1)
-		case pmmrt.KindString:
+		case logfmt.KindString:
 			b = appendJSONString(b, f.Data, f.Cut)
-		case pmmrt.KindBytes:
+		case logfmt.KindBytes:
 			b = append(b, `"0x`...)
 			for _, c := range f.Data {
 				b = append(b, hex[c>>4], hex[c&15])
@@ -1040,13 +1040,13 @@ func appendList(b []byte, rec *pmmrt.Record) []byte {
 				b = append(b, cutMarker(f.Cut)...)
 			}
 			b = append(b, '"')
-		case pmmrt.KindNull:
+		case logfmt.KindNull:
 			b = append(b, "null"...)
-		case pmmrt.KindListBegin:
+		case logfmt.KindListBegin:
 			b = append(b, '[')
 			depth++
 			first = true
-		case pmmrt.KindFieldsLost:
+		case logfmt.KindFieldsLost:
 			b = append(b, `"…"`...)
 		}
 	}
