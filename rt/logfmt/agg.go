@@ -55,6 +55,20 @@ type AggChunkHeader struct {
 // start with a chunk header (a file whose creator died before writing it).
 var ErrNotAggChunk = errors.New("logfmt: not an aggregate chunk")
 
+// PutAggChunkHeader writes the header of a chunk file at the start of
+// data (at least AggHeaderSize bytes); h.Cells is not stored (the size of
+// the file says it).
+func PutAggChunkHeader(data []byte, h AggChunkHeader) {
+	le := binary.LittleEndian
+	copy(data, AggMagic)
+	le.PutUint64(data[AggHdrCells:], AggCellsPerChunk)
+	le.PutUint64(data[AggHdrCellSize:], AggCellSize)
+	le.PutUint64(data[AggHdrChunk:], h.Chunk)
+	le.PutUint64(data[AggHdrPID:], uint64(h.PID))
+	le.PutUint64(data[AggHdrStart:], uint64(h.Start))
+	le.PutUint64(data[AggHdrProcess:], h.Process)
+}
+
 // ParseAggChunk parses the header of the chunk file held in data.
 func ParseAggChunk(data []byte) (AggChunkHeader, error) {
 	var h AggChunkHeader

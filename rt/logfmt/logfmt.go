@@ -112,6 +112,22 @@ const UnusedSegment = ^uint32(0)
 // writing it).
 var ErrNotSegment = errors.New("logfmt: not a log segment")
 
+// PutSegmentHeader writes h at the start of data (at least SegHeaderSize
+// bytes), its program truncated to fit.
+func PutSegmentHeader(data []byte, h SegmentHeader) {
+	le := binary.LittleEndian
+	copy(data[HdrMagic:], SegMagic)
+	le.PutUint32(data[HdrHeaderSize:], SegHeaderSize)
+	le.PutUint64(data[HdrSize:], h.Size)
+	le.PutUint64(data[HdrPID:], uint64(h.PID))
+	le.PutUint64(data[HdrStart:], uint64(h.Start))
+	le.PutUint64(data[HdrProcess:], h.Process)
+	le.PutUint32(data[HdrSeq:], h.Seq)
+	le.PutUint64(data[HdrEnd:], h.End)
+	n := copy(data[HdrProgram:SegHeaderSize], h.Program)
+	le.PutUint32(data[HdrProgramLen:], uint32(n))
+}
+
 // ParseSegment parses the header of the segment held in data.
 func ParseSegment(data []byte) (SegmentHeader, error) {
 	var h SegmentHeader

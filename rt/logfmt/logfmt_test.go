@@ -13,13 +13,7 @@ import (
 func segment(program string, records []testRecord) []byte {
 	le := binary.LittleEndian
 	data := make([]byte, SegHeaderSize, 1<<16)
-	copy(data[HdrMagic:], SegMagic)
-	le.PutUint32(data[HdrHeaderSize:], SegHeaderSize)
-	le.PutUint64(data[HdrPID:], 42)
-	le.PutUint64(data[HdrStart:], 1e18)
-	le.PutUint64(data[HdrProcess:], 0xfeed)
-	le.PutUint32(data[HdrSeq:], 3)
-	le.PutUint32(data[HdrProgramLen:], uint32(copy(data[HdrProgram:], program)))
+	PutSegmentHeader(data, SegmentHeader{PID: 42, Start: 1e18, Process: 0xfeed, Seq: 3, Size: uint64(cap(data)), Program: program})
 	for _, r := range records {
 		rec := make([]byte, RoundRecord(RecHeaderSize+len(r.body)))
 		PutHeader(rec, r.table, r.format)
@@ -31,7 +25,6 @@ func segment(program string, records []testRecord) []byte {
 		le.PutUint32(rec, word)
 		data = append(data, rec...)
 	}
-	le.PutUint64(data[HdrSize:], uint64(cap(data)))
 	return data[:cap(data)] // the rest never written: zeros
 }
 
@@ -113,5 +106,28 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if _, err := ParseSegment(data[:SegHeaderSize-1]); err != ErrNotSegment {
 		t.Errorf("a short header: %v, want ErrNotSegment", err)
+	}
+}
+
+// TestAggChunk writes a chunk's header and one cell as the runtime lays
+// them out, and reads them back.
+func TestAggChunk(t *testing.T) {
+	data := make([]byte, AggHeaderSize+3*AggCellSize) // a chunk cut short: 3 cells
+	want := AggChunkHeader{Chunk: 2, PID: 7, Start: 1e18, Process: 0xbeef, Cells: 3}
+	PutAggChunkHeader(data, want)
+	h, err := ParseAggChunk(data)
+	if err != nil || h != want {
+		t.Fatalf("header %+v, %v; want %+v", h, err, want)
+	}
+	le := binary.LittleEndian
+	cell := data[AggHeaderSize+AggCellSize:]
+	for off, v := range map[int]uint64{AggCellKind: AggKindInt, AggCellCount: 4, AggCellSum: 10, AggCellMin: 1, AggCellMax: 5} {
+		le.PutUint64(cell[off:], v)
+	}
+	if got, want := ReadAggCell(data, h, 1), (AggCell{Kind: AggKindInt, Count: 4, Sum: 10, Min: 1, Max: 5, Number: 2*AggCellsPerChunk + 1}); got != want {
+		t.Errorf("cell %+v, want %+v", got, want)
+	}
+	if _, err := ParseAggChunk(data[:AggHeaderSize-1]); err != ErrNotAggChunk {
+		t.Errorf("a short header: %v, want ErrNotAggChunk", err)
 	}
 }

@@ -377,14 +377,7 @@ func newAggChunk() (*aggChunk, error) {
 		ch.file = f
 	}
 	aggChunks++
-	le := binary.LittleEndian
-	copy(ch.data, logfmt.AggMagic)
-	le.PutUint64(ch.data[logfmt.AggHdrCells:], logfmt.AggCellsPerChunk)
-	le.PutUint64(ch.data[logfmt.AggHdrCellSize:], logfmt.AggCellSize)
-	le.PutUint64(ch.data[logfmt.AggHdrChunk:], ch.num)
-	le.PutUint64(ch.data[logfmt.AggHdrPID:], uint64(os.Getpid()))
-	le.PutUint64(ch.data[logfmt.AggHdrStart:], uint64(processStart.UnixNano()))
-	le.PutUint64(ch.data[logfmt.AggHdrProcess:], processTag)
+	logfmt.PutAggChunkHeader(ch.data, logfmt.AggChunkHeader{Chunk: ch.num, PID: int64(os.Getpid()), Start: processStart.UnixNano(), Process: processTag})
 	return ch, nil
 }
 

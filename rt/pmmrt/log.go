@@ -286,20 +286,15 @@ func createSegment(override string, file uint32, size int, mapped bool) (*segmen
 }
 
 func writeHeader(h []byte, size int) {
-	le := binary.LittleEndian
-	copy(h[logfmt.HdrMagic:], logfmt.SegMagic)
-	le.PutUint32(h[logfmt.HdrHeaderSize:], logfmt.SegHeaderSize)
-	le.PutUint64(h[logfmt.HdrSize:], uint64(size))
-	le.PutUint64(h[logfmt.HdrPID:], uint64(os.Getpid()))
-	le.PutUint64(h[logfmt.HdrStart:], uint64(processStart.UnixNano()))
-	le.PutUint64(h[logfmt.HdrProcess:], processTag)
-	le.PutUint32(h[logfmt.HdrSeq:], logfmt.UnusedSegment) // until it becomes current
 	program := ""
 	if len(os.Args) > 0 {
 		program = os.Args[0]
 	}
-	n := copy(h[logfmt.HdrProgram:logfmt.SegHeaderSize], program)
-	le.PutUint32(h[logfmt.HdrProgramLen:], uint32(n))
+	logfmt.PutSegmentHeader(h, logfmt.SegmentHeader{
+		Size: uint64(size), PID: int64(os.Getpid()), Start: processStart.UnixNano(), Process: processTag,
+		Seq:     logfmt.UnusedSegment, // until it becomes current
+		Program: program,
+	})
 }
 
 // retire finishes a segment that no new record will be reserved in, in
