@@ -191,9 +191,10 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	// WAL: pmm answer reads while a run loads. busy_timeout: loads of
 	// runs made at the same time in one module wait for each other.
 	// The memory of the load is bounded, whatever the size of the run:
-	// the page cache (cache_size) and the sorter of CREATE INDEX (which
-	// keeps as much in memory as the page cache) spill to temporary
-	// files (temp_store), and no file is mapped (mmap_size).
+	// the page cache (cache_size) spills to the WAL, the sorter of
+	// CREATE INDEX (which keeps about as much in memory as the page
+	// cache) to temporary files (temp_store), and no file is mapped
+	// (mmap_size).
 	if err := c.exec("PRAGMA busy_timeout = " + busyTimeoutMS + "; PRAGMA page_size = 16384; PRAGMA journal_mode = WAL" +
 		"; PRAGMA synchronous = OFF; PRAGMA cache_size = -" + strconv.Itoa(cacheKiB) +
 		"; PRAGMA temp_store = FILE; PRAGMA mmap_size = 0; BEGIN IMMEDIATE"); err != nil {
