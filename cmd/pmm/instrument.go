@@ -284,7 +284,7 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	out := pmmDir(root)
 	written, err := rewrite.Write(rewrite.Config{
 		Root: root, OutDir: filepath.Join(out, "overlay"), Code: code,
-		Runtime: rt.Sources(out, numSiteIDs(plan)), RuntimeDir: runtimeDir,
+		Runtime: rt.Sources(module+"/"+runtimeDir, out, numSiteIDs(plan)), RuntimeDir: runtimeDir,
 	})
 	if err != nil {
 		return nil, err
