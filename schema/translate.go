@@ -559,6 +559,9 @@ func literal(l *spec.Literal) string {
 			return "1"
 		}
 		return "0"
+	case spec.LitList:
+		// Lists are stored as their canonical text, and compare so.
+		return quote(l.ListText())
 	}
 	return "NULL"
 }

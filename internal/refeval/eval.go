@@ -283,8 +283,31 @@ func (e *evaluator) term(t spec.Term) (value, bool) {
 		return value{kind: vFloat, f: t.Lit.Float}, true
 	case spec.LitBool:
 		return fromTrace(t.Lit.Bool), true
+	case spec.LitList:
+		return listValue(listElems(t.Lit)), true
 	}
 	return value{}, true // nil
+}
+
+// listElems is a list literal's elements as the trace holds values:
+// int64, float64, string, bool, nil, and []any for a nested list.
+func listElems(l *spec.Literal) []any {
+	out := make([]any, len(l.List))
+	for i, x := range l.List {
+		switch x.Kind {
+		case spec.LitString:
+			out[i] = x.Str
+		case spec.LitInt:
+			out[i] = x.Int
+		case spec.LitFloat:
+			out[i] = x.Float
+		case spec.LitBool:
+			out[i] = x.Bool
+		case spec.LitList:
+			out[i] = listElems(x)
+		}
+	}
+	return out
 }
 
 func (e *evaluator) bound(t spec.Term) bool {

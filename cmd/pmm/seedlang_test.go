@@ -1,0 +1,29 @@
+package main
+
+import "testing"
+
+// TestSeedLanguage builds and runs testdata/seedlang, whose questions use
+// the parts of the seed's language (seed 001, appendix A) beside
+// function-execution: list values, aggregates used as relations,
+// interval and point, function-invocation with function-name. In every
+// mode each answer must be what the program counts for itself.
+func TestSeedLanguage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			out, db := instrumentInMode(t, "../../testdata/seedlang", mode)
+			checkWant(t, db, wantLines(out), seedLanguageQueries)
+		})
+	}
+}
+
+// seedLanguageQueries are the queries of the answers the program counts,
+// by the name of its "want" lines.
+var seedLanguageQueries = map[string]string{
+	"list_params":        "SELECT count(DISTINCT x) FROM list_params",
+	"list_params_other":  "SELECT count(DISTINCT x) FROM list_params_other",
+	"list_results":       "SELECT count(DISTINCT x) FROM list_results",
+	"list_results_quote": "SELECT count(DISTINCT x) FROM list_results_quote",
+}
