@@ -68,7 +68,11 @@ func (n *normalizer) relation(d *Def) *Relation {
 		r.Head = append(r.Head, h.Var)
 		head[h.Var] = true
 	}
+	var disjuncts []*Conj
 	for _, c := range n.dnf(d.Body, nil) {
+		disjuncts = append(disjuncts, n.expandDefined(c, nil)...)
+	}
+	for _, c := range n.bounded(disjuncts, d.Pos) {
 		// A quantifier that reuses a head variable's name shadows it.
 		for _, b := range c.binders() {
 			if head[b] {

@@ -142,6 +142,15 @@ type Primitive struct {
 	// Denotes, for the point events begin and end, which point of the
 	// interval (the second argument) the point (the first argument) is.
 	Denotes End
+	// Definition, for a primitive defined by others, is its meaning as a
+	// set-former over its arguments, in PMM ("((x) s.t. ...)"): it names
+	// only rows without a Definition. Normalization expands it (and drops
+	// an event type test that a declaration of the same variable already
+	// makes), so no later stage meets the row; the reference evaluator
+	// answers it directly. The rows of the seed's appendix A that pmm
+	// records through others are such rows: interval, point,
+	// function-invocation and function-name.
+	Definition string
 }
 
 // IsEvent reports whether p is an event type.
@@ -177,6 +186,43 @@ var vocabulary = []*Primitive{
 		Example: `(function-execution x "main.F")`,
 		Static:  "{1}.match_name = {2}",
 		Sites:   []SiteKind{SiteDefinition, SiteCall},
+	},
+	{
+		// Seed A.1: function-execution is derived from function-invocation
+		// and function-name. pmm records function-execution, so the two
+		// are defined by it: the same equivalence, read the other way.
+		Name: "function-invocation", Kind: IntervalEvent,
+		Args:       []Arg{{Name: "x", Kind: ArgEvent, Events: fnExec}},
+		Doc:        "x is an invocation of a function, whichever function it is: an execution, from its entry to its return or panic.",
+		Example:    `(function-invocation x)`,
+		Definition: "((x) s.t. (exists (name) (function-execution x name)))",
+	},
+	{
+		Name: "function-name", Kind: Attribute,
+		Args: []Arg{
+			{Name: "x", Kind: ArgEvent, Events: fnExec},
+			{Name: "name", Kind: ArgFuncName},
+		},
+		Doc:        "name is the name of the function of which x is an invocation.",
+		Example:    `(function-name x "main.F")`,
+		Definition: "((x name) s.t. (function-execution x name))",
+	},
+	{
+		// Seed A.1: an interval is a new type of entity, with a starting
+		// and an ending point; function invocations are its only subtype
+		// in Go's vocabulary today.
+		Name: "interval", Kind: IntervalEvent,
+		Args:       []Arg{{Name: "x", Kind: ArgEvent, Events: fnExec}},
+		Doc:        "x is an interval event: today, an execution of any function.",
+		Example:    `(interval x)`,
+		Definition: "((x) s.t. (exists (name) (function-execution x name)))",
+	},
+	{
+		Name: TypePoint, Kind: PointEvent,
+		Args:       []Arg{{Name: "p", Kind: ArgEvent, Events: point}},
+		Doc:        "p is a point event: today, the begin or end point of an execution of any function.",
+		Example:    `(point p)`,
+		Definition: "((p) s.t. (exists (x name) (and (function-execution x name) (or (begin p x) (end p x)))))",
 	},
 	{
 		Name: "begin", Kind: PointEvent, Denotes: Begin,

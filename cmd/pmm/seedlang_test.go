@@ -26,4 +26,8 @@ var seedLanguageQueries = map[string]string{
 	"list_params_other":  "SELECT count(DISTINCT x) FROM list_params_other",
 	"list_results":       "SELECT count(DISTINCT x) FROM list_results",
 	"list_results_quote": "SELECT count(DISTINCT x) FROM list_results_quote",
+	"invocations_of_add": "SELECT count(DISTINCT x) FROM invocations_of_add",
+	"callee_names":       "SELECT group_concat(n, ',') FROM (SELECT DISTINCT n FROM callee_names ORDER BY n)",
+	"called_by_work":     "SELECT count(DISTINCT x) FROM called_by_work",
+	"points_in_work":     "SELECT count(DISTINCT p) FROM points_in_work",
 }

@@ -35,3 +35,34 @@ func TestListValues(t *testing.T) {
 	expect(t, as, "not-3a", `[2,"b"]`, `[3,"q\"x"]`)
 	expect(t, as, "nested")
 }
+
+// TestDefinedRows answers the rows of appendix A that pmm defines by
+// others, directly from the trace: function-invocation and
+// function-name, interval and point. In fig41's run, main calls BOTH and
+// IR seven times each; BOTH calls FOO four times and BAR seven, IR calls
+// BAR seven times.
+func TestDefinedRows(t *testing.T) {
+	b := fig41Trace(t)
+	b.begin("main.W", 0, 2) // a goroutine still running at the end
+	tr := b.trace(t)
+	as := answers(t, `
+(defquestion foo :definition ((x) s.t. (and (function-invocation x) (function-name x "main.FOO"))))
+(defquestion names :definition ((n) s.t. (exists (x) (and (function-invocation x) (function-name x n)))))
+(defquestion in-both :definition ((n) s.t. (exists (x b) (and (interval x) (function-execution b "main.BOTH") (calls b x) (function-name x n)))))
+(defevent all-intervals :definition ((x) s.t. (interval x)))
+(defquestion count-intervals :definition (count all-intervals (output)))
+(defevent all-points :definition ((p) s.t. (point p)))
+(defquestion count-points :definition (count all-points (output)))
+(defquestion ends :definition ((p) s.t. (exists (x) (and (point p) (end p x) (function-execution x "main.BAR")))))
+(defquestion not-named :definition ((x) s.t. (and (function-invocation x) (not (function-name x "main.BAR")) (not (function-name x "main.FOO")) (not (function-name x "main.BOTH")) (not (function-name x "main.IR")))))
+`, tr)
+	expect(t, as, "foo", "#", "#", "#", "#")
+	expect(t, as, "names", "main.BAR", "main.BOTH", "main.FOO", "main.IR", "main.W", "main.main")
+	expect(t, as, "in-both", "main.BAR", "main.FOO")
+	// main, 7 BOTH, 7 IR, 4 FOO, 14 BAR and W: 34 executions; every one
+	// but W ended, so 34 begin points and 33 end points.
+	expect(t, as, "count-intervals", "34")
+	expect(t, as, "count-points", "67")
+	expect(t, as, "ends", "#", "#", "#", "#", "#", "#", "#", "#", "#", "#", "#", "#", "#", "#")
+	expect(t, as, "not-named", "#", "#")
+}

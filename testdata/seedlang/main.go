@@ -94,4 +94,5 @@ func main() {
 		"invocations_of_add", "called_by_work", "points_in_work"} {
 		fmt.Println("want " + name + " " + strconv.Itoa(counts[name]))
 	}
+	fmt.Println("want callee_names main.Add,main.Lookup")
 }
