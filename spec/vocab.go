@@ -15,6 +15,11 @@ const (
 	Attribute                       // relates an event to a value observed at it
 	ControlRelation                 // a temporal relation between events
 	ValueRelation                   // a comparison between values
+	// AggregateRelation is an aggregate defined with defevent or
+	// defquestion (seed A.3), used in a formula as a relation: its
+	// input positions, then the number. Its rows are not in the table:
+	// each aggregate of a program has one (AggregateRelationOf).
+	AggregateRelation
 )
 
 func (k Kind) String() string {
@@ -29,6 +34,8 @@ func (k Kind) String() string {
 		return "control relation"
 	case ValueRelation:
 		return "value relation"
+	case AggregateRelation:
+		return "aggregate relation"
 	}
 	return "unknown kind"
 }
@@ -151,6 +158,11 @@ type Primitive struct {
 	// records through others are such rows: interval, point,
 	// function-invocation and function-name.
 	Definition string
+	// Aggregated, for an AggregateRelation, is the aggregate question
+	// whose answer the relation is: its view, in run, is what a formula
+	// joins (the aggregate's condition is applied by SQL, never at run
+	// time).
+	Aggregated *Question
 }
 
 // IsEvent reports whether p is an event type.
@@ -362,6 +374,28 @@ var vocabulary = []*Primitive{
 	comparison("<=", "a is less than or equal to b."),
 	comparison(">", "a is greater than b."),
 	comparison(">=", "a is greater than or equal to b."),
+}
+
+// AggregateRelationOf is the row of aggregate question q used as a
+// relation in formulas: one value argument per input position of its
+// activity, then the aggregate's number.
+func AggregateRelationOf(q *Question) *Primitive {
+	p := &Primitive{Name: q.Name, Kind: AggregateRelation, Aggregated: q,
+		Doc: "the answer of the aggregate " + q.Name + " (seed A.3): its group keys, then its " + q.Aggregate.Op}
+	example := []string{q.Name}
+	for i, in := range q.Aggregate.Inputs {
+		if in {
+			p.Args = append(p.Args, Arg{Name: q.Head[i], Kind: ArgValue, Value: ValAny})
+			example = append(example, q.Head[i])
+		}
+	}
+	result := ValAny
+	if q.Aggregate.Op == "count" {
+		result = ValInt
+	}
+	p.Args = append(p.Args, Arg{Name: q.Aggregate.Op, Kind: ArgValue, Value: result})
+	p.Example = "(" + strings.Join(append(example, "n"), " ") + ")"
+	return p
 }
 
 func attribute(name string, of []string, vt ValueType, doc, example string) *Primitive {

@@ -66,3 +66,32 @@ func TestDefinedRows(t *testing.T) {
 	expect(t, as, "ends", "#", "#", "#", "#", "#", "#", "#", "#", "#", "#", "#", "#", "#", "#")
 	expect(t, as, "not-named", "#", "#")
 }
+
+// TestAggregateRelations uses aggregates as relations in formulas: the
+// keys looked up more than twice (over the whole run), their lookups by
+// main, an aggregate of such a relation, and one under a negation. In
+// the run, main looks up 1 three times, 2 twice, 3 four times and 4 once;
+// W, which main calls, looks up 2 once more.
+func TestAggregateRelations(t *testing.T) {
+	b := &traceBuilder{}
+	main := b.begin("main.main", 0, 1)
+	for _, k := range []int{1, 2, 1, 3, 1, 3, 3, 3, 4, 2} {
+		b.call("main.Lookup", main, 1, []any{k}, k*k)
+	}
+	w := b.begin("main.W", main, 1)
+	b.call("main.Lookup", w, 1, []any{2}, 4)
+	b.end(w)
+	b.end(main)
+	as := answers(t, `
+(defevent lookup :definition ((x key) s.t. (and (function-execution x "main.Lookup") (parameter x 1 key))))
+(defevent lookups-per-key :definition (count lookup (output input)))
+(defquestion hot-keys :definition ((k n) s.t. (and (lookups-per-key k n) (> n 2))))
+(defquestion hot-by-main :definition ((x k) s.t. (exists (n m) (and (lookup x k) (lookups-per-key k n) (> n 2) (function-execution m "main.main") (calls m x)))))
+(defquestion count-hot :definition (count hot-keys (output output)))
+(defquestion cold-by-main :definition ((x k) s.t. (exists (m) (and (lookup x k) (function-execution m "main.main") (calls m x) (not (exists (n) (and (lookups-per-key k n) (> n 2))))))))
+`, b.trace(t))
+	expect(t, as, "hot-keys", "1 3", "2 3", "3 4")
+	expect(t, as, "hot-by-main", "# 1", "# 1", "# 1", "# 2", "# 2", "# 3", "# 3", "# 3", "# 3")
+	expect(t, as, "count-hot", "3")
+	expect(t, as, "cold-by-main", "# 4")
+}

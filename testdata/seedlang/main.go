@@ -59,17 +59,13 @@ func main() {
 	}
 
 	// Aggregates used as relations: keys looked up more than twice.
-	perKey := map[int]int{}
+	// The lookups of every key, and those main makes itself (Work below
+	// looks keys up too).
+	perKey, byMain := map[int]int{}, map[int]int{}
 	for _, k := range []int{1, 2, 1, 3, 1, 3, 3, 3, 4, 2} {
 		Lookup(k)
 		perKey[k]++
-	}
-	hot, hotLookups := 0, 0
-	for _, n := range perKey {
-		if n > 2 {
-			hot++
-			hotLookups += n
-		}
+		byMain[k]++
 	}
 
 	// Interval and point events: the executions Work calls directly,
@@ -77,8 +73,19 @@ func main() {
 	called, points := 0, 0
 	for _, n := range []int{2, 0, 3} {
 		Work(n)
+		perKey[n]++           // Work(n) looks n up
 		called += n + 1       // n calls of Add, one of Lookup
 		points += 2 * (n + 1) // each begins and ends inside Work
+	}
+
+	hot, hotLookups, coldLookups := 0, 0, 0
+	for k, n := range perKey {
+		if n > 2 {
+			hot++
+			hotLookups += byMain[k]
+		} else {
+			coldLookups += byMain[k]
+		}
 	}
 
 	want("list_params", add31)
@@ -87,10 +94,12 @@ func main() {
 	want("list_results_quote", pairQuote)
 	want("hot_keys", hot)
 	want("hot_key_lookups", hotLookups)
+	want("count_hot_keys", hot)
+	want("cold_key_lookups", coldLookups)
 	want("invocations_of_add", 5*3+called-3)
 	want("called_by_work", called)
 	want("points_in_work", points)
-	for _, name := range []string{"list_params", "list_params_other", "list_results", "list_results_quote", "hot_keys", "hot_key_lookups",
+	for _, name := range []string{"list_params", "list_params_other", "list_results", "list_results_quote", "hot_keys", "hot_key_lookups", "count_hot_keys", "cold_key_lookups",
 		"invocations_of_add", "called_by_work", "points_in_work"} {
 		fmt.Println("want " + name + " " + strconv.Itoa(counts[name]))
 	}
