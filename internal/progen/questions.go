@@ -150,7 +150,12 @@ func any_(*Func) bool { return true }
 func (q *qgen) count() bool {
 	f := q.pick(any_)
 	n := q.name("execs")
-	q.question(n, "(defquestion %s :definition ((x) s.t. (function-execution x %s)))", n, lit(f))
+	if q.n%2 == 0 {
+		// Seed A.1: an interval that is an invocation of the function.
+		q.question(n, "(defquestion %s :definition ((x) s.t. (and (interval x) (function-invocation x) (function-name x %s))))", n, lit(f))
+	} else {
+		q.question(n, "(defquestion %s :definition ((x) s.t. (function-execution x %s)))", n, lit(f))
+	}
 	c := q.name("count")
 	q.question(c, "(defquestion %s :definition (count %s (output)))", c, n)
 	return true
@@ -165,6 +170,8 @@ func (q *qgen) groupedCount() bool {
 	n := q.name("by-param")
 	q.define("(defevent %s :definition ((x v) s.t. (and (function-execution x %s) (parameter x %d v))))", n+"-ev", lit(f), k)
 	q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-ev")
+	// The aggregate used as a relation: the values passed more than once.
+	q.question(n+"-many", "(defquestion %s :definition ((v c) s.t. (and (%s v c) (> c 1))))", n+"-many", n)
 	return true
 }
 
@@ -385,8 +392,12 @@ func (q *qgen) calleeNames() bool {
 		return false
 	}
 	n := q.name("callee-names")
+	callee := "(function-execution y fn)"
+	if q.n%2 == 0 {
+		callee = "(function-invocation y) (function-name y fn)" // seed A.1
+	}
 	q.question(n+"-rel", `(defquestion %s :definition
-  ((y fn) s.t. (exists (x) (and (function-execution x %s) (function-execution y fn) (calls x y)))))`, n+"-rel", lit(a))
+  ((y fn) s.t. (exists (x) (and (function-execution x %s) %s (calls x y)))))`, n+"-rel", lit(a), callee)
 	q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-rel")
 	return true
 }
