@@ -33,6 +33,8 @@ var seedLanguageQueries = map[string]string{
 	"invocations_of_add":    "SELECT count(DISTINCT x) FROM invocations_of_add",
 	"named_adds":            "SELECT count(DISTINCT x) FROM named_adds WHERE n = 'main.Add'",
 	"named_lookups_in_work": "SELECT count(DISTINCT x) FROM named_lookups_in_work WHERE n = 'main.Lookup'",
+	"not_add_in_work":       "SELECT count(DISTINCT x) FROM not_add_in_work",
+	"add_end_points":        "SELECT count(DISTINCT p) FROM add_end_points",
 	"callee_names":          "SELECT group_concat(n, ',') FROM (SELECT DISTINCT n FROM callee_names ORDER BY n)",
 	"called_by_work":        "SELECT count(DISTINCT x) FROM called_by_work",
 	"points_in_work":        "SELECT count(DISTINCT p) FROM points_in_work",

@@ -100,9 +100,11 @@ func main() {
 	want("called_by_work", called)
 	want("named_adds", 5*3+called-3)
 	want("named_lookups_in_work", 3) // one Lookup in each of the three Works
+	want("not_add_in_work", 3)
+	want("add_end_points", 5*3+called-3)
 	want("points_in_work", points)
 	for _, name := range []string{"list_params", "list_params_other", "list_results", "list_results_quote", "hot_keys", "hot_key_lookups", "count_hot_keys", "cold_key_lookups",
-		"invocations_of_add", "named_adds", "named_lookups_in_work", "called_by_work", "points_in_work"} {
+		"invocations_of_add", "named_adds", "named_lookups_in_work", "not_add_in_work", "add_end_points", "called_by_work", "points_in_work"} {
 		fmt.Println("want " + name + " " + strconv.Itoa(counts[name]))
 	}
 	fmt.Println("want callee_names main.Add,main.Lookup")
