@@ -225,8 +225,15 @@ func (q *qgen) valueCompare() bool {
 			return false
 		}
 		n := q.name("result")
+		k := q.r.Intn(4)
+		if op == "=" || op == "/=" {
+			// The list of its one result, compared with a list value.
+			q.question(n, `(defquestion %s :definition
+  ((x) s.t. (exists (r) (and (function-execution x %s) (return-values x r) (%s r '(%d))))))`, n, lit(f), op, k)
+			return true
+		}
 		q.question(n, `(defquestion %s :definition
-  ((x) s.t. (exists (r) (and (function-execution x %s) (return-value x 1 r) (%s r %d)))))`, n, lit(f), op, q.r.Intn(4))
+  ((x) s.t. (exists (r) (and (function-execution x %s) (return-value x 1 r) (%s r %d)))))`, n, lit(f), op, k)
 		return true
 	}
 	a, b := q.callEdge(func(a, b *Func) bool { return q.param(a, Int) > 0 && q.param(b, Int) > 0 })
