@@ -177,6 +177,10 @@ var (
 	point    = []string{TypePoint}
 )
 
+// execAndName are the arguments of function-execution and function-name:
+// an execution and the name of its function.
+var execAndName = []Arg{{Name: "x", Kind: ArgEvent, Events: fnExec}, {Name: "name", Kind: ArgFuncName}}
+
 // begins and ends are shorthands for the rows of Temporal.
 func begins(arg int) PointRef { return PointRef{Arg: arg, End: Begin} }
 func ends(arg int) PointRef   { return PointRef{Arg: arg, End: Finish} }
@@ -190,52 +194,34 @@ var nests = []Edge{{begins(0), begins(1)}, {ends(1), ends(0)}}
 var vocabulary = []*Primitive{
 	{
 		Name: TypeFunctionExecution, Kind: IntervalEvent,
-		Args: []Arg{
-			{Name: "x", Kind: ArgEvent, Events: fnExec},
-			{Name: "name", Kind: ArgFuncName},
-		},
+		Args:    execAndName,
 		Doc:     "x is an execution of the function called name, from its entry to its return or panic.",
 		Example: `(function-execution x "main.F")`,
 		Static:  "{1}.match_name = {2}",
 		Sites:   []SiteKind{SiteDefinition, SiteCall},
 	},
-	{
-		// Seed A.1: function-execution is derived from function-invocation
-		// and function-name. pmm records function-execution, so the two
-		// are defined by it: the same equivalence, read the other way.
-		Name: "function-invocation", Kind: IntervalEvent,
-		Args:       []Arg{{Name: "x", Kind: ArgEvent, Events: fnExec}},
-		Doc:        "x is an invocation of a function, whichever function it is: an execution, from its entry to its return or panic.",
-		Example:    `(function-invocation x)`,
-		Definition: "((x) s.t. (exists (name) (function-execution x name)))",
-	},
+	// Seed A.1: function-execution is derived from function-invocation
+	// and function-name. pmm records function-execution, so the two are
+	// defined by it: the same equivalence, read the other way.
+	typeTest("function-invocation", IntervalEvent, "x",
+		"x is an invocation of a function, whichever function it is: an execution, from its entry to its return or panic.",
+		"((x) s.t. (exists (name) (function-execution x name)))"),
 	{
 		Name: "function-name", Kind: Attribute,
-		Args: []Arg{
-			{Name: "x", Kind: ArgEvent, Events: fnExec},
-			{Name: "name", Kind: ArgFuncName},
-		},
+		Args:       execAndName,
 		Doc:        "name is the name of the function of which x is an invocation.",
 		Example:    `(function-name x "main.F")`,
 		Definition: "((x name) s.t. (function-execution x name))",
 	},
-	{
-		// Seed A.1: an interval is a new type of entity, with a starting
-		// and an ending point; function invocations are its only subtype
-		// in Go's vocabulary today.
-		Name: "interval", Kind: IntervalEvent,
-		Args:       []Arg{{Name: "x", Kind: ArgEvent, Events: fnExec}},
-		Doc:        "x is an interval event: today, an execution of any function.",
-		Example:    `(interval x)`,
-		Definition: "((x) s.t. (exists (name) (function-execution x name)))",
-	},
-	{
-		Name: TypePoint, Kind: PointEvent,
-		Args:       []Arg{{Name: "p", Kind: ArgEvent, Events: point}},
-		Doc:        "p is a point event: today, the begin or end point of an execution of any function.",
-		Example:    `(point p)`,
-		Definition: "((p) s.t. (exists (x name) (and (function-execution x name) (or (begin p x) (end p x)))))",
-	},
+	// Seed A.1: an interval is a new type of entity, with a starting and
+	// an ending point; function invocations are its only subtype in Go's
+	// vocabulary today. A point occurs at a single point of execution.
+	typeTest("interval", IntervalEvent, "x",
+		"x is an interval event: today, an execution of any function.",
+		"((x) s.t. (exists (name) (function-execution x name)))"),
+	typeTest(TypePoint, PointEvent, "p",
+		"p is a point event: today, the begin or end point of an execution of any function.",
+		"((p) s.t. (exists (x name) (and (function-execution x name) (or (begin p x) (end p x)))))"),
 	{
 		Name: "begin", Kind: PointEvent, Denotes: Begin,
 		Args: []Arg{
@@ -374,6 +360,22 @@ var vocabulary = []*Primitive{
 	comparison("<=", "a is less than or equal to b."),
 	comparison(">", "a is greater than b."),
 	comparison(">=", "a is greater than or equal to b."),
+}
+
+// typeTest is the row of an event type that others define: (name v)
+// holds for every event v of the type.
+func typeTest(name string, kind Kind, v, doc, definition string) *Primitive {
+	events := fnExec
+	if kind == PointEvent {
+		events = point
+	}
+	return &Primitive{
+		Name: name, Kind: kind,
+		Args:       []Arg{{Name: v, Kind: ArgEvent, Events: events}},
+		Doc:        doc,
+		Example:    "(" + name + " " + v + ")",
+		Definition: definition,
+	}
 }
 
 // AggregateRelationOf is the row of aggregate question q used as a
