@@ -50,6 +50,11 @@ func (n *normalizer) expandDefined(c *Conj, outer VarTypes) []*Conj {
 	}
 	if i >= 0 {
 		a := c.Atoms[i]
+		if n.wrongEventType(a, declarations(c, outer)) {
+			// Reported as written, rather than as its expansion.
+			c.Atoms = slices.Delete(c.Atoms, i, i+1)
+			return n.expandDefined(c, outer)
+		}
 		def := definedRows()[a.Pred()]
 		sub := map[string]Term{}
 		for j, h := range def.Head {
@@ -135,6 +140,20 @@ func (n *normalizer) dropTypeTests(c *Conj, declared VarTypes) int {
 	}
 	c.Atoms = kept
 	return first
+}
+
+// wrongEventType reports an event argument of a whose declared type
+// the row does not take (IC4), and whether it found one.
+func (n *normalizer) wrongEventType(a *Atom, declared VarTypes) bool {
+	for j, t := range a.Args {
+		arg := a.Prim.Args[j]
+		if typ, ok := declared[t.Var]; ok && t.Lit == nil && arg.Kind == ArgEvent && !slices.Contains(arg.Events, typ) {
+			n.diags.errorf(a.Pos, wrongTypeHint(a.Prim, typ),
+				"%s applies to %s events, but %s is %s (IC4)", a.Pred(), orList(arg.Events), t.Var, article(typ))
+			return true
+		}
+	}
+	return false
 }
 
 // firstPos is the position of c's first atom, for errors about c.
