@@ -66,14 +66,16 @@ func (n *normalizer) expandDefined(c *Conj, outer VarTypes) []*Conj {
 		for _, d := range n.dnf(def.Body, sub) {
 			d.EachAtom(func(x *Atom) { x.Pos = a.Pos })
 			// d's free variables are c's (the atom's arguments); only
-			// what d binds is renamed apart from c's variables (merge
-			// would also rename c's own quantified ones, which d uses).
+			// what d binds is renamed apart from every variable of the
+			// relation, those around c too (merge would also rename c's
+			// own quantified ones, which d uses).
 			e := rest.clone()
 			vars := e.vars()
 			for _, b := range d.binders() {
-				if vars[b] {
+				if vars[b] || n.used[b] {
 					d.rename(b, n.fresh(b))
 				}
+				n.used[b] = true
 			}
 			e.Exists = append(e.Exists, d.Exists...)
 			e.Atoms = append(e.Atoms, d.Atoms...)
