@@ -189,7 +189,9 @@ func (s *Schema) Table(question, prim string) *Table {
 // Statements returns the SQL that creates the schema: the tables (each
 // with the run column first), if they do not exist yet, then the views,
 // each dropped first so that a database can take the views of changed
-// questions. The views read only tables, so their order is free.
+// questions. The views read tables, and the views of aggregates used as
+// relations, which SQLite resolves when a view is read: their order is
+// free.
 func (s *Schema) Statements() []string {
 	stmts := []string{"CREATE TABLE IF NOT EXISTS " + SitesTable + " (" + sitesColumns + ")",
 		"CREATE TABLE IF NOT EXISTS " + SiteVarsTable + " (" + siteVarsColumns + ")",

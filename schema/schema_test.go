@@ -192,6 +192,13 @@ var lookupTrace = trace{
 	"duration":  {{1, 1, 10}, {1, 2, 30}, {1, 3, 5}, {1, 4, 10}, {2, 1, 7}},
 }
 
+// getsTrace is three executions of Get: with key a and b in run 1, with
+// a in run 2 (where a was looked up once, per lookupTrace).
+var getsTrace = trace{
+	"exec":      {{1, 7, siteGet}, {1, 8, siteGet}, {2, 9, siteGet}},
+	"parameter": {{1, 7, 1, "a"}, {1, 8, 1, "b"}, {2, 9, 1, "a"}},
+}
+
 func scenarios(t *testing.T) []scenario {
 	return []scenario{
 		{
@@ -307,6 +314,30 @@ func scenarios(t *testing.T) []scenario {
 				"all_lookups":         {{1, 4}, {2, 1}},
 				"lookup":              {{1, 1, "a", 10}, {1, 2, "a", 30}, {1, 3, "b", 5}, {1, 4, "a", 10}, {2, 1, "b", 7}},
 				"lookup_time":         {{1, 1, 10}, {1, 2, 30}, {1, 3, 5}, {1, 4, 10}, {2, 1, 7}},
+			},
+		},
+		{
+			// An aggregate used as a relation: its view joined in the
+			// same run, by value, negated too; the questions record only
+			// their own events.
+			name: "aggregates used as relations",
+			pmm: readFile(t, "../spec/testdata/ok/aggregate.pmm") + `
+(defquestion hot-keys :definition ((k n) s.t. (and (lookups-per-key k n) (> n 1))))
+(defquestion hot-gets :definition
+  ((x) s.t. (exists (k n) (and (function-execution x "example.com/m/cache.(*Cache).Get") (parameter x 1 k)
+                               (lookups-per-key k n) (> n 2)))))
+(defquestion cold-gets :definition
+  ((x) s.t. (exists (k) (and (function-execution x "example.com/m/cache.(*Cache).Get") (parameter x 1 k)
+                             (not (exists (n) (and (lookups-per-key k n) (> n 2))))))))`,
+			traces: map[string]trace{
+				"lookups-per-key": lookupTrace,
+				"hot-gets":        getsTrace,
+				"cold-gets":       getsTrace,
+			},
+			want: map[string][][]any{
+				"hot_keys":  {{1, "a", 3}},
+				"hot_gets":  {{1, 7}},
+				"cold_gets": {{1, 8}, {2, 9}},
 			},
 		},
 		{

@@ -24,12 +24,7 @@ func questionSQL(q *spec.Question) (string, error) {
 	// One of them is empty: which depends on how the program was
 	// instrumented, and the view does not.
 	agg := q.Aggregate
-	group := []string{"run"}
-	for i, in := range agg.Inputs {
-		if in {
-			group = append(group, cols[i])
-		}
-	}
+	group, name := aggregateColumns(q)
 	arg := "NULL"
 	if agg.Value >= 0 {
 		arg = cols[agg.Value]
@@ -64,10 +59,22 @@ func questionSQL(q *spec.Question) (string, error) {
 	default:
 		return "", fmt.Errorf("schema: unknown aggregate %s", agg.Op)
 	}
-	name := uniqueName(SQLName(agg.Op), inList(group))
 	return "SELECT " + keys + ", " + result + " AS " + name + "\n" +
 		"FROM (\n" + indent(fromTuples+"\nUNION ALL\n"+fromCells, "    ") + "\n)\n" +
 		"GROUP BY " + keys, nil
+}
+
+// aggregateColumns are the columns of the view of aggregate question q:
+// run and the group keys (group), then the number (result).
+func aggregateColumns(q *spec.Question) (group []string, result string) {
+	cols := headColumns(q.Head)
+	group = []string{"run"}
+	for i, in := range q.Aggregate.Inputs {
+		if in {
+			group = append(group, cols[i])
+		}
+	}
+	return group, uniqueName(SQLName(q.Aggregate.Op), inList(group))
 }
 
 // eventSQL is the SELECT of a derived event's view: the union, over the
@@ -299,6 +306,8 @@ func (s *scope) fill(c *spec.Conj) {
 			s.control(a)
 		case spec.ValueRelation:
 			comparisons = append(comparisons, a)
+		case spec.AggregateRelation:
+			s.aggregate(a)
 		}
 	}
 	s.compare(comparisons)
@@ -407,6 +416,25 @@ func (s *scope) attribute(a *spec.Atom) {
 	}
 	alias := s.attr(p.Name, ev.name, keys)
 	s.bindOrEqual(a.Args[last], alias+"."+valueColumn(p.Name))
+}
+
+// aggregate translates an atom of an aggregate used as a relation: a row
+// of the aggregate's view in the same run, each argument bound to its
+// column or compared with it. The view is the aggregate's answer over
+// the whole run: its condition is applied here, by SQL.
+func (s *scope) aggregate(a *spec.Atom) {
+	group, result := aggregateColumns(a.Prim.Aggregated)
+	cols := append(group[1:], result)
+	alias := s.t.alias(a.Pred())
+	if s.run == "" {
+		s.run = alias + ".run"
+		s.from = append(s.from, source{table: SQLName(a.Pred()), alias: alias})
+	} else {
+		s.from = append(s.from, source{table: SQLName(a.Pred()), alias: alias, on: []string{alias + ".run = " + s.run}})
+	}
+	for i, t := range a.Args {
+		s.bindOrEqual(t, alias+"."+cols[i])
+	}
 }
 
 // bindOrEqual binds the variable t to expr where t is not bound yet, and
@@ -559,6 +587,9 @@ func literal(l *spec.Literal) string {
 			return "1"
 		}
 		return "0"
+	case spec.LitList:
+		// Lists are stored as their canonical text, and compare so.
+		return quote(l.ListText())
 	}
 	return "NULL"
 }

@@ -482,6 +482,8 @@ func sqlLiteral(l *spec.Literal) string {
 		return "'" + strings.ReplaceAll(l.Str, "'", "''") + "'"
 	case spec.LitNil:
 		return "NULL"
+	case spec.LitList:
+		return "'" + strings.ReplaceAll(l.ListText(), "'", "''") + "'"
 	}
 	return l.String()
 }

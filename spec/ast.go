@@ -1,20 +1,25 @@
 package spec
 
 import (
+	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // LitKind is the kind of a literal.
 type LitKind int
 
-// The kinds of literals. A quoted symbol 'FOO is the string "FOO".
+// The kinds of literals. A quoted symbol 'FOO is the string "FOO"; a
+// quoted list '(3 1) is a list value, compared with the lists of
+// parameters and return-values.
 const (
 	LitString LitKind = iota + 1
 	LitInt
 	LitFloat
 	LitBool
 	LitNil
+	LitList
 )
 
 // Literal is a constant in a formula.
@@ -24,6 +29,7 @@ type Literal struct {
 	Int   int64
 	Float float64
 	Bool  bool
+	List  []*Literal // LitList: the elements, lists nested as Go values are
 }
 
 // String formats l in PMM syntax, so that it reads back as l.
@@ -43,8 +49,97 @@ func (l *Literal) String() string {
 		return strconv.FormatBool(l.Bool)
 	case LitNil:
 		return "nil"
+	case LitList:
+		return "'" + l.listString()
 	}
 	return "?"
+}
+
+// listString is a list's elements in parentheses, nested lists without
+// their quote (the quote applies to the whole list).
+func (l *Literal) listString() string {
+	parts := make([]string, len(l.List))
+	for i, e := range l.List {
+		if e.Kind == LitList {
+			parts[i] = e.listString()
+		} else {
+			parts[i] = e.String()
+		}
+	}
+	return "(" + strings.Join(parts, " ") + ")"
+}
+
+// ListText is the canonical text of a list literal: the JSON that pmm
+// stores the list values of parameters and return-values as (rt/load
+// writes them so), which the list compares as, text with text. Strings
+// are escaped as the loader escapes them.
+func (l *Literal) ListText() string {
+	var b strings.Builder
+	l.writeJSON(&b)
+	return b.String()
+}
+
+func (l *Literal) writeJSON(b *strings.Builder) {
+	switch l.Kind {
+	case LitList:
+		b.WriteByte('[')
+		for i, e := range l.List {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			e.writeJSON(b)
+		}
+		b.WriteByte(']')
+	case LitString:
+		WriteJSONString(b, l.Str)
+	case LitFloat:
+		switch {
+		case math.IsNaN(l.Float):
+			b.WriteString(`"NaN"`)
+		case math.IsInf(l.Float, 1):
+			b.WriteString(`"+Inf"`)
+		case math.IsInf(l.Float, -1):
+			b.WriteString(`"-Inf"`)
+		default:
+			b.WriteString(strconv.FormatFloat(l.Float, 'g', -1, 64))
+		}
+	case LitNil:
+		b.WriteString("null")
+	default:
+		b.WriteString(l.String())
+	}
+}
+
+// WriteJSONString writes s as rt/load writes a string in a list: JSON,
+// control characters as \u00XX, invalid UTF-8 as \ufffd.
+func WriteJSONString(b *strings.Builder, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	for len(s) > 0 {
+		c := s[0]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+		default:
+			r, size := utf8.DecodeRuneInString(s)
+			if r == utf8.RuneError && size == 1 {
+				b.WriteString(`\ufffd`)
+			} else {
+				b.WriteString(s[:size])
+			}
+			s = s[size:]
+			continue
+		}
+		s = s[1:]
+	}
+	b.WriteByte('"')
 }
 
 // Term is an argument of an atom: a variable or a literal.

@@ -85,11 +85,6 @@ func (c *checker) names(d *Def, f Formula) {
 		if target == d || c.order[target.Name] > c.order[d.Name] {
 			return // recursion or use before definition: reported by recursion
 		}
-		if target.Aggregate != nil {
-			c.diags.errorf(a.Pos, "use the aggregate as a question of its own, or use the activity it aggregates here",
-				"%s is an aggregate and cannot be used inside a formula", a.Written)
-			return
-		}
 		if len(a.Args) != target.Arity() {
 			c.diags.errorf(a.Pos, fmt.Sprintf("%s is defined at %s with %d variables", target.Name, target.NamePos, target.Arity()),
 				"%s takes %d arguments, found %d", a.Written, target.Arity(), len(a.Args))
@@ -538,6 +533,17 @@ func walk(f Formula, fn func(Formula)) {
 	}
 }
 
+// aggregateOn returns the first aggregate among the definitions named
+// on a path of uses, or "".
+func (c *checker) aggregateOn(path []string) string {
+	for _, name := range path {
+		if d := c.defs[name]; d != nil && d.Aggregate != nil {
+			return name
+		}
+	}
+	return ""
+}
+
 // recursion reports definitions that use themselves, directly or through
 // others (IC1), and uses of names defined later in the files.
 func (c *checker) recursion(defs []*Def) {
@@ -585,6 +591,13 @@ func (c *checker) recursion(defs []*Def) {
 				cycle := d.Name + " uses itself"
 				if target != d {
 					cycle = d.Name + " uses " + strings.Join(path, ", which uses ")
+				}
+				if through := c.aggregateOn(append([]string{d.Name}, path...)); through != "" {
+					// Stratification: an aggregate is computed over a
+					// whole relation, which cannot wait for the aggregate.
+					c.diags.errorf(a.Pos, "an aggregate is over a relation computed before it: define "+through+"'s activity without "+through,
+						"aggregate %s depends on itself (stratification): %s", through, cycle)
+					continue
 				}
 				c.diags.errorf(a.Pos, "events and questions cannot be defined recursively; define the relation without referring to itself",
 					"recursive definition (IC1): %s", cycle)

@@ -64,11 +64,16 @@ type Atom struct {
 // Pred is the name of the atom's primitive.
 func (a *Atom) Pred() string { return a.Prim.Name }
 
-// Primitives returns the names of the primitives q uses, sorted.
+// Primitives returns the names of the primitives q uses, sorted; the
+// aggregates it uses as relations are not primitives of the vocabulary.
 func (q *Question) Primitives() []string {
 	set := map[string]bool{}
 	for _, c := range q.Disjuncts {
-		c.EachAtom(func(a *Atom) { set[a.Pred()] = true })
+		c.EachAtom(func(a *Atom) {
+			if a.Prim.Kind != AggregateRelation {
+				set[a.Pred()] = true
+			}
+		})
 	}
 	var names []string
 	for n := range set {

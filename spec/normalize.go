@@ -18,9 +18,12 @@ import (
 // as unique. Names are changed only where they would clash, so normalizing
 // a normalized program changes nothing.
 type normalizer struct {
-	defs  map[string]*Def
-	used  map[string]bool // every variable name of the relation being normalized
-	diags *diagnostics
+	defs map[string]*Def
+	// aggregates are the rows of the aggregates normalized so far, used
+	// as relations in the formulas after them (AggregateRelationOf).
+	aggregates map[string]*Primitive
+	used       map[string]bool // every variable name of the relation being normalized
+	diags      *diagnostics
 }
 
 // MaxDisjuncts is the most disjuncts a formula may have in normal form.
@@ -68,7 +71,11 @@ func (n *normalizer) relation(d *Def) *Relation {
 		r.Head = append(r.Head, h.Var)
 		head[h.Var] = true
 	}
+	var disjuncts []*Conj
 	for _, c := range n.dnf(d.Body, nil) {
+		disjuncts = append(disjuncts, n.expandDefined(c, nil)...)
+	}
+	for _, c := range n.bounded(disjuncts, d.Pos) {
 		// A quantifier that reuses a head variable's name shadows it.
 		for _, b := range c.binders() {
 			if head[b] {
@@ -125,6 +132,11 @@ func (n *normalizer) dnf(f Formula, sub map[string]Term) []*Conj {
 		}
 		if p := Lookup(f.Pred); p != nil {
 			functionKeys(p, args)
+			return []*Conj{{Atoms: []*Atom{{Pos: f.Pos, Prim: p, Args: args}}}}
+		}
+		if p := n.aggregates[f.Pred]; p != nil {
+			// An aggregate stays an atom: its relation is a whole
+			// relation's aggregate, not a conjunction to expand.
 			return []*Conj{{Atoms: []*Atom{{Pos: f.Pos, Prim: p, Args: args}}}}
 		}
 		d := n.defs[f.Pred]

@@ -224,6 +224,11 @@ func (p *parser) term(x *sexpr) (Term, bool) {
 		}
 	case sQuoted, sString:
 		t.Lit = &Literal{Kind: LitString, Str: x.text}
+	case sQuotedList:
+		t.Lit = p.listLiteral(x)
+		if t.Lit == nil {
+			return t, false
+		}
 	case sInt:
 		t.Lit = &Literal{Kind: LitInt, Int: x.ival}
 	case sFloat:
@@ -233,4 +238,38 @@ func (p *parser) term(x *sexpr) (Term, bool) {
 		return t, false
 	}
 	return t, true
+}
+
+// listLiteral reads the elements of a quoted list: numbers, strings,
+// quoted symbols, true, false, nil and nested lists; a bare symbol in it
+// is the string of its text, as in 'FOO.
+func (p *parser) listLiteral(x *sexpr) *Literal {
+	l := &Literal{Kind: LitList, List: []*Literal{}}
+	for _, e := range x.elems {
+		var el *Literal
+		switch e.kind {
+		case sList, sQuotedList:
+			el = p.listLiteral(e)
+			if el == nil {
+				return nil
+			}
+		case sSymbol:
+			switch strings.ToLower(e.text) {
+			case "true", "false":
+				el = &Literal{Kind: LitBool, Bool: strings.EqualFold(e.text, "true")}
+			case "nil":
+				el = &Literal{Kind: LitNil}
+			default:
+				el = &Literal{Kind: LitString, Str: e.text}
+			}
+		case sQuoted, sString:
+			el = &Literal{Kind: LitString, Str: e.text}
+		case sInt:
+			el = &Literal{Kind: LitInt, Int: e.ival}
+		case sFloat:
+			el = &Literal{Kind: LitFloat, Float: e.fval}
+		}
+		l.List = append(l.List, el)
+	}
+	return l
 }

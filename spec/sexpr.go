@@ -10,10 +10,11 @@ import (
 type sexprKind int
 
 const (
-	sList   sexprKind = iota + 1
-	sSymbol           // a bare symbol: a keyword, name or variable
-	sQuoted           // 'SYMBOL: a name written as a quoted symbol
-	sString           // "..." with Go escapes
+	sList       sexprKind = iota + 1
+	sSymbol               // a bare symbol: a keyword, name or variable
+	sQuoted               // 'SYMBOL: a name written as a quoted symbol
+	sQuotedList           // '(...): a list value, its elements in elems
+	sString               // "..." with Go escapes
 	sInt
 	sFloat
 )
@@ -25,7 +26,7 @@ type sexpr struct {
 	text  string   // sSymbol, sQuoted, sString: the symbol or the unquoted string
 	ival  int64    // sInt
 	fval  float64  // sFloat
-	elems []*sexpr // sList
+	elems []*sexpr // sList, sQuotedList
 }
 
 // isSymbol reports whether x is the bare symbol name (case-insensitive).
@@ -42,6 +43,8 @@ func (x *sexpr) describe() string {
 		return "the symbol " + x.text
 	case sQuoted:
 		return "the quoted symbol '" + x.text
+	case sQuotedList:
+		return "a quoted list"
 	case sString:
 		return "the string " + strconv.Quote(x.text)
 	case sInt, sFloat:
@@ -168,6 +171,16 @@ func (r *reader) read() *sexpr {
 		return r.readString(start)
 	case '\'':
 		r.advance(1)
+		if r.off < len(r.src) && r.src[r.off] == '(' {
+			// '(3 1): a list value. It is read as a list, so nesting
+			// and unclosed parentheses are reported as for any list.
+			x := r.read()
+			if x == nil {
+				return nil
+			}
+			x.kind, x.pos = sQuotedList, start
+			return x
+		}
 		text := r.symbolText()
 		if text == "" {
 			r.diags.errorf(start, `write a name after the quote, as in 'FOO, or use a string such as "main.F"`, "a quote must be followed by a symbol")

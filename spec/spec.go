@@ -69,8 +69,9 @@ func Compile(srcs ...Source) (*Program, error) {
 	}
 
 	prog := &Program{Defs: defs}
-	n := &normalizer{defs: c.defs, diags: diags}
+	n := &normalizer{defs: c.defs, diags: diags, aggregates: map[string]*Primitive{}}
 	relations := map[string]*Relation{}
+	eventKeys := map[string][]string{} // the input positions of each aggregate that hold events
 	for _, d := range defs {
 		if c.defs[d.Name] != d || usesBad(d) {
 			continue
@@ -79,7 +80,15 @@ func Compile(srcs ...Source) (*Program, error) {
 			q := aggregateQuestion(d, relations[d.Aggregate.Of], diags)
 			q.Uses = uses(c, d, defs)
 			prog.Questions = append(prog.Questions, q)
+			n.aggregates[d.Name] = AggregateRelationOf(q)
+			eventKeys[d.Name] = eventInputs(q)
 			continue
+		}
+		for _, a := range d.references {
+			if keys := eventKeys[a.Pred]; len(keys) > 0 {
+				diags.errorf(a.Pos, "group "+a.Pred+" by values (a parameter, a name, a goroutine), or ask for the aggregate as a question of its own",
+					"%s groups by the event %s: an aggregate used in a formula joins on values, and events of its run are not those of this question", a.Written, strings.Join(keys, ", "))
+			}
 		}
 		r := n.relation(d)
 		relations[d.Name] = r
@@ -124,26 +133,31 @@ func owner(defs []*Def, pos Pos) *Def {
 // definitions (an aggregate's activity included), in definition order.
 func uses(c *checker, d *Def, defs []*Def) []string {
 	reached := map[string]bool{}
-	var visit func(d *Def)
-	visit = func(d *Def) {
+	var visit func(d *Def, top bool)
+	visit = func(d *Def, top bool) {
 		names := []string{}
 		for _, a := range d.references {
 			names = append(names, a.Pred)
 		}
 		if d.Aggregate != nil {
+			if !top {
+				// An aggregate used in a formula is answered on its own
+				// (its view); its activity is not part of d's relation.
+				return
+			}
 			names = append(names, d.Aggregate.Of)
 		}
 		for _, n := range names {
 			if t := c.defs[n]; t != nil && !reached[n] {
 				reached[n] = true
-				visit(t)
+				visit(t, false)
 			}
 		}
 	}
-	visit(d)
+	visit(d, true)
 	var out []string
 	for _, e := range defs {
-		if reached[e.Name] && !e.Question && c.defs[e.Name] == e {
+		if reached[e.Name] && !e.Question && e.Aggregate == nil && c.defs[e.Name] == e {
 			out = append(out, e.Name)
 		}
 	}
@@ -178,6 +192,18 @@ func aggregateQuestion(d *Def, of *Relation, diags *diagnostics) *Question {
 	q := &Question{Relation: *of, Aggregate: agg}
 	q.Name, q.Pos = d.Name, d.Pos
 	return q
+}
+
+// eventInputs are the input positions (group keys) of aggregate q that
+// hold events.
+func eventInputs(q *Question) []string {
+	var out []string
+	for i, in := range q.Aggregate.Inputs {
+		if t := headType(&q.Relation, q.Head[i]); in && t != TypeValue && t != "" {
+			out = append(out, q.Head[i])
+		}
+	}
+	return out
 }
 
 // headType is the type of head variable v of r: an event type, TypeValue,

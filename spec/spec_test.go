@@ -153,6 +153,48 @@ func TestLiterals(t *testing.T) {
 	roundTrip(t, prog)
 }
 
+// TestListLiterals reads quoted lists: their elements, nested lists,
+// bare symbols as strings, their printed form (which reads back) and
+// their canonical text, the JSON that pmm stores lists as.
+func TestListLiterals(t *testing.T) {
+	src := `(defquestion q :definition ((x v) s.t. (and (function-execution x "main.F")
+		(return-values x v)
+		(or (= v '(3 1)) (= v '()) (= v '(1 "a\"b" (2 true) nil 1.5 2e3 sym 'Q)) (= v '(-7))))))`
+	prog, err := Compile(Source{Name: "list.pmm", Text: []byte(src)})
+	if err != nil {
+		t.Fatal(err.(ErrorList).Detail())
+	}
+	var printed, text []string
+	for _, c := range prog.Questions[0].Disjuncts {
+		l := c.Atoms[2].Args[1].Lit
+		if l == nil || l.Kind != LitList {
+			t.Fatalf("%s: not a list literal", c.Atoms[2])
+		}
+		printed = append(printed, l.String())
+		text = append(text, l.ListText())
+	}
+	wantPrinted := []string{`'(3 1)`, `'()`, `'(1 "a\"b" (2 true) nil 1.5 2000.0 "sym" "Q")`, `'(-7)`}
+	wantText := []string{`[3,1]`, `[]`, `[1,"a\"b",[2,true],null,1.5,2000,"sym","Q"]`, `[-7]`}
+	if strings.Join(printed, " ") != strings.Join(wantPrinted, " ") {
+		t.Errorf("printed %v, want %v", printed, wantPrinted)
+	}
+	if strings.Join(text, " ") != strings.Join(wantText, " ") {
+		t.Errorf("canonical text %v, want %v", text, wantText)
+	}
+	roundTrip(t, prog)
+
+	// A list is a value: not a function name, a position or an event.
+	for _, bad := range []string{
+		`(defquestion q :definition ((x) s.t. (function-execution x '(1))))`,
+		`(defquestion q :definition ((x v) s.t. (and (function-execution x "main.F") (parameter x '(1) v))))`,
+		`(defquestion q :definition ((x) s.t. (and (function-execution x "main.F") (parameters x '(1 2))`,
+	} {
+		if _, err := Compile(Source{Name: "bad.pmm", Text: []byte(bad)}); err == nil {
+			t.Errorf("accepted: %s", bad)
+		}
+	}
+}
+
 func TestClosest(t *testing.T) {
 	names := primitiveNames()
 	for _, c := range []struct{ in, want string }{

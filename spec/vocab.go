@@ -15,6 +15,11 @@ const (
 	Attribute                       // relates an event to a value observed at it
 	ControlRelation                 // a temporal relation between events
 	ValueRelation                   // a comparison between values
+	// AggregateRelation is an aggregate defined with defevent or
+	// defquestion (seed A.3), used in a formula as a relation: its
+	// input positions, then the number. Its rows are not in the table:
+	// each aggregate of a program has one (AggregateRelationOf).
+	AggregateRelation
 )
 
 func (k Kind) String() string {
@@ -29,6 +34,8 @@ func (k Kind) String() string {
 		return "control relation"
 	case ValueRelation:
 		return "value relation"
+	case AggregateRelation:
+		return "aggregate relation"
 	}
 	return "unknown kind"
 }
@@ -142,6 +149,20 @@ type Primitive struct {
 	// Denotes, for the point events begin and end, which point of the
 	// interval (the second argument) the point (the first argument) is.
 	Denotes End
+	// Definition, for a primitive defined by others, is its meaning as a
+	// set-former over its arguments, in PMM ("((x) s.t. ...)"): it names
+	// only rows without a Definition. Normalization expands it (and drops
+	// an event type test that a declaration of the same variable already
+	// makes), so no later stage meets the row; the reference evaluator
+	// answers it directly. The rows of the seed's appendix A that pmm
+	// records through others are such rows: interval, point,
+	// function-invocation and function-name.
+	Definition string
+	// Aggregated, for an AggregateRelation, is the aggregate question
+	// whose answer the relation is: its view, in run, is what a formula
+	// joins (the aggregate's condition is applied by SQL, never at run
+	// time).
+	Aggregated *Question
 }
 
 // IsEvent reports whether p is an event type.
@@ -156,6 +177,10 @@ var (
 	point    = []string{TypePoint}
 )
 
+// execAndName are the arguments of function-execution and function-name:
+// an execution and the name of its function.
+var execAndName = []Arg{{Name: "x", Kind: ArgEvent, Events: fnExec}, {Name: "name", Kind: ArgFuncName}}
+
 // begins and ends are shorthands for the rows of Temporal.
 func begins(arg int) PointRef { return PointRef{Arg: arg, End: Begin} }
 func ends(arg int) PointRef   { return PointRef{Arg: arg, End: Finish} }
@@ -169,15 +194,34 @@ var nests = []Edge{{begins(0), begins(1)}, {ends(1), ends(0)}}
 var vocabulary = []*Primitive{
 	{
 		Name: TypeFunctionExecution, Kind: IntervalEvent,
-		Args: []Arg{
-			{Name: "x", Kind: ArgEvent, Events: fnExec},
-			{Name: "name", Kind: ArgFuncName},
-		},
+		Args:    execAndName,
 		Doc:     "x is an execution of the function called name, from its entry to its return or panic.",
 		Example: `(function-execution x "main.F")`,
 		Static:  "{1}.match_name = {2}",
 		Sites:   []SiteKind{SiteDefinition, SiteCall},
 	},
+	// Seed A.1: function-execution is derived from function-invocation
+	// and function-name. pmm records function-execution, so the two are
+	// defined by it: the same equivalence, read the other way.
+	typeTest("function-invocation", IntervalEvent, "x",
+		"x is an invocation of a function, whichever function it is: an execution, from its entry to its return or panic.",
+		"((x) s.t. (exists (name) (function-execution x name)))"),
+	{
+		Name: "function-name", Kind: Attribute,
+		Args:       execAndName,
+		Doc:        "name is the name of the function of which x is an invocation.",
+		Example:    `(function-name x "main.F")`,
+		Definition: "((x name) s.t. (function-execution x name))",
+	},
+	// Seed A.1: an interval is a new type of entity, with a starting and
+	// an ending point; function invocations are its only subtype in Go's
+	// vocabulary today. A point occurs at a single point of execution.
+	typeTest("interval", IntervalEvent, "x",
+		"x is an interval event: today, an execution of any function.",
+		"((x) s.t. (exists (name) (function-execution x name)))"),
+	typeTest(TypePoint, PointEvent, "p",
+		"p is a point event: today, the begin or end point of an execution of any function.",
+		"((p) s.t. (exists (x name) (and (function-execution x name) (or (begin p x) (end p x)))))"),
 	{
 		Name: "begin", Kind: PointEvent, Denotes: Begin,
 		Args: []Arg{
@@ -316,6 +360,44 @@ var vocabulary = []*Primitive{
 	comparison("<=", "a is less than or equal to b."),
 	comparison(">", "a is greater than b."),
 	comparison(">=", "a is greater than or equal to b."),
+}
+
+// typeTest is the row of an event type that others define: (name v)
+// holds for every event v of the type.
+func typeTest(name string, kind Kind, v, doc, definition string) *Primitive {
+	events := fnExec
+	if kind == PointEvent {
+		events = point
+	}
+	return &Primitive{
+		Name: name, Kind: kind,
+		Args:       []Arg{{Name: v, Kind: ArgEvent, Events: events}},
+		Doc:        doc,
+		Example:    "(" + name + " " + v + ")",
+		Definition: definition,
+	}
+}
+
+// AggregateRelationOf is the row of aggregate question q used as a
+// relation in formulas: one value argument per input position of its
+// activity, then the aggregate's number.
+func AggregateRelationOf(q *Question) *Primitive {
+	p := &Primitive{Name: q.Name, Kind: AggregateRelation, Aggregated: q,
+		Doc: "the answer of the aggregate " + q.Name + " (seed A.3): its group keys, then its " + q.Aggregate.Op}
+	example := []string{q.Name}
+	for i, in := range q.Aggregate.Inputs {
+		if in {
+			p.Args = append(p.Args, Arg{Name: q.Head[i], Kind: ArgValue, Value: ValAny})
+			example = append(example, q.Head[i])
+		}
+	}
+	result := ValAny
+	if q.Aggregate.Op == "count" {
+		result = ValInt
+	}
+	p.Args = append(p.Args, Arg{Name: q.Aggregate.Op, Kind: ArgValue, Value: result})
+	p.Example = "(" + strings.Join(append(example, "n"), " ") + ")"
+	return p
 }
 
 func attribute(name string, of []string, vt ValueType, doc, example string) *Primitive {

@@ -43,11 +43,37 @@ func TestVocabularyIsWellFormed(t *testing.T) {
 				}
 			}
 		}
+		if p.Definition != "" {
+			definedByRecordedRows(t, p)
+			continue
+		}
 		if p.Kind == IntervalEvent && len(p.Sites) == 0 {
 			t.Errorf("%s: an interval event with no sites", p.Name)
 		}
 		if p.Kind == Attribute && p.Static != "" {
 			t.Errorf("%s: attributes have no static approximation (seed 4.2.3)", p.Name)
 		}
+	}
+}
+
+// definedByRecordedRows checks the definition of a row that others
+// define: it has the row's arguments, and names only rows that have no
+// definition of their own (so that one expansion leaves none).
+func definedByRecordedRows(t *testing.T, p *Primitive) {
+	t.Helper()
+	d := definedRows()[p.Name]
+	if d == nil || len(d.Head) != p.Arity() {
+		t.Errorf("%s: its definition does not have its %d arguments", p.Name, p.Arity())
+		return
+	}
+	walk(d.Body, func(f Formula) {
+		if a, ok := f.(*AtomF); ok {
+			if q := Lookup(a.Pred); q == nil || q.Definition != "" {
+				t.Errorf("%s: its definition names %s, which is not a row without a definition", p.Name, a.Pred)
+			}
+		}
+	})
+	if len(p.Sites) != 0 || p.Static != "" || len(p.Temporal) != 0 {
+		t.Errorf("%s: a defined row has no sites, static approximation or temporal edges of its own: its definition's rows do", p.Name)
 	}
 }

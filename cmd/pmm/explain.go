@@ -91,6 +91,11 @@ func printSelection(w io.Writer, sel *sites.Selection) {
 }
 
 func printDisjunct(w io.Writer, d *sites.Disjunct, indent string) {
+	if len(d.Vars) == 0 && len(d.Negated) == 0 {
+		// Only comparisons and aggregates used as relations, which
+		// their own questions record.
+		fmt.Fprintf(w, "%sno event to record\n", indent)
+	}
 	for _, v := range d.Vars {
 		var names []string
 		for _, f := range v.Functions {

@@ -150,7 +150,12 @@ func any_(*Func) bool { return true }
 func (q *qgen) count() bool {
 	f := q.pick(any_)
 	n := q.name("execs")
-	q.question(n, "(defquestion %s :definition ((x) s.t. (function-execution x %s)))", n, lit(f))
+	if q.n%2 == 0 {
+		// Seed A.1: an interval that is an invocation of the function.
+		q.question(n, "(defquestion %s :definition ((x) s.t. (and (interval x) (function-invocation x) (function-name x %s))))", n, lit(f))
+	} else {
+		q.question(n, "(defquestion %s :definition ((x) s.t. (function-execution x %s)))", n, lit(f))
+	}
 	c := q.name("count")
 	q.question(c, "(defquestion %s :definition (count %s (output)))", c, n)
 	return true
@@ -165,6 +170,8 @@ func (q *qgen) groupedCount() bool {
 	n := q.name("by-param")
 	q.define("(defevent %s :definition ((x v) s.t. (and (function-execution x %s) (parameter x %d v))))", n+"-ev", lit(f), k)
 	q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-ev")
+	// The aggregate used as a relation: the values passed more than once.
+	q.question(n+"-many", "(defquestion %s :definition ((v c) s.t. (and (%s v c) (> c 1))))", n+"-many", n)
 	return true
 }
 
@@ -218,8 +225,15 @@ func (q *qgen) valueCompare() bool {
 			return false
 		}
 		n := q.name("result")
+		k := q.r.Intn(4)
+		if op == "=" || op == "/=" {
+			// The list of its one result, compared with a list value.
+			q.question(n, `(defquestion %s :definition
+  ((x) s.t. (exists (r) (and (function-execution x %s) (return-values x r) (%s r '(%d))))))`, n, lit(f), op, k)
+			return true
+		}
 		q.question(n, `(defquestion %s :definition
-  ((x) s.t. (exists (r) (and (function-execution x %s) (return-value x 1 r) (%s r %d)))))`, n, lit(f), op, q.r.Intn(4))
+  ((x) s.t. (exists (r) (and (function-execution x %s) (return-value x 1 r) (%s r %d)))))`, n, lit(f), op, k)
 		return true
 	}
 	a, b := q.callEdge(func(a, b *Func) bool { return q.param(a, Int) > 0 && q.param(b, Int) > 0 })
@@ -385,8 +399,12 @@ func (q *qgen) calleeNames() bool {
 		return false
 	}
 	n := q.name("callee-names")
+	callee := "(function-execution y fn)"
+	if q.n%2 == 0 {
+		callee = "(function-invocation y) (function-name y fn)" // seed A.1
+	}
 	q.question(n+"-rel", `(defquestion %s :definition
-  ((y fn) s.t. (exists (x) (and (function-execution x %s) (function-execution y fn) (calls x y)))))`, n+"-rel", lit(a))
+  ((y fn) s.t. (exists (x) (and (function-execution x %s) %s (calls x y)))))`, n+"-rel", lit(a), callee)
 	q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-rel")
 	return true
 }

@@ -124,9 +124,24 @@ func (e *evaluator) aggregate(d *spec.Def) *Answer {
 	a.Columns = append(a.Columns, agg.Op)
 	a.Event = append(a.Event, false)
 
+	for _, t := range e.aggregateRows(d, valuePos) {
+		row := make([]any, len(t))
+		for i, v := range t {
+			row[i] = v.export()
+		}
+		a.Rows = append(a.Rows, row)
+	}
+	return a
+}
+
+// aggregateRows are the rows of aggregate d, whose value output is at
+// valuePos (-1 for none): per group of its activity's tuples that has
+// tuples, the input values, then the result.
+func (e *evaluator) aggregateRows(d *spec.Def, valuePos int) [][]value {
+	agg := d.Aggregate
 	var keys []string
 	groups := map[string][][]value{}
-	for _, t := range e.relation(of) {
+	for _, t := range e.relation(e.defs[agg.Of]) {
 		var group []value
 		for i, in := range agg.Inputs {
 			if in {
@@ -139,12 +154,13 @@ func (e *evaluator) aggregate(d *spec.Def) *Answer {
 		}
 		groups[k] = append(groups[k], t)
 	}
+	var rows [][]value
 	for _, k := range keys {
 		tuples := groups[k]
-		var row []any
+		var row []value
 		for i, in := range agg.Inputs {
 			if in {
-				row = append(row, tuples[0][i].export())
+				row = append(row, tuples[0][i])
 			}
 		}
 		var values []value
@@ -153,9 +169,52 @@ func (e *evaluator) aggregate(d *spec.Def) *Answer {
 				values = append(values, t[valuePos])
 			}
 		}
-		a.Rows = append(a.Rows, append(row, combine(agg.Op, len(tuples), values)))
+		result := combine(agg.Op, len(tuples), values)
+		if l, ok := result.([]any); ok {
+			rows = append(rows, append(row, listValue(l)))
+		} else {
+			rows = append(rows, append(row, fromTrace(result)))
+		}
 	}
-	return a
+	return rows
+}
+
+// aggregateAtom evaluates an atom of the aggregate d used as a relation
+// (seed A.3): its rows, computed over the whole run (the aggregate's own
+// answer), unified with the atom's arguments.
+func (e *evaluator) aggregateAtom(a *spec.AtomF, d *spec.Def, k func() bool) bool {
+	rows, ok := e.aggRows[d.Name]
+	if !ok {
+		e.aggregate(d) // checks d, as its own answer does
+		valuePos := -1
+		if d.Aggregate.Op != "count" {
+			of := e.defs[d.Aggregate.Of]
+			kinds := e.headKinds(of)
+			for i, in := range d.Aggregate.Inputs {
+				if !in && kinds[i] != kindEvent {
+					valuePos = i
+				}
+			}
+		}
+		rows = e.aggregateRows(d, valuePos)
+		e.aggRows[d.Name] = rows
+	}
+	if len(a.Args) != d.Arity() {
+		fail("%s takes %d arguments, found %d", d.Name, d.Arity(), len(a.Args))
+	}
+	for _, row := range rows {
+		var unifyFrom func(i int) bool
+		unifyFrom = func(i int) bool {
+			if i == len(row) {
+				return k()
+			}
+			return e.unify(a.Args[i], row[i], func() bool { return unifyFrom(i + 1) })
+		}
+		if !unifyFrom(0) {
+			return false
+		}
+	}
+	return true
 }
 
 // combine is the result of op over a group of n tuples whose non-nil

@@ -32,6 +32,7 @@ type evaluator struct {
 	execs    []value                          // every execution, once needed
 	events   []value                          // every execution and point, once needed
 	free     map[spec.Formula][]string        // freeVars, memoized
+	aggRows  map[string][][]value             // the rows of each aggregate used in a formula
 	byBegin  []value                          // every event by the seq of its begin
 	byEnd    []value                          // every event that ended by the seq of its end
 }
@@ -41,7 +42,7 @@ func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 		tr: tr, defs: map[string]*spec.Def{}, env: map[string]value{},
 		byFunc: map[string][]*reftrace.Execution{}, children: map[int64][]*reftrace.Execution{},
 		spawned: map[int64][]*reftrace.Execution{}, byG: map[int64][]*reftrace.Execution{},
-		kinds: map[string][]kind{}, free: map[spec.Formula][]string{},
+		kinds: map[string][]kind{}, free: map[spec.Formula][]string{}, aggRows: map[string][][]value{},
 	}
 	for _, d := range prog.Defs {
 		e.defs[d.Name] = d
@@ -211,7 +212,7 @@ func (e *evaluator) distinct(vars []string, gen func(func() bool) bool, k func()
 // in a scope of its own, its head bound to the atom's bound arguments.
 func (e *evaluator) derived(a *spec.AtomF, d *spec.Def, k func() bool) bool {
 	if d.Aggregate != nil {
-		fail("%s is an aggregate and cannot be used in a formula", d.Name)
+		return e.aggregateAtom(a, d, k)
 	}
 	if len(a.Args) != len(d.Head) {
 		fail("%s takes %d arguments, found %d", d.Name, len(d.Head), len(a.Args))
@@ -283,8 +284,31 @@ func (e *evaluator) term(t spec.Term) (value, bool) {
 		return value{kind: vFloat, f: t.Lit.Float}, true
 	case spec.LitBool:
 		return fromTrace(t.Lit.Bool), true
+	case spec.LitList:
+		return listValue(listElems(t.Lit)), true
 	}
 	return value{}, true // nil
+}
+
+// listElems is a list literal's elements as the trace holds values:
+// int64, float64, string, bool, nil, and []any for a nested list.
+func listElems(l *spec.Literal) []any {
+	out := make([]any, len(l.List))
+	for i, x := range l.List {
+		switch x.Kind {
+		case spec.LitString:
+			out[i] = x.Str
+		case spec.LitInt:
+			out[i] = x.Int
+		case spec.LitFloat:
+			out[i] = x.Float
+		case spec.LitBool:
+			out[i] = x.Bool
+		case spec.LitList:
+			out[i] = listElems(x)
+		}
+	}
+	return out
 }
 
 func (e *evaluator) bound(t spec.Term) bool {

@@ -55,7 +55,7 @@ func (e *evaluator) cost(f spec.Formula) (float64, bool) {
 		return 0.1, true
 	}
 	switch a.Pred {
-	case spec.TypeFunctionExecution:
+	case spec.TypeFunctionExecution, "function-name":
 		switch {
 		case bound[0]:
 			return 1, true
@@ -97,8 +97,18 @@ func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
 	switch a.Pred {
 	case "=", "/=", "<", "<=", ">", ">=":
 		return e.comparison(a.Pred, args[0], args[1], k)
-	case spec.TypeFunctionExecution:
+	case spec.TypeFunctionExecution, "function-name":
+		// Seed A.1: function-execution is function-invocation with
+		// function-name; the name is the one attribute of an invocation.
 		return e.functionExecution(args[0], args[1], k)
+	case "function-invocation", "interval":
+		// Every execution is an invocation of a function, and the only
+		// interval events of a run are executions.
+		return e.eachExec(args[0], e.tr.Execs, func(c *reftrace.Execution) bool {
+			return e.unify(args[0], execValue(c), k)
+		})
+	case spec.TypePoint:
+		return e.anyPoint(args[0], k)
 	case "begin", "end":
 		return e.point(args[0], args[1], a.Pred == "end", k)
 	case "parameters", "return-values", "goroutine", "panicked":
@@ -209,6 +219,23 @@ func (e *evaluator) point(p, x spec.Term, end bool, k func() bool) bool {
 		return v.kind != vPoint || v.end != end || of(v.exec)
 	}
 	return e.eachExec(x, e.tr.Execs, of)
+}
+
+// anyPoint evaluates (point p): the points of a run are the begin point
+// of every execution and the end point of every execution that ended.
+func (e *evaluator) anyPoint(p spec.Term, k func() bool) bool {
+	if v, ok := e.term(p); ok {
+		return v.kind != vPoint || k()
+	}
+	for _, c := range e.tr.Execs {
+		if !e.unify(p, pointValue(c, false), k) {
+			return false
+		}
+		if c.Ended && !e.unify(p, pointValue(c, true), k) {
+			return false
+		}
+	}
+	return true
 }
 
 // attribute evaluates an attribute atom: v is get(x), where get reports

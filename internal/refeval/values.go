@@ -6,9 +6,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"pmm.dev/pmm/internal/reftrace"
+	"pmm.dev/pmm/spec"
 )
 
 // valueKind tells the values of the evaluator apart.
@@ -111,46 +111,17 @@ func listText(xs []any) string {
 		case bool:
 			b.WriteString(strconv.FormatBool(x))
 		case string:
-			writeJSONString(&b, x)
+			spec.WriteJSONString(&b, x)
 		case nil:
 			b.WriteString("null")
+		case []any:
+			b.WriteString(listText(x))
 		default:
-			writeJSONString(&b, fmt.Sprint(x))
+			spec.WriteJSONString(&b, fmt.Sprint(x))
 		}
 	}
 	b.WriteByte(']')
 	return b.String()
-}
-
-// writeJSONString writes s as the loader writes a string in a list.
-func writeJSONString(b *strings.Builder, s string) {
-	const hex = "0123456789abcdef"
-	b.WriteByte('"')
-	for len(s) > 0 {
-		c := s[0]
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		case c < utf8.RuneSelf:
-			b.WriteByte(c)
-		default:
-			r, size := utf8.DecodeRuneInString(s)
-			if r == utf8.RuneError && size == 1 {
-				b.WriteString(`\ufffd`)
-			} else {
-				b.WriteString(s[:size])
-			}
-			s = s[size:]
-			continue
-		}
-		s = s[1:]
-	}
-	b.WriteByte('"')
 }
 
 // numeric reports whether v is a number: integers, floats and booleans,

@@ -1,0 +1,3 @@
+module example.com/seedlang
+
+go 1.21
