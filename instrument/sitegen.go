@@ -276,7 +276,41 @@ func (sg *siteGen) action() error {
 		sg.tmpl.Before = append(sg.tmpl.Before, check...)
 		sg.tmpl.Action = append(sg.tmpl.Action, stmts...)
 	}
+	sg.readBeginClockLast()
 	return nil
+}
+
+// readBeginClockLast moves the read of the begin clock to the end of the
+// before-form, after the site's own work at entry (ids, context, the
+// tuples recorded when the execution begins): a duration measures the
+// execution, not its instrumentation (issue 10, class 7). The end clock is
+// already the first statement of the after-form. It stays in place when
+// a later statement of the before-form reads it (a begin time recorded at
+// the begin).
+func (sg *siteGen) readBeginClockLast() {
+	read := "s.t0 = " + sg.pc.Imports[sg.g.rtPath] + ".Now()"
+	at := -1
+	for i, l := range sg.tmpl.Before {
+		if strings.TrimSpace(l) == read {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return
+	}
+	for _, l := range sg.tmpl.Before[at+1:] {
+		if strings.Contains(l, "s.t0") {
+			return
+		}
+	}
+	before := append(append([]string(nil), sg.tmpl.Before[:at]...), sg.tmpl.Before[at+1:]...)
+	if sg.filtered() {
+		before = append(before, "if s.on {", "\t"+read, "}")
+	} else {
+		before = append(before, read)
+	}
+	sg.tmpl.Before = before
 }
 
 func indent(lines []string) []string {
