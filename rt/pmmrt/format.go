@@ -45,6 +45,22 @@ const (
 	formatFields = 1 // tagged fields (see the tag constants)
 	formatInt2   = 2 // two little-endian int64s: Emit2
 	formatInt3   = 3 // three little-endian int64s: Emit3
+	// formatExecPair is two tuples of one id in one record
+	// (EmitExecPair): the header's table is the execution's table, its
+	// byte 7 the second tuple's table less that one; the body is the id
+	// (bits 0-39) with the site (bits 40-63), then the second's value.
+	formatExecPair = 4
+	// formatUnpacked is not in logs: a record the Scanner made of one
+	// half of a formatExecPair record, two int64s held in the Record.
+	formatUnpacked = 0x80
+)
+
+// The packed layout of formatExecPair: the loader's process index
+// takes the bits of an id from ProcessShift (40) up, so ids stay below.
+const (
+	packedIDBits   = 40
+	packedSiteBits = 64 - packedIDBits
+	recSecondTable = 7 // header offset: formatExecPair's second table, less the first
 )
 
 // Field tags of formatFields. A zero byte ends the fields (padding).
@@ -133,6 +149,10 @@ type Scanner struct {
 	pos   int
 	limit int
 	rec   Record
+	// second is the second tuple of a formatExecPair record, the next
+	// record when pending.
+	second  Record
+	pending bool
 	// Torn counts the records that were reserved but not committed: their
 	// writer died (SIGKILL) while writing them.
 	Torn int
@@ -153,6 +173,11 @@ func NewScanner(data []byte, h SegmentHeader) *Scanner {
 
 // Next advances to the next committed record, reporting false at the end.
 func (s *Scanner) Next() bool {
+	if s.pending {
+		s.pending = false
+		s.rec = s.second
+		return true
+	}
 	le := binary.LittleEndian
 	for s.pos+headerSize <= s.limit {
 		word := le.Uint32(s.data[s.pos:])
@@ -187,6 +212,18 @@ func (s *Scanner) Next() bool {
 			format: s.data[at+recFormat],
 			body:   s.data[at+headerSize : at+size],
 		}
+		if s.rec.format == formatExecPair && len(s.rec.body) >= 16 {
+			// Two tuples: the execution's now, the second at the next call.
+			packed := le.Uint64(s.rec.body)
+			id := int64(packed & (1<<packedIDBits - 1))
+			s.second = Record{
+				Table:  s.rec.Table + uint16(s.data[at+recSecondTable]),
+				format: formatUnpacked,
+				ints:   [2]int64{id, int64(le.Uint64(s.rec.body[8:]))},
+			}
+			s.rec = Record{Table: s.rec.Table, format: formatUnpacked, ints: [2]int64{id, int64(packed >> packedIDBits)}}
+			s.pending = true
+		}
 		return true
 	}
 	return false
@@ -202,6 +239,7 @@ type Record struct {
 	Table  uint16
 	format byte
 	body   []byte
+	ints   [2]int64 // the fields of a formatUnpacked record
 	pos    int
 }
 
@@ -246,6 +284,13 @@ func (r *Record) NextField(f *Field) (bool, error) {
 		}
 		*f = Field{Kind: KindInt, Int: int64(binary.LittleEndian.Uint64(r.body[r.pos:]))}
 		r.pos += 8
+		return true, nil
+	case formatUnpacked:
+		if r.pos >= len(r.ints) {
+			return false, nil
+		}
+		*f = Field{Kind: KindInt, Int: r.ints[r.pos]}
+		r.pos++
 		return true, nil
 	case formatFields:
 	default:
