@@ -234,6 +234,17 @@ func siteEnterLeave() {
 	c.Leave()
 }
 
+// siteEnterLeaveGeneral is siteEnterLeave through the general paths
+// that Enter and Leave take when their fast paths do not apply (and took
+// always before them): finding the entry with ownEntry, then entering;
+// leaving through leave.
+//
+//go:noinline
+func siteEnterLeaveGeneral() {
+	c := ownEntry(true).enter(benchSlot, false)
+	c.leave()
+}
+
 //go:noinline
 func siteEnterGLeave(g int64) {
 	c := EnterG(benchSlot, g)
@@ -331,6 +342,13 @@ func runEnterLeave(n int, _ *ctxFrame, _ int64) int {
 	return 0
 }
 
+func runEnterLeaveGeneral(n int, _ *ctxFrame, _ int64) int {
+	for i := 0; i < n; i++ {
+		siteEnterLeaveGeneral()
+	}
+	return 0
+}
+
 func runGoID(n int, _ *ctxFrame, _ int64) int {
 	c := 0
 	for i := 0; i < n; i++ {
@@ -395,6 +413,7 @@ var ctxCandidates = []ctxCandidate{
 	{"active-elsewhere", enterElsewhere, runActive},
 	{"enter-leave", noSetup, runEnterLeave},
 	{"enter-leave-nested", enterHere, runEnterLeave},
+	{"enter-leave-general", noSetup, runEnterLeaveGeneral},
 	{"enterG-leave", noSetup, func(n int, _ *ctxFrame, g int64) int {
 		for i := 0; i < n; i++ {
 			siteEnterGLeave(g)
@@ -481,6 +500,8 @@ func BenchmarkCtxRatios(b *testing.B) {
 	b.ReportMetric(ns["markall-stack"]/ns["markall"], "markall-stack-x")
 	b.ReportMetric(ns["exec-enter-leave-stack"]/ns["exec-enter-leave"], "exec-stack-x")
 	b.ReportMetric(ns["active-none"]/ns["lexical"], "active-none-x-lexical")
+	b.ReportMetric(ns["enter-leave"]-ns["call"], "enter-leave-net-ns/op")
+	b.ReportMetric((ns["enter-leave"]-ns["call"])/(ns["enter-leave-general"]-ns["call"]), "enterleave-x-general")
 	b.ReportMetric(ns["active-unused"]/ns["lexical"], "active-unused-x-lexical")
 }
 
