@@ -332,14 +332,19 @@ func (sg *siteGen) readBeginClockLast() {
 // measured around it. Nothing is lost: an execution that never ends has
 // no duration, so the question's answers never showed it.
 func timedOnly(t *Target, qi int) bool {
-	n, dur := 0, false
+	exec, dur := 0, 0
 	for _, e := range t.Emits {
-		if e.QIndex == qi {
-			n++
-			dur = dur || fieldCaps(e.Fields, CapID, CapDuration)
+		switch {
+		case e.QIndex != qi:
+		case fieldCaps(e.Fields, CapID, CapSite):
+			exec++
+		case fieldCaps(e.Fields, CapID, CapDuration):
+			dur++
+		default:
+			return false
 		}
 	}
-	return n == 2 && dur
+	return exec == 1 && dur == 1
 }
 
 // execPair renders, as one EmitExecPair (one record of 24 bytes instead
@@ -353,7 +358,7 @@ func execPair(rt string, t *Target, tuples []Emit) (string, bool) {
 	if !fieldCaps(exec.Fields, CapID, CapSite) {
 		exec, other = other, exec
 	}
-	if !fieldCaps(exec.Fields, CapID, CapSite) || len(other.Fields) != 2 || other.Fields[0].Cap != CapID ||
+	if !fieldCaps(exec.Fields, CapID, CapSite) || len(other.Fields) != 2 || !fieldCaps(other.Fields, CapID, other.Fields[1].Cap) ||
 		other.Table.ID <= exec.Table.ID || other.Table.ID-exec.Table.ID > 255 {
 		return "", false
 	}
