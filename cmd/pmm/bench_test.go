@@ -183,3 +183,91 @@ func recordedTuples(t testing.TB, dir string) float64 {
 	}
 	return n
 }
+
+// BenchmarkNestedBias measures, in one run, how much the instrumentation
+// inside a recorded execution inflates its duration (issue 10, class 7):
+// testdata/nested's Outer calls Leaf nestedCalls times; pmm records
+// Outer's durations; OuterPlain, the same code calling a copy of Leaf that
+// pmm never instruments, is timed by hand in the same process,
+// interleaved with Outer. For each configuration it reports
+//
+//   - ns-bias-per-nested: (median duration pmm recorded for Outer -
+//     median hand-timed duration of OuterPlain) / nestedCalls: what each
+//     nested instrumented execution adds to the duration pmm records;
+//   - ns-outside-per-nested: the same with Outer itself timed by hand
+//     around the call: everything the instrumentation costs the caller,
+//     inside Outer's recorded interval or not;
+//
+// as medians over interleaved runs, for Outer's question alone ("alone":
+// Leaf is not instrumented), with a calls* question that instruments Leaf
+// (calls.pmm, the case of the issue), and with a question that records
+// Leaf's durations too (timed.pmm).
+//
+//	go test ./cmd/pmm -run '^$' -bench NestedBias -benchtime 1x
+func BenchmarkNestedBias(b *testing.B) {
+	const nestedCalls = 100 // testdata/nested's Nested
+	configs := []struct{ name, second string }{{"alone", ""}, {"calls", "calls.pmm"}, {"timed", "timed.pmm"}}
+	dirs := map[string]string{}
+	for _, c := range configs {
+		dir := copyModule(b, "../../testdata/nested")
+		args := []string{"instrument", "./...", "questions.pmm"}
+		if c.second != "" {
+			args = append(args, c.second)
+		}
+		if code, out, errOut := runPMM(b, dir, args...); code != exitOK {
+			b.Fatalf("%s: pmm instrument: %s%s", c.name, out, errOut)
+		}
+		dirs[c.name] = dir
+	}
+	bias, outside := map[string][]float64{}, map[string][]float64{}
+	for round := 0; round < 5; round++ {
+		for _, c := range configs {
+			dir := dirs[c.name]
+			code, out, errOut := runPMM(b, dir, "run", ".", "--", "-rounds", "2000")
+			if code != exitOK {
+				b.Fatalf("%s: pmm run: %s%s", c.name, out, errOut)
+			}
+			var plain, outer float64
+			if _, err := fmt.Sscanf(out, "plain-median-ns %g\noutside-median-ns %g", &plain, &outer); err != nil {
+				b.Fatalf("%s: the program's output: %v\n%s", c.name, err, out)
+			}
+			recorded := medianDuration(b, dir, "outer_durations")
+			bias[c.name] = append(bias[c.name], (recorded-plain)/nestedCalls)
+			outside[c.name] = append(outside[c.name], (outer-plain)/nestedCalls)
+		}
+	}
+	for _, c := range configs {
+		b.ReportMetric(median(bias[c.name]), "ns-bias-per-nested-"+c.name)
+		b.ReportMetric(median(outside[c.name]), "ns-outside-per-nested-"+c.name)
+	}
+}
+
+// medianDuration is the median of the durations (column d) of view in
+// the last run loaded into dir's pmm.db.
+func medianDuration(t testing.TB, dir, view string) float64 {
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT d FROM " + view + " WHERE run = (SELECT max(id) FROM runs)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ds []float64
+	for rows.Next() {
+		var d float64
+		if err := rows.Scan(&d); err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) == 0 {
+		t.Fatalf("no rows in %s", view)
+	}
+	return median(ds)
+}

@@ -52,6 +52,36 @@ func TestBatches(t *testing.T) {
 	}
 }
 
+// TestExecDuration loads timed events, each one record holding two
+// tuples (pmmrt.EmitExecPair): every execution's row and its
+// duration's, in their tables, as if each were its own record.
+func TestExecDuration(t *testing.T) {
+	const n = batchRows + 3
+	dir := record(t, func() {
+		for i := 1; i <= n; i++ {
+			pmmrt.EmitExecPair(1, 3, uint64(i), 7, int64(3*i))
+		}
+	})
+	stats := load(t, dir, []Table{
+		{ID: 1, Name: "exec", Columns: []Column{{"id", "INTEGER", true}, {"site", "INTEGER", false}}},
+		{ID: 3, Name: "duration", Columns: []Column{{"id", "INTEGER", true}, {"d", "INTEGER", false}}},
+	})
+	if stats.Tuples["exec"] != n || stats.Tuples["duration"] != n || stats.Malformed != 0 || stats.UnknownTable != 0 {
+		t.Fatalf("stats %+v", stats)
+	}
+	db := open(t, dir)
+	got := rows(t, db, `SELECT count(*), sum(site = 7), min(id), max(id) FROM exec`)
+	want := [][]string{{fmt.Sprint("int:", n), fmt.Sprint("int:", n), "int:1", fmt.Sprint("int:", n)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("exec: got %q, want %q", got, want)
+	}
+	got = rows(t, db, `SELECT count(*), sum(d = 3 * id), count(DISTINCT id) FROM duration JOIN exec USING (run, id)`)
+	want = [][]string{{fmt.Sprint("int:", n), fmt.Sprint("int:", n), fmt.Sprint("int:", n)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("duration: got %q, want %q", got, want)
+	}
+}
+
 // TestBatchCutByText loads rows with long strings: a batch is inserted
 // once its texts reach batchText, before it has batchRows rows.
 func TestBatchCutByText(t *testing.T) {

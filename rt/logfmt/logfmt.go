@@ -52,6 +52,22 @@ const (
 	FormatFields = 1 // tagged fields (see the tag constants)
 	FormatInt2   = 2 // two little-endian int64s: Emit2
 	FormatInt3   = 3 // three little-endian int64s: Emit3
+	// FormatExecPair is two tuples of one id in one record
+	// (EmitExecPair): the header's table is the execution's table, its
+	// byte 7 the second tuple's table less that one; the body is the id
+	// (bits 0-39) with the site (bits 40-63), then the second's value.
+	FormatExecPair = 4
+	// formatUnpacked is not in logs: a record the Scanner made of one
+	// half of a FormatExecPair record, two int64s held in the Record.
+	formatUnpacked = 0x80
+)
+
+// The packed layout of FormatExecPair: the loader's process index
+// takes the bits of an id from ProcessShift (40) up, so ids stay below.
+const (
+	PackedIDBits   = 40
+	PackedSiteBits = 64 - PackedIDBits
+	RecSecondTable = 7 // header offset: FormatExecPair's second table, less the first
 )
 
 // Field tags of FormatFields. A zero byte ends the fields (padding).
@@ -156,6 +172,10 @@ type Scanner struct {
 	pos   int
 	limit int
 	rec   Record
+	// second is the second tuple of a FormatExecPair record, the next
+	// record when pending.
+	second  Record
+	pending bool
 	// Torn counts the records that were reserved but not committed: their
 	// writer died (SIGKILL) while writing them.
 	Torn int
@@ -176,6 +196,11 @@ func NewScanner(data []byte, h SegmentHeader) *Scanner {
 
 // Next advances to the next committed record, reporting false at the end.
 func (s *Scanner) Next() bool {
+	if s.pending {
+		s.pending = false
+		s.rec = s.second
+		return true
+	}
 	le := binary.LittleEndian
 	for s.pos+RecHeaderSize <= s.limit {
 		word := le.Uint32(s.data[s.pos:])
@@ -210,6 +235,18 @@ func (s *Scanner) Next() bool {
 			format: s.data[at+RecFormat],
 			body:   s.data[at+RecHeaderSize : at+size],
 		}
+		if s.rec.format == FormatExecPair && len(s.rec.body) >= 16 {
+			// Two tuples: the execution's now, the second at the next call.
+			packed := le.Uint64(s.rec.body)
+			id := int64(packed & (1<<PackedIDBits - 1))
+			s.second = Record{
+				Table:  s.rec.Table + uint16(s.data[at+RecSecondTable]),
+				format: formatUnpacked,
+				ints:   [2]int64{id, int64(le.Uint64(s.rec.body[8:]))},
+			}
+			s.rec = Record{Table: s.rec.Table, format: formatUnpacked, ints: [2]int64{id, int64(packed >> PackedIDBits)}}
+			s.pending = true
+		}
 		return true
 	}
 	return false
@@ -225,6 +262,7 @@ type Record struct {
 	Table  uint16
 	format byte
 	body   []byte
+	ints   [2]int64 // the fields of a formatUnpacked record
 	pos    int
 }
 
@@ -269,6 +307,13 @@ func (r *Record) NextField(f *Field) (bool, error) {
 		}
 		*f = Field{Kind: KindInt, Int: int64(binary.LittleEndian.Uint64(r.body[r.pos:]))}
 		r.pos += 8
+		return true, nil
+	case formatUnpacked:
+		if r.pos >= len(r.ints) {
+			return false, nil
+		}
+		*f = Field{Kind: KindInt, Int: r.ints[r.pos]}
+		r.pos++
 		return true, nil
 	case FormatFields:
 	default:

@@ -98,12 +98,31 @@ const (
 // Enter marks that an execution of slot k is active in the calling
 // goroutine until the returned Ctx's Leave. Enters nest: the slot stays
 // active until every one of them is left.
-func Enter(k int) Ctx { return ownEntry(true).enter(k, false) }
+func Enter(k int) Ctx {
+	// The fast path, one call (getm) and the rest inline: the slot is in
+	// use and the goroutine's entry in the fast store has room for it.
+	if atomic.LoadUint32(&calibrationDone) != 0 && ctxFast && atomic.LoadUint32(&ctxUsed[slotIndex(k)]) != 0 {
+		var here byte
+		if gp := gOn(getm(), uintptr(unsafe.Pointer(&here))); gp != 0 {
+			if e := byG.find(gp); e != nil && k < len(e.slots) {
+				e.slots[k].n++
+				e.busy++
+				return Ctx{e: e, k: int32(k), kind: ctxMark}
+			}
+		}
+	}
+	return ownEntry(true).enter(k, false)
+}
 
 // EnterG is Enter for a caller that knows its goroutine's id: g must be
 // GoID() of the calling goroutine. The id-keyed store uses it instead of
 // finding the id again.
-func EnterG(k int, g int64) Ctx { return entryOf(g).enter(k, false) }
+func EnterG(k int, g int64) Ctx {
+	if atomic.LoadUint32(&calibrationDone) != 0 && ctxFast {
+		return Enter(k)
+	}
+	return entryOf(g).enter(k, false)
+}
 
 // EnterFlag is Enter for the ancestor of a negated (calls* f g), with a
 // flag: MarkAll(k) in the same goroutine sets it while the Enter is
@@ -155,7 +174,16 @@ func Any(k int) bool { return atomic.LoadInt64(countOf(k)) != 0 }
 // deferred function, so it runs when the execution returns, panics or
 // calls runtime.Goexit. It does not look for the goroutine (c holds its
 // entry), and it allocates nothing.
-func (c *Ctx) Leave() { c.leave() }
+func (c *Ctx) Leave() {
+	// The fast path: an Enter of the fast store (goid 0) not left yet.
+	if e, k := c.e, int(c.k); c.kind == ctxMark && e.goid == 0 && k < len(e.slots) && e.slots[k].n > 0 {
+		c.kind = 0
+		e.slots[k].n--
+		e.busy--
+		return
+	}
+	c.leave()
+}
 
 // LeaveMarked is Leave for an EnterFlag, and reports whether MarkAll set
 // its flag. A zero Ctx's reports false.
@@ -212,7 +240,16 @@ func Active(k int) bool {
 	return activeHere(k)
 }
 
-func activeHere(k int) bool { return ownEntry(false).active(k) }
+func activeHere(k int) bool {
+	// The fast store's lookup inline: one call (getm).
+	if atomic.LoadUint32(&calibrationDone) != 0 && ctxFast {
+		var here byte
+		if gp := gOn(getm(), uintptr(unsafe.Pointer(&here))); gp != 0 {
+			return byG.find(gp).active(k)
+		}
+	}
+	return ownEntry(false).active(k)
+}
 
 // ActiveG is Active for a caller that knows its goroutine's id: g must
 // be GoID() of the calling goroutine.

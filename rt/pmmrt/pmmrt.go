@@ -129,15 +129,35 @@ func emitBody(table uint16, body []byte) {
 
 // Emit2 appends a tuple of two int64 fields: the commonest tuple (an event
 // id and a time, a pair of ids), in a fixed layout.
-func Emit2(table uint16, a, b int64) { emitInts(table, logfmt.FormatInt2, a, b, 0) }
+func Emit2(table uint16, a, b int64) { emitInts(table, logfmt.FormatInt2, 0, a, b, 0) }
 
 // Emit3 appends a tuple of three int64 fields in a fixed layout.
-func Emit3(table uint16, a, b, c int64) { emitInts(table, logfmt.FormatInt3, a, b, c) }
+func Emit3(table uint16, a, b, c int64) { emitInts(table, logfmt.FormatInt3, 0, a, b, c) }
 
-// emitInts appends a record of format logfmt.FormatInt2 (a, b) or logfmt.FormatInt3
-// (a, b, c).
-func emitInts(table uint16, format byte, a, b, c int64) {
-	size := logfmt.RecHeaderSize + 8*int(format)
+// EmitExecPair appends the tuple (id, site) of the execution table exec
+// and the tuple (id, v) of table, in one record of 24 bytes where Emit2
+// would write two (the loader reads both tuples): an execution with its
+// duration (a timed event), its goroutine or its end. Values that do not
+// fit the packed layout (an id from 2^40, a site from 2^24, table not
+// among the 255 tables after exec) take two Emit2 records instead.
+func EmitExecPair(exec, table uint16, id uint64, site int, v int64) {
+	second := int(table) - int(exec)
+	if id >= 1<<logfmt.PackedIDBits || uint64(site) >= 1<<logfmt.PackedSiteBits || second <= 0 || second > 255 {
+		Emit2(exec, int64(id), int64(site))
+		Emit2(table, int64(id), v)
+		return
+	}
+	emitInts(exec, logfmt.FormatExecPair, byte(second), int64(id|uint64(site)<<logfmt.PackedIDBits), v, 0)
+}
+
+// emitInts appends a record of format logfmt.FormatInt2 (a, b),
+// logfmt.FormatInt3 (a, b, c) or logfmt.FormatExecPair (a, b; last is the
+// header's last byte).
+func emitInts(table uint16, format, last byte, a, b, c int64) {
+	size := logfmt.RecHeaderSize + 16
+	if format == logfmt.FormatInt3 {
+		size += 8
+	}
 	seg, off := std.reserve(size)
 	if seg == nil {
 		return
@@ -145,6 +165,7 @@ func emitInts(table uint16, format byte, a, b, c int64) {
 	rec := seg.data[off : off+size]
 	seg.begin(rec, size)
 	logfmt.PutHeader(rec, table, format)
+	rec[logfmt.RecSecondTable] = last
 	logfmt.PutInt64(rec[logfmt.RecHeaderSize:], a)
 	logfmt.PutInt64(rec[logfmt.RecHeaderSize+8:], b)
 	if format == logfmt.FormatInt3 {

@@ -178,8 +178,9 @@ func TestGoID(t *testing.T) {
 func TestNoAllocation(t *testing.T) {
 	useTestLog(t, true, 1<<20, 1<<20)
 	for name, f := range map[string]func(){
-		"Emit2": func() { Emit2(1, 2, 3) },
-		"Emit3": func() { Emit3(1, 2, 3, 4) },
+		"Emit2":        func() { Emit2(1, 2, 3) },
+		"Emit3":        func() { Emit3(1, 2, 3, 4) },
+		"EmitExecPair": func() { EmitExecPair(1, 2, 3, 4, 5) },
 		"Emit": func() {
 			var r Rec
 			r.Int(-5)
@@ -264,6 +265,11 @@ func testRoundTrip(t *testing.T, mapped bool) {
 	Emit(4, &r)
 	Emit2(5, -1, 2)
 	Emit3(6, 1, -2, 3)
+	EmitExecPair(8, 9, 42, 3, 1234)            // packed: two tuples, one record
+	EmitExecPair(13, 14, 1<<40-1, 1<<24-1, -1) // the largest that fit
+	EmitExecPair(10, 9, 43, 1, 5)              // the duration's table first: two records
+	EmitExecPair(11, 12, 1<<40, 2, 7)          // an id beyond 40 bits: two records
+	EmitExecPair(15, 16, 44, 1<<24, 8)         // a site beyond 24 bits: two records
 	r.Int(9)
 	r.ListBegin() // left open: Emit closes it
 	r.Int(10)
@@ -288,6 +294,11 @@ func testRoundTrip(t *testing.T, mapped bool) {
 			fStr("I am a stringer"), fStr("boom"), fStr("<nil>"), fKind(logfmt.KindNull), fStr("{4}")}},
 		{5, []logfmt.Field{fInt(-1), fInt(2)}},
 		{6, []logfmt.Field{fInt(1), fInt(-2), fInt(3)}},
+		{8, []logfmt.Field{fInt(42), fInt(3)}}, {9, []logfmt.Field{fInt(42), fInt(1234)}},
+		{13, []logfmt.Field{fInt(1<<40 - 1), fInt(1<<24 - 1)}}, {14, []logfmt.Field{fInt(1<<40 - 1), fInt(-1)}},
+		{10, []logfmt.Field{fInt(43), fInt(1)}}, {9, []logfmt.Field{fInt(43), fInt(5)}},
+		{11, []logfmt.Field{fInt(1 << 40), fInt(2)}}, {12, []logfmt.Field{fInt(1 << 40), fInt(7)}},
+		{15, []logfmt.Field{fInt(44), fInt(1 << 24)}}, {16, []logfmt.Field{fInt(44), fInt(8)}},
 		{7, []logfmt.Field{fInt(9), fKind(logfmt.KindListBegin), fInt(10), fKind(logfmt.KindListEnd)}},
 	}
 	segs := readSegments(t, dir)

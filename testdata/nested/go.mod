@@ -1,0 +1,3 @@
+module example.com/nested
+
+go 1.21
