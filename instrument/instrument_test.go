@@ -14,6 +14,7 @@ import (
 
 	"pmm.dev/pmm/internal/golden"
 	"pmm.dev/pmm/internal/stagetest"
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/sites"
 	"pmm.dev/pmm/spec"
@@ -22,7 +23,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // generate runs the stages up to code generation on a test module.
-func generate(t *testing.T, dir string) (*Plan, *Code) {
+func generate(t *testing.T, dir string) (*plan.Plan, *Code) {
 	t.Helper()
 	res, db := stagetest.StaticDB(t, dir)
 	prog := stagetest.CompileFile(t, filepath.Join(dir, "questions.pmm"))
@@ -34,7 +35,7 @@ func generate(t *testing.T, dir string) (*Plan, *Code) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := BuildWith(prog, sel, sch, Options{Filters: true})
+	p, err := plan.Build(prog, sel, sch, plan.Options{Filters: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +44,11 @@ func generate(t *testing.T, dir string) (*Plan, *Code) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := Generate(plan, pkgs, res.Root, res.ModulePath+"/internal/pmmrt_")
+	code, err := Generate(p, pkgs, res.Root, res.ModulePath+"/internal/pmmrt_")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return plan, code
+	return p, code
 }
 
 // TestTable41 is the seed's Table 4.1: the six template parameters of

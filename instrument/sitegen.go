@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/spec"
 )
 
-func (g *generator) site(s *Site) (err error) {
+func (g *generator) site(s *plan.Site) (err error) {
 	fi, n, _, err := g.node(s)
 	if err != nil {
 		return err
@@ -45,11 +46,11 @@ func (g *generator) site(s *Site) (err error) {
 // siteGen accumulates the code of one site.
 type siteGen struct {
 	g      *generator
-	s      *Site
+	s      *plan.Site
 	fi     *fileInfo
 	pc     *Helpers
 	self   *types.Package
-	caps   map[Capture]bool
+	caps   map[plan.Capture]bool
 	tmpl   Template
 	fields []string          // state fields, "name type"
 	vals   map[string]value  // captured values by field name
@@ -63,7 +64,7 @@ type siteGen struct {
 	// callerPtr says the call site's wrapper has its caller's state, cs,
 	// the state of callerSite.
 	callerPtr  bool
-	callerSite *Site
+	callerSite *plan.Site
 	// clocks are the before-form's statements that take ids, clocks and
 	// goroutines, run once the pre-condition passed; enters those that
 	// enter goroutine-local contexts, after them.
@@ -82,15 +83,15 @@ type siteGen struct {
 	conflict   error
 	// absentConds are the data-conditions the site's executions do not
 	// have: their expressions do not compile there.
-	absentConds map[Field]bool
+	absentConds map[plan.Field]bool
 }
 
-func (g *generator) newSiteGen(s *Site, fi *fileInfo) *siteGen {
+func (g *generator) newSiteGen(s *plan.Site, fi *fileInfo) *siteGen {
 	pc := g.helpers(fi)
 	sg := &siteGen{g: g, s: s, fi: fi, pc: pc, self: fi.pkg.Types, caps: s.Captures(), vals: map[string]value{}, p: pc.prefix, declared: map[string]bool{}, fieldNames: map[string]bool{}}
 	sg.name = func(n string) string { return sg.p + n + strconv.Itoa(s.Index) }
 	if len(s.Targets) > 0 && len(s.Targets[0].Emits) > 0 {
-		sg.caps[CapID] = true
+		sg.caps[plan.CapID] = true
 	}
 	return sg
 }
@@ -137,28 +138,28 @@ func (sg *siteGen) common() {
 	// The id, the clock and the goroutine are taken once the
 	// pre-condition passed (takeClocks): a filtered-out execution costs
 	// its tests and a branch.
-	if sg.caps[CapID] {
+	if sg.caps[plan.CapID] {
 		sg.declare("id", "uint64")
 		sg.clocks = append(sg.clocks, "s.id = "+rt+".NextID()")
 	}
-	if sg.caps[CapBegin] {
+	if sg.caps[plan.CapBegin] {
 		sg.declare("t0", "int64")
 		sg.clocks = append(sg.clocks, "s.t0 = "+rt+".Now()")
 	}
-	if sg.caps[CapGoroutine] {
+	if sg.caps[plan.CapGoroutine] {
 		sg.declare("g", "int64")
 		sg.clocks = append(sg.clocks, "s.g = "+rt+".GoID()")
 	}
-	if sg.caps[CapFinish] {
+	if sg.caps[plan.CapFinish] {
 		sg.declare("t1", "int64")
 		sg.tmpl.After = append(sg.tmpl.After, "s.t1 = "+rt+".Now()")
 	}
-	if sg.caps[CapEnd] {
+	if sg.caps[plan.CapEnd] {
 		sg.declare("end", "uint64")
 		sg.tmpl.After = append(sg.tmpl.After, "s.end = "+rt+".NextID()")
 	}
 	sg.declare("ok", "bool") // set when the execution returns
-	if sg.caps[CapCaller] {
+	if sg.caps[plan.CapCaller] {
 		sg.declare("caller", "uint64")
 	}
 	sg.tmpl.Post = "true"
@@ -289,7 +290,7 @@ func indent(lines []string) []string {
 
 // emit renders one tuple: the runtime's int64 fast paths when it can. A
 // tuple of results exists only for an execution that returned.
-func (sg *siteGen) emit(rt, dest string, t *Target, e Emit) ([]string, error) {
+func (sg *siteGen) emit(rt, dest string, t *plan.Target, e plan.Emit) ([]string, error) {
 	lines, err := sg.emitTuple(rt, dest, t, e)
 	if err != nil || len(lines) == 1 && strings.HasPrefix(lines[0], "//") {
 		return lines, err
@@ -299,7 +300,7 @@ func (sg *siteGen) emit(rt, dest string, t *Target, e Emit) ([]string, error) {
 		guards = append(guards, "s.ok")
 	}
 	for _, f := range e.Fields {
-		if name, _, ok := dataCondValue(sg.vals, f); ok && f.Cap == CapDataCond && f.N == pointEnd {
+		if name, _, ok := dataCondValue(sg.vals, f); ok && f.Cap == plan.CapDataCond && f.N == plan.PointEnd {
 			guards = append(guards, "s."+name+"ok") // it has a value: it did not panic
 		}
 	}
@@ -316,7 +317,7 @@ func (sg *siteGen) emit(rt, dest string, t *Target, e Emit) ([]string, error) {
 // began is then in the answers that ask only for those, even when the
 // process ends before it does (a goroutine whose deferred wg.Done lets
 // main return first); what is known only at its end is absent.
-func (sg *siteGen) atBegin(t *Target, qi int, fs []*Filters) bool {
+func (sg *siteGen) atBegin(t *plan.Target, qi int, fs []*plan.Filters) bool {
 	if fs == nil {
 		return sg.unfilteredAggregate(t, qi) == nil
 	}
@@ -334,13 +335,13 @@ func (sg *siteGen) atBegin(t *Target, qi int, fs []*Filters) bool {
 
 // knownAtBegin reports whether every field of a tuple is known when the
 // execution begins.
-func knownAtBegin(fields []Field) bool {
+func knownAtBegin(fields []plan.Field) bool {
 	for _, f := range fields {
 		switch f.Cap {
-		case CapEnd, CapDuration, CapFinish, CapResult, CapResults, CapPanicked:
+		case plan.CapEnd, plan.CapDuration, plan.CapFinish, plan.CapResult, plan.CapResults, plan.CapPanicked:
 			return false
-		case CapDataCond:
-			if f.N == pointEnd {
+		case plan.CapDataCond:
+			if f.N == plan.PointEnd {
 				return false
 			}
 		}
@@ -350,16 +351,16 @@ func knownAtBegin(fields []Field) bool {
 
 // readsResults reports whether some field is a result of the execution,
 // which one that panicked does not have (docs/LANGUAGE.md, panicked).
-func readsResults(fields []Field) bool {
+func readsResults(fields []plan.Field) bool {
 	for _, f := range fields {
-		if f.Cap == CapResult || f.Cap == CapResults {
+		if f.Cap == plan.CapResult || f.Cap == plan.CapResults {
 			return true
 		}
 	}
 	return false
 }
 
-func (sg *siteGen) emitTuple(rt, dest string, t *Target, e Emit) ([]string, error) {
+func (sg *siteGen) emitTuple(rt, dest string, t *plan.Target, e plan.Emit) ([]string, error) {
 	table := strconv.Itoa(int(e.Table.ID))
 	allInt := len(e.Fields) == 2 || len(e.Fields) == 3
 	for _, f := range e.Fields {
@@ -396,25 +397,25 @@ type absentError struct{ msg string }
 
 func (e *absentError) Error() string { return e.msg }
 
-func (sg *siteGen) intField(t *Target, f Field) (string, bool) {
+func (sg *siteGen) intField(t *plan.Target, f plan.Field) (string, bool) {
 	switch f.Cap {
-	case CapID:
+	case plan.CapID:
 		return "int64(s.id)", true
-	case CapSite:
+	case plan.CapSite:
 		return strconv.Itoa(t.SiteID), true
-	case CapEnd:
+	case plan.CapEnd:
 		return "int64(s.end)", true
-	case CapGoroutine:
+	case plan.CapGoroutine:
 		return "s.g", true
-	case CapDuration:
+	case plan.CapDuration:
 		return "s.t1 - s.t0", true
-	case CapBegin:
+	case plan.CapBegin:
 		return "s.t0", true
-	case CapFinish:
+	case plan.CapFinish:
 		return "s.t1", true
-	case CapCaller:
+	case plan.CapCaller:
 		return "int64(s.caller)", true
-	case CapConst:
+	case plan.CapConst:
 		if f.Expr == "" {
 			return strconv.Itoa(f.N), true
 		}
@@ -422,20 +423,20 @@ func (sg *siteGen) intField(t *Target, f Field) (string, bool) {
 	return "", false
 }
 
-func (sg *siteGen) encodeField(t *Target, f Field) ([]string, error) {
+func (sg *siteGen) encodeField(t *plan.Target, f plan.Field) ([]string, error) {
 	if v, ok := sg.intField(t, f); ok {
 		return []string{"r.Int(" + v + ")"}, nil
 	}
 	switch f.Cap {
-	case CapConst:
+	case plan.CapConst:
 		return []string{"r.Str(" + strconv.Quote(f.Expr) + ")"}, nil
-	case CapFunction:
+	case plan.CapFunction:
 		return []string{"r.Str(" + strconv.Quote(t.Function) + ")"}, nil
-	case CapPanicked:
+	case plan.CapPanicked:
 		return []string{"r.Bool(!s.ok)"}, nil
-	case CapParams, CapResults:
+	case plan.CapParams, plan.CapResults:
 		prefix := "p"
-		if f.Cap == CapResults {
+		if f.Cap == plan.CapResults {
 			prefix = "r"
 		}
 		lines := []string{"r.ListBegin()"}
@@ -447,9 +448,9 @@ func (sg *siteGen) encodeField(t *Target, f Field) ([]string, error) {
 			lines = append(lines, encode("r", v, "s."+v.field))
 		}
 		return append(lines, "r.ListEnd()"), nil
-	case CapParam, CapResult:
+	case plan.CapParam, plan.CapResult:
 		prefix, what := "p", "parameter"
-		if f.Cap == CapResult {
+		if f.Cap == plan.CapResult {
 			prefix, what = "r", "result"
 		}
 		v, ok := sg.vals[prefix+strconv.Itoa(f.N)]
@@ -457,13 +458,13 @@ func (sg *siteGen) encodeField(t *Target, f Field) ([]string, error) {
 			return nil, &absentError{fmt.Sprintf("%s has no %s %d", t.Function, what, f.N)}
 		}
 		return []string{encode("r", v, "s."+v.field)}, nil
-	case CapReceiver:
+	case plan.CapReceiver:
 		v, ok := sg.vals["recv"]
 		if !ok {
 			return nil, &absentError{t.Function + " is not a method: it has no receiver"}
 		}
 		return []string{encode("r", v, "s.recv")}, nil
-	case CapDataCond:
+	case plan.CapDataCond:
 		if name, v, ok := dataCondValue(sg.vals, f); ok {
 			return []string{encode("r", v, "s."+name)}, nil
 		}
@@ -623,15 +624,15 @@ func enclosingTypeParams(fi *fileInfo, pos token.Pos) *types.TypeParamList {
 // filters: block, recorded when an event passes, or held, or added to
 // cells, or replaced by marks for negated parts; tuples renders them for
 // another destination.
-func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []string, tuples func(string) ([]string, error)) ([]string, error) {
-	var direct, held, absent []*Filters
+func (sg *siteGen) filteredBlock(qi int, t *plan.Target, fs []*plan.Filters, block []string, tuples func(string) ([]string, error)) ([]string, error) {
+	var direct, held, absent []*plan.Filters
 	var holds []string
 	var err error
 	for _, f := range fs {
 		if h := sg.hold(qi, f); h != "" {
 			held, holds = append(held, f), append(holds, h)
 		} else if sg.absent(f.Absent) {
-			if !neverAt(sg.s, f) {
+			if !plan.NeverAt(sg.s, f) {
 				// Not at a site of another function, whose state may
 				// not reach the caller's (a call in a generic function).
 				absent = append(absent, f)

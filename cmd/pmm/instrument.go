@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"pmm.dev/pmm/instrument"
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/rewrite"
 	"pmm.dev/pmm/rt"
 	"pmm.dev/pmm/schema"
@@ -75,10 +76,10 @@ type project struct {
 	RunTime []runTimeTest `json:"run_time,omitempty"`
 	// Incomplete are the reasons why answers may be incomplete or
 	// inexact; pmm run and pmm test load them into pmm_incomplete.
-	Incomplete []instrument.Incomplete `json:"incomplete,omitempty"`
+	Incomplete []plan.Incomplete `json:"incomplete,omitempty"`
 	// Untested are, when test files were not instrumented (no --tests),
 	// the reasons pmm test adds: the calls in test files are not recorded.
-	Untested []instrument.Incomplete `json:"untested,omitempty"`
+	Untested []plan.Incomplete `json:"untested,omitempty"`
 	// Tags are the build tags of the instrumentation (--tags), sorted:
 	// pmm run and pmm test build with them, and refuse others.
 	Tags []string `json:"tags,omitempty"`
@@ -269,22 +270,22 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	if err != nil {
 		return nil, err
 	}
-	plan, err := instrument.BuildWith(prog, sel, sch, instrument.Options{Filters: mode.filters})
+	pl, err := plan.Build(prog, sel, sch, plan.Options{Filters: mode.filters})
 	if err != nil {
 		return nil, err
 	}
-	pkgs, err := loadSitePackages(ctx, root, plan, analysis)
+	pkgs, err := loadSitePackages(ctx, root, pl, analysis)
 	if err != nil {
 		return nil, err
 	}
-	code, err := instrument.Generate(plan, pkgs, root, module+"/"+runtimeDir)
+	code, err := instrument.Generate(pl, pkgs, root, module+"/"+runtimeDir)
 	if err != nil {
 		return nil, err
 	}
 	out := pmmDir(root)
 	written, err := rewrite.Write(rewrite.Config{
 		Root: root, OutDir: filepath.Join(out, "overlay"), Code: code,
-		Runtime: rt.Sources(out, numSiteIDs(plan)), RuntimeDir: runtimeDir,
+		Runtime: rt.Sources(out, numSiteIDs(pl)), RuntimeDir: runtimeDir,
 	})
 	if err != nil {
 		return nil, err
@@ -296,20 +297,20 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	for _, q := range prog.Questions {
 		p.Questions = append(p.Questions, q.Name)
 	}
-	for _, d := range plan.Decisions() {
+	for _, d := range pl.Decisions() {
 		what := "decided at run time: " + d.What
 		if !d.On {
 			what = "left to the answer (a site cannot take part): " + d.What
 		}
 		p.RunTime = append(p.RunTime, runTimeTest{Question: prog.Questions[d.Question].Name, What: what, On: d.On})
 	}
-	skipped := map[*instrument.Site]bool{}
+	skipped := map[*plan.Site]bool{}
 	for _, s := range code.Skipped {
 		skipped[s.Site] = true
 		p.Skipped = append(p.Skipped, fmt.Sprintf("%s: %s of %s not instrumented: %s", s.Site.Position(), s.Site.Kind, strings.Join(s.Site.Functions(), ", "), s.Reason))
 	}
-	p.Incomplete = plan.Incomplete(code)
-	for _, s := range plan.Sites {
+	p.Incomplete = pl.Incomplete(code.Skipped, code.Inexact)
+	for _, s := range pl.Sites {
 		if skipped[s] {
 			continue
 		}
@@ -340,8 +341,8 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 // when test files are not instrumented: the events recorded at call sites
 // (other than a callee's, whose caller a relation names) miss the calls
 // in test files.
-func untestedCalls(sel *sites.Selection) []instrument.Incomplete {
-	var out []instrument.Incomplete
+func untestedCalls(sel *sites.Selection) []plan.Incomplete {
+	var out []plan.Incomplete
 	for _, q := range sel.Questions {
 		var vars []string
 		var walk func(d *sites.Disjunct)
@@ -362,7 +363,7 @@ func untestedCalls(sel *sites.Selection) []instrument.Incomplete {
 		}
 		if len(vars) > 0 {
 			sort.Strings(vars)
-			out = append(out, instrument.Incomplete{Question: q.Name, Vars: vars,
+			out = append(out, plan.Incomplete{Question: q.Name, Vars: vars,
 				Reason: "recorded at call sites, and pmm instrument ran without --tests: the calls in test files are not recorded"})
 		}
 	}
@@ -371,7 +372,7 @@ func untestedCalls(sel *sites.Selection) []instrument.Incomplete {
 
 // incompleteText is a reason as pmm_incomplete holds it: the events it
 // affects and why.
-func incompleteText(r instrument.Incomplete) string {
+func incompleteText(r plan.Incomplete) string {
 	events := "event "
 	if len(r.Vars) > 1 {
 		events = "events "
@@ -388,7 +389,7 @@ func withPosition(reason, position string) string {
 }
 
 // incompleteQuestions counts the questions some reason affects.
-func incompleteQuestions(rs []instrument.Incomplete) int {
+func incompleteQuestions(rs []plan.Incomplete) int {
 	seen := map[string]bool{}
 	for _, r := range rs {
 		seen[r.Question] = true
@@ -397,9 +398,9 @@ func incompleteQuestions(rs []instrument.Incomplete) int {
 }
 
 // numSiteIDs returns the largest site number of the plan.
-func numSiteIDs(plan *instrument.Plan) int {
+func numSiteIDs(p *plan.Plan) int {
 	n := 0
-	for _, s := range plan.Sites {
+	for _, s := range p.Sites {
 		for _, t := range s.Targets {
 			if t.SiteID > n {
 				n = t.SiteID
@@ -411,10 +412,10 @@ func numSiteIDs(plan *instrument.Plan) int {
 
 // loadSitePackages loads, with syntax and types, the packages that hold
 // the plan's sites.
-func loadSitePackages(ctx context.Context, root string, plan *instrument.Plan, analysis *analysisFlags) ([]*packages.Package, error) {
+func loadSitePackages(ctx context.Context, root string, p *plan.Plan, analysis *analysisFlags) ([]*packages.Package, error) {
 	dirs := map[string]bool{}
 	tests := *analysis.tests
-	for _, s := range plan.Sites {
+	for _, s := range p.Sites {
 		if filepath.IsAbs(s.File) {
 			continue // code that cgo generated, in the build cache: not rewritten
 		}

@@ -1,7 +1,6 @@
-package instrument
+package plan
 
 import (
-	"pmm.dev/pmm/incremental"
 	"pmm.dev/pmm/spec"
 )
 
@@ -32,7 +31,7 @@ type Pair struct {
 // decide: those placed at a later direct callee, reading one earlier
 // direct callee of the same caller, ordered by (before earlier later).
 func pairsOf(root *spec.Conj) []*Pair {
-	a, err := incremental.Analyze(root)
+	a, err := Analyze(root)
 	if err != nil {
 		return nil
 	}

@@ -1,11 +1,15 @@
-// Package instrument generates the instrumentation (seed 001, 4.3–4.4):
-// for every site that static approximation selected, what it captures and
-// which tuples of the schema's stored relations it emits (the IGM, as
-// data in igm.go), merged over all questions (the IGA), and from that the
-// six template parameters of the site as Go code typed for it:
-// pre-condition, local variables, before-form, after-form, post-condition
-// and action. Package rewrite merges the code into the Go source.
-package instrument
+// Package plan is the planning stage of pmm (seed 001, 4.3.2 and
+// chapter 5). From the checked questions, the sites static approximation
+// selected and the schema's stored relations, Build decides for every
+// site what it captures and which tuples it emits (the IGM, as data in
+// igm.go), merged over all questions (the IGA), and the tests it runs at
+// run time: filters, equal values held in a caller (pairs), absences of
+// negated callees, calls* through the goroutine-local context, and
+// aggregates kept in cells. Where each test can run follows from the
+// temporal reasoning of incremental.go. A Plan is immutable once built:
+// Without turns tests off in a new one. Package instrument generates its
+// code.
+package plan
 
 import (
 	"fmt"
@@ -134,6 +138,20 @@ func (s *Site) Captures() map[Capture]bool {
 	return caps
 }
 
+// Dynamic reports whether the site's call may run functions other than
+// its one target.
+func (s *Site) Dynamic() bool {
+	if len(s.Targets) > 1 {
+		return true
+	}
+	for _, c := range s.CallTargets {
+		if c != s.Targets[0].Function {
+			return true
+		}
+	}
+	return false
+}
+
 // siteKey identifies a site across questions and variables.
 type siteKey struct {
 	kind spec.SiteKind
@@ -142,12 +160,7 @@ type siteKey struct {
 
 // Build plans the instrumentation of every site of sel for the questions
 // of prog, whose stored relations are sch's.
-func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema) (*Plan, error) {
-	return BuildWith(prog, sel, sch, Options{})
-}
-
-// BuildWith plans as Build, with the options.
-func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opts Options) (*Plan, error) {
+func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opts Options) (*Plan, error) {
 	b := &builder{sites: map[siteKey]*Site{}, opts: opts, qindices: map[string]int{}}
 	for qi, q := range prog.Questions {
 		b.qindices[q.Name] = qi
@@ -228,7 +241,7 @@ func (b *builder) checkPairs() {
 		for _, t := range s.Targets {
 			for _, fs := range t.Filters {
 				for _, f := range fs {
-					if neverAt(s, f) {
+					if NeverAt(s, f) {
 						continue // no execution there is an event of f.Var
 					}
 					for _, p := range []*Pair{f.Hold, f.Probe} {
@@ -265,15 +278,15 @@ func (b *builder) checkPairs() {
 	}
 }
 
-// neverAt reports whether no execution a site records is an event of
+// NeverAt reports whether no execution a site records is an event of
 // the variable of f: the question names a function the site does not
 // run (its pre-condition is false when it is generated).
-func neverAt(s *Site, f *Filters) bool {
+func NeverAt(s *Site, f *Filters) bool {
 	if f.Name == "" {
 		return false
 	}
 	for _, t := range s.Targets {
-		if t.named(f.Name) {
+		if t.Named(f.Name) {
 			return false
 		}
 	}
@@ -282,7 +295,7 @@ func neverAt(s *Site, f *Filters) bool {
 
 // named reports whether t's function is the one a question's filters
 // name (spec gave the name its key; empty names any function).
-func (t *Target) named(name string) bool {
+func (t *Target) Named(name string) bool {
 	return name == "" || funcname.Key(t.Function) == name
 }
 
@@ -353,7 +366,7 @@ func aggregatable(s *Site, f *Filters, ra *RunAggregate) bool {
 		// A site that may run several functions has no filters: it can
 		// add only an event that tests nothing but its function's name,
 		// which it knows once it knows which one ran.
-		return f.Var == ra.Event && ra.Caller == "" && untested(f)
+		return f.Var == ra.Event && ra.Caller == "" && Untested(f)
 	case ra.Caller != "" && f.Var == ra.Caller:
 		return s.Kind == spec.SiteDefinition
 	case f.Absent != nil:
@@ -364,9 +377,9 @@ func aggregatable(s *Site, f *Filters, ra *RunAggregate) bool {
 	return true
 }
 
-// untested reports whether the event of f has no test but its function's
+// Untested reports whether the event of f has no test but its function's
 // name.
-func untested(f *Filters) bool {
+func Untested(f *Filters) bool {
 	return len(f.Pre) == 0 && len(f.Post) == 0 && f.Caller == "" && len(f.Callees) == 0 && len(f.Absences) == 0 &&
 		f.Absent == nil && f.Hold == nil && f.Probe == nil && len(f.Contexts) == 0 && len(f.Holds) == 0
 }

@@ -1,4 +1,4 @@
-package instrument
+package plan
 
 // Capture is a value a site takes when the event it records happens.
 type Capture string
@@ -28,8 +28,8 @@ const (
 // The points of an execution a value is taken at (need.end, Field.N of
 // CapDataCond).
 const (
-	pointBegin = 0
-	pointEnd   = 1
+	PointBegin = 0
+	PointEnd   = 1
 )
 
 // Field is one field of an emitted tuple.

@@ -1,4 +1,4 @@
-package instrument
+package plan
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"pmm.dev/pmm/incremental"
 	"pmm.dev/pmm/internal/stagetest"
 	"pmm.dev/pmm/schema"
 )
@@ -140,7 +139,7 @@ func TestCallerConds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			prog := stagetest.Compile(t, "q.pmm", head+c.atoms+"))))")
 			root := prog.Questions[0].Disjuncts[0]
-			a, err := incremental.Analyze(root)
+			a, err := Analyze(root)
 			if err != nil {
 				t.Fatal(err)
 			}
