@@ -8,7 +8,7 @@ import (
 
 // absent reports whether the site generates the code of a; like active.
 func (sg *siteGen) absent(a *plan.Absence) bool {
-	return a != nil && sg.on(&a.Off)
+	return a != nil && sg.on(a)
 }
 
 // absentFlag names the caller's state field that says an execution of

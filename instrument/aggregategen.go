@@ -12,18 +12,18 @@ import (
 // the site adds its tuples to cells instead of recording them.
 func (sg *siteGen) aggregating(fs []*plan.Filters) *plan.RunAggregate {
 	for _, f := range fs {
-		if ra := f.Aggregate; ra != nil && sg.on(&ra.Off) {
+		if ra := f.Aggregate; ra != nil && sg.on(ra) {
 			for _, p := range ra.Pairs {
 				if !sg.active(p) {
-					sg.turnOff(&ra.Off)
+					sg.turnOff(ra)
 				}
 			}
 			for _, ab := range ra.Absences {
 				if !sg.absent(ab) {
-					sg.turnOff(&ra.Off)
+					sg.turnOff(ra)
 				}
 			}
-			if sg.on(&ra.Off) {
+			if sg.on(ra) {
 				return ra
 			}
 		}
@@ -35,7 +35,7 @@ func (sg *siteGen) aggregating(fs []*plan.Filters) *plan.RunAggregate {
 // test of it cannot be written at this site.
 func (sg *siteGen) failAggregate(f *plan.Filters) {
 	if f.Aggregate != nil {
-		sg.turnOff(&f.Aggregate.Off)
+		sg.turnOff(f.Aggregate)
 	}
 }
 
@@ -51,7 +51,7 @@ func (sg *siteGen) contribute(qi int, t *plan.Target, ra *plan.RunAggregate, f *
 	dest := rt
 	if ra.Caller != "" {
 		if !sg.callerPtr {
-			sg.turnOff(&ra.Off)
+			sg.turnOff(ra)
 			return nil, nil
 		}
 		dest = "s.cs." + pendingField(qi)
@@ -60,7 +60,7 @@ func (sg *siteGen) contribute(qi int, t *plan.Target, ra *plan.RunAggregate, f *
 	for _, g := range ra.Group {
 		enc, err := sg.encodeField(t, g)
 		if err != nil {
-			sg.turnOff(&ra.Off)
+			sg.turnOff(ra)
 			return nil, nil
 		}
 		lines = append(lines, enc...)
@@ -69,7 +69,7 @@ func (sg *siteGen) contribute(qi int, t *plan.Target, ra *plan.RunAggregate, f *
 	if ra.Value != nil {
 		expr, typ, ok := sg.aggValue(*ra.Value)
 		if !ok {
-			sg.turnOff(&ra.Off)
+			sg.turnOff(ra)
 			return nil, nil
 		}
 		call = fmt.Sprintf("%s.Agg%s(%d, &r, %s)", dest, typ, ra.Table, expr)
@@ -94,7 +94,7 @@ func (sg *siteGen) contribute(qi int, t *plan.Target, ra *plan.RunAggregate, f *
 // of the function the question names, or of any.
 func (sg *siteGen) unfilteredAggregate(t *plan.Target, qi int) *plan.RunAggregate {
 	for _, f := range t.Filters[qi] {
-		if ra := f.Aggregate; ra != nil && sg.on(&ra.Off) && f.Var == ra.Event && plan.Untested(f) {
+		if ra := f.Aggregate; ra != nil && sg.on(ra) && f.Var == ra.Event && plan.Untested(f) {
 			if !t.Named(f.Name) {
 				return nil
 			}

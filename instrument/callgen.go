@@ -103,8 +103,8 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr) error {
 		return fmt.Errorf("the call of %s records its caller, whose definition is not instrumented", s.Function)
 	}
 	callee := false
-	for _, qi := range questionsOf(s.Targets[0]) {
-		callee = callee || hasCaller(sg.filters(s.Targets[0], qi))
+	for _, qi := range s.Targets[0].Questions() {
+		callee = callee || sg.hasCaller(sg.filters(s.Targets[0], qi))
 	}
 	if callee && def != nil && g.typeArgs[def] == "" {
 		sg.callerPtr, sg.callerSite = true, def

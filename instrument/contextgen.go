@@ -7,7 +7,7 @@ import (
 )
 
 // inContext reports whether the site generates the code of c.
-func (sg *siteGen) inContext(c *plan.Context) bool { return c != nil && sg.on(&c.Off) }
+func (sg *siteGen) inContext(c *plan.Context) bool { return c != nil && sg.on(c) }
 
 // slotField names the state field of an ancestor's Enter of a
 // goroutine-local slot (a context's, or a dynamic absence's): slots are

@@ -2,7 +2,6 @@ package instrument
 
 import (
 	"go/types"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -45,21 +44,6 @@ func flagName(prefix string, q, d int, v string) string {
 	return b.String()
 }
 
-// questionsOf returns the indexes of the questions a target emits
-// tuples for, in order.
-func questionsOf(t *plan.Target) []int {
-	seen := map[int]bool{}
-	var qs []int
-	for _, e := range t.Emits {
-		if !seen[e.QIndex] {
-			seen[e.QIndex] = true
-			qs = append(qs, e.QIndex)
-		}
-	}
-	sort.Ints(qs)
-	return qs
-}
-
 // filters returns the filters of a target for question qi, one per
 // variable, if the site can test them: a site that may record several
 // functions has none.
@@ -70,11 +54,21 @@ func (sg *siteGen) filters(t *plan.Target, qi int) []*plan.Filters {
 	return t.Filters[qi]
 }
 
+// callees are the callees f's event waits for at this site: none in a
+// generic function, whose call sites cannot reach its state to say they
+// ran.
+func (sg *siteGen) callees(f *plan.Filters) []string {
+	if sg.targs != "" {
+		return nil
+	}
+	return f.Callees
+}
+
 // hasCaller reports whether some variable a target records for question
 // qi is the callee of a lexical relation.
-func hasCaller(fs []*plan.Filters) bool {
+func (sg *siteGen) hasCaller(fs []*plan.Filters) bool {
 	for _, f := range fs {
-		if f.Caller != "" || f.Absent != nil && !f.Absent.Off {
+		if f.Caller != "" || f.Absent != nil && sg.g.plan.On(f.Absent) {
 			return true
 		}
 	}
@@ -120,13 +114,8 @@ func (sg *siteGen) filterSetup() error {
 	}
 	t := sg.s.Targets[0]
 	var on []string
-	for _, qi := range questionsOf(t) {
-		fs := t.Filters[qi]
-		if len(fs) == 0 { // recorded for a negated part: no filters
-			fs = []*plan.Filters{{Var: "all"}}
-			t.Filters[qi] = fs
-		}
-		for _, f := range fs {
+	for _, qi := range t.Questions() {
+		for _, f := range t.Filters[qi] {
 			pre := []string{}
 			if !t.Named(f.Name) {
 				pre = append(pre, "false") // not the function the question names
@@ -144,7 +133,7 @@ func (sg *siteGen) filterSetup() error {
 				case a.Dynamic:
 					pre = append(pre, sg.pc.Imports[sg.g.rtPath]+".Active("+strconv.Itoa(a.Slot)+")")
 				case !sg.callerPtr:
-					sg.turnOff(&a.Off)
+					sg.turnOff(a)
 				default:
 					pre = append(pre, "s.cs."+passFlag(qi, f.Disjunct, a.Caller))
 				}
@@ -167,25 +156,19 @@ func (sg *siteGen) filterSetup() error {
 			if len(pre) == 0 {
 				pre = []string{"true"}
 			}
-			if sg.targs != "" {
-				// Call sites in a generic function cannot reach its
-				// state to say they ran: do not wait for them (and an
-				// aggregate that needs them is not exact).
-				if len(f.Callees) > 0 && !plan.NeverAt(sg.s, f) {
-					sg.failAggregate(f)
-				}
-				f.Callees = nil
+			if sg.targs != "" && len(f.Callees) > 0 && !plan.NeverAt(sg.s, f) {
+				sg.failAggregate(f) // an aggregate that waits for callees (see callees) is not exact
 			}
 			if f.Buffers {
 				// One buffer per question, whichever disjuncts keep it.
 				sg.declareShared(bufferField(qi), sg.pc.Imports[sg.g.rtPath]+".Held")
 			}
-			if ra := f.Aggregate; ra != nil && ra.Caller == f.Var && ra.Caller != "" && sg.on(&ra.Off) {
+			if ra := f.Aggregate; ra != nil && ra.Caller == f.Var && ra.Caller != "" && sg.on(ra) {
 				sg.declare(pendingField(qi), sg.pc.Imports[sg.g.rtPath]+".Held")
 			}
 			flag := passFlag(qi, f.Disjunct, f.Var)
 			sg.declare(flag, "bool")
-			for _, callee := range f.Callees {
+			for _, callee := range sg.callees(f) {
 				sg.declare(calleeFlag(qi, f.Disjunct, callee), "bool")
 			}
 			sg.tmpl.Before = append(sg.tmpl.Before, "s."+flag+" = "+strings.Join(pre, " && "))
@@ -211,7 +194,7 @@ func (sg *siteGen) passes(qi int, f *plan.Filters) string {
 			conds = append(conds, "!s."+absentFlag(qi, f.Disjunct, a.Var))
 		}
 	}
-	for _, callee := range f.Callees {
+	for _, callee := range sg.callees(f) {
 		conds = append(conds, "s."+calleeFlag(qi, f.Disjunct, callee))
 	}
 	if f.Probe != nil && atEnd(f.Probe.LaterKey) {
@@ -243,7 +226,7 @@ func (sg *siteGen) exactCond(f *plan.Filters, c plan.Cond) (string, bool) {
 	g, ok := sg.goCond(c)
 	if !ok && !plan.NeverAt(sg.s, f) {
 		if sg.absent(f.Absent) {
-			sg.turnOff(&f.Absent.Off)
+			sg.turnOff(f.Absent)
 		}
 		sg.failAggregate(f)
 	}

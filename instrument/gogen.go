@@ -77,6 +77,10 @@ type Code struct {
 	Helpers map[string]*Helpers // absolute file path → the helpers of its sites
 	Sites   []*SiteCode
 	Skipped []plan.Skip
+	// Off are the tests decided at run time, on in the plan, that some
+	// site could not take part in: the code is right only for a plan
+	// without them (plan.Without), from which it is generated again.
+	Off []plan.RunTimeTest
 	// Inexact are the targets of sites instrumented that may still miss
 	// executions, and why.
 	Inexact []plan.Inexact
@@ -103,35 +107,24 @@ type SiteCode struct {
 // prefix of generated identifiers.
 const runtimeName = "rt"
 
-// Generate produces the code of every site of plan, typed by the loaded
-// packages pkgs of the module at root; rtPath is the import path of the
-// runtime package in the module.
+// Generate produces the code of every site of plan p, typed by the
+// loaded packages pkgs of the module at root; rtPath is the import path
+// of the runtime package in the module. It does not change p. When some
+// site cannot take part in a test decided at run time that others
+// generated code for (Code.Off), the code is to be generated again from
+// p.Without those tests: tests only ever turn off, so that ends.
 func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*Code, error) {
-	var g *generator
-	for {
-		g = &generator{code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[*bool]bool{}}
-		g.index(pkgs)
-		// Definition sites first: call sites refer to their state variables.
-		for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
-			for _, s := range p.Sites {
-				if s.Kind != kind {
-					continue
-				}
-				if err := g.site(s); err != nil {
-					g.code.Skipped = append(g.code.Skipped, plan.Skip{Site: s, Reason: err.Error()})
-				}
+	g := &generator{plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}}
+	g.index(pkgs)
+	// Definition sites first: call sites refer to their state variables.
+	for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
+		for _, s := range p.Sites {
+			if s.Kind != kind {
+				continue
 			}
-		}
-		// A site could not take part in a test decided at run time that
-		// others generated code for: without it, the test is left to the
-		// answer. Tests only ever turn off, so this ends.
-		again := false
-		for off := range g.failed {
-			again = again || !*off
-			*off = true
-		}
-		if !again {
-			break
+			if err := g.site(s); err != nil {
+				g.code.Skipped = append(g.code.Skipped, plan.Skip{Site: s, Reason: err.Error()})
+			}
 		}
 	}
 	sort.Slice(g.code.Sites, func(i, j int) bool { return g.code.Sites[i].Site.Index < g.code.Sites[j].Site.Index })
@@ -139,6 +132,7 @@ func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*Cod
 }
 
 type generator struct {
+	plan   *plan.Plan
 	code   *Code
 	rtPath string
 	root   string
@@ -153,9 +147,9 @@ type generator struct {
 	// defVals are the values each definition site generated captures, for
 	// the tests of its callees.
 	defVals map[*plan.Site]map[string]value
-	// failed are the Off flags of the tests decided at run time (Pair,
-	// Absence) some site could not generate.
-	failed map[*bool]bool
+	// failed are the tests decided at run time, on in the plan, that some
+	// site could not take part in (Code.Off).
+	failed map[plan.RunTimeTest]bool
 	// ifaceMethodValues are the interface methods the loaded packages
 	// take as function values, found when a site first needs them.
 	ifaceMethodValues []ifaceMethodValue

@@ -13,17 +13,24 @@ import (
 // caller's map of held executions, the earlier event's hold and the later
 // event's probe.
 
-// on reports whether a test decided at run time, whose Off flag is off,
-// is generated: a site that cannot generate its part (a value a key
-// cannot hold, no caller state, a condition it cannot write) turns it
-// off, for every site: Generate then starts again.
-func (sg *siteGen) on(off *bool) bool { return !*off && !sg.g.failed[off] }
+// on reports whether the site generates its part of a test decided at
+// run time: the plan has it on, and no site generated so far failed to
+// take part (a value a key cannot hold, no caller state, a condition it
+// cannot write).
+func (sg *siteGen) on(t plan.RunTimeTest) bool { return sg.g.plan.On(t) && !sg.g.failed[t] }
 
-// turnOff turns off the test whose Off flag is off.
-func (sg *siteGen) turnOff(off *bool) { sg.g.failed[off] = true }
+// turnOff says the site cannot take part in test t: the sites generated
+// after it leave it out, and Code.Off reports it, for the driver to
+// generate again from the plan without it.
+func (sg *siteGen) turnOff(t plan.RunTimeTest) {
+	if sg.g.plan.On(t) && !sg.g.failed[t] {
+		sg.g.failed[t] = true
+		sg.g.code.Off = append(sg.g.code.Off, t)
+	}
+}
 
 // active reports whether the site generates the code of pair p.
-func (sg *siteGen) active(p *plan.Pair) bool { return p != nil && sg.on(&p.Off) }
+func (sg *siteGen) active(p *plan.Pair) bool { return p != nil && sg.on(p) }
 
 // heldMap names the caller's state field that holds the earlier
 // executions of pair p of question qi, by key.
@@ -127,7 +134,7 @@ func (sg *siteGen) keyMethod(qi int, f *plan.Filters, p *plan.Pair, fields []pla
 	}
 	key, ok := sg.keyCode(fields)
 	if !ok || !sg.callerPtr {
-		sg.turnOff(&p.Off)
+		sg.turnOff(p)
 		return ""
 	}
 	if !sg.declared[name] {

@@ -197,7 +197,7 @@ func (sg *siteGen) action() error {
 		// the site records for (each question's own test is in the action).
 		t := sg.s.Targets[0]
 		var alts []string
-		for _, qi := range questionsOf(t) {
+		for _, qi := range t.Questions() {
 			alts = append(alts, sg.postCondition(qi, t.Filters[qi]))
 		}
 		sg.tmpl.Post = strings.Join(alts, " || ")
@@ -218,7 +218,7 @@ func (sg *siteGen) action() error {
 		// site has run-time filters; those known when the execution
 		// begins, then, when nothing at its end can drop them.
 		var stmts, early []string
-		for _, qi := range questionsOf(t) {
+		for _, qi := range t.Questions() {
 			fs := sg.filters(t, qi)
 			atBegin := sg.atBegin(t, qi, fs)
 			emits := func(dest string, begin bool) ([]string, error) {
@@ -325,7 +325,7 @@ func (sg *siteGen) atBegin(t *plan.Target, qi int, fs []*plan.Filters) bool {
 		return false // a caller's buffer
 	}
 	for _, f := range fs {
-		if len(f.Post) > 0 || len(f.Callees) > 0 || len(f.Absences) > 0 || f.Absent != nil || f.Hold != nil || f.Probe != nil ||
+		if len(f.Post) > 0 || len(sg.callees(f)) > 0 || len(f.Absences) > 0 || f.Absent != nil || f.Hold != nil || f.Probe != nil ||
 			len(f.Holds) > 0 || f.Buffers || f.Aggregate != nil {
 			return false
 		}

@@ -25,10 +25,6 @@ type Absence struct {
 	// are its tests, each on its own values.
 	Name  string
 	Conds []Cond
-	// Off says some site cannot decide the tests exactly or tell its
-	// caller: the negation is left to the answer, with every execution
-	// of h recorded.
-	Off bool
 }
 
 // absencesOf finds the negated parts of a disjunct that run time can

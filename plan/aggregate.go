@@ -29,19 +29,14 @@ type RunAggregate struct {
 	// time: if one is off, the relation is not decided exactly.
 	Pairs    []*Pair
 	Absences []*Absence
-	Off      bool
 }
 
 // runAggregateOf returns how run time aggregates question q in its only
 // disjunct root, or nil when it cannot decide the relation exactly: every
 // atom must be a test some site runs exactly, between events that are a
 // caller and its direct callees.
-func runAggregateOf(q *spec.Question, root *spec.Conj, pairs []*Pair, absences map[*spec.Conj]*Absence, sch *schema.Schema) *RunAggregate {
-	if q.Aggregate == nil || len(q.Disjuncts) != 1 {
-		return nil
-	}
-	a, err := Analyze(root)
-	if err != nil {
+func runAggregateOf(q *spec.Question, root *spec.Conj, a *Conj, pairs []*Pair, absences map[*spec.Conj]*Absence, sch *schema.Schema) *RunAggregate {
+	if q.Aggregate == nil || len(q.Disjuncts) != 1 || a == nil {
 		return nil
 	}
 	isEvent := func(v string) bool { return a.Types[v] == spec.TypeFunctionExecution }

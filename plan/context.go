@@ -20,10 +20,6 @@ type Context struct {
 	Ancestor, Descendant string
 	Slot                 int
 	Anywhere             bool // contains, not calls*
-	// Off says some site of the ancestor cannot enter the context (a
-	// call that may run several functions has no filters): the
-	// descendant must then be recorded without the test.
-	Off bool
 }
 
 // contextsOf finds the calls* and contains relations between two

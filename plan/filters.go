@@ -84,13 +84,9 @@ type Options struct {
 }
 
 // filtersOf computes the filters of variable v of a question in the
-// disjunct root, whose inter-event tests decided at run time are pairs
-// and negated parts absences.
-func filtersOf(v string, root *spec.Conj, pairs []*Pair, absences map[*spec.Conj]*Absence) (*Filters, error) {
-	a, err := Analyze(root)
-	if err != nil {
-		return nil, err
-	}
+// disjunct root, whose temporal analysis is a, and whose inter-event
+// tests decided at run time are pairs and negated parts absences.
+func filtersOf(v string, root *spec.Conj, a *Conj, pairs []*Pair, absences map[*spec.Conj]*Absence) *Filters {
 	f := &Filters{Var: v}
 	values := boundValues(v, root)
 	for _, t := range a.Tests {
@@ -177,7 +173,7 @@ func filtersOf(v string, root *spec.Conj, pairs []*Pair, absences map[*spec.Conj
 			f.Absences = append(f.Absences, a)
 		}
 	}
-	return f, nil
+	return f
 }
 
 // callerConds are the tests placed at direct callee x that read, besides

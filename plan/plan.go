@@ -13,6 +13,7 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -24,12 +25,44 @@ import (
 )
 
 // Plan is the instrumentation of a program: its sites, in source order.
+// It is immutable once built: Without makes a new plan.
 type Plan struct {
 	Sites []*Site
 	// gaps are the reasons, known when planning, why answers may be
 	// incomplete (see Incomplete); qindices the questions' indices.
 	gaps     []Incomplete
 	qindices map[string]int
+	// off are the tests decided at run time that are left to the
+	// answer, because some site cannot take part.
+	off map[RunTimeTest]bool
+}
+
+// A RunTimeTest is a test that run time decides when every site of it
+// takes part: a *Pair, an *Absence, a *Context or a *RunAggregate. A
+// test off is left to the answer, whose views decide it from what is
+// recorded.
+type RunTimeTest interface{ runTimeTest() }
+
+func (*Pair) runTimeTest()         {}
+func (*Absence) runTimeTest()      {}
+func (*Context) runTimeTest()      {}
+func (*RunAggregate) runTimeTest() {}
+
+// On reports whether run time decides test t.
+func (p *Plan) On(t RunTimeTest) bool { return !p.off[t] }
+
+// Without returns the plan with tests ts left to the answer, for when
+// some site cannot generate its part of them; p is unchanged.
+func (p *Plan) Without(ts ...RunTimeTest) *Plan {
+	q := *p
+	q.off = maps.Clone(p.off)
+	if q.off == nil {
+		q.off = map[RunTimeTest]bool{}
+	}
+	for _, t := range ts {
+		q.off[t] = true
+	}
+	return &q
 }
 
 // Site is one place in the source that is rewritten: a function's body
@@ -161,7 +194,7 @@ type siteKey struct {
 // Build plans the instrumentation of every site of sel for the questions
 // of prog, whose stored relations are sch's.
 func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opts Options) (*Plan, error) {
-	b := &builder{sites: map[siteKey]*Site{}, opts: opts, qindices: map[string]int{}}
+	b := &builder{sites: map[siteKey]*Site{}, opts: opts, qindices: map[string]int{}, off: map[RunTimeTest]bool{}}
 	for qi, q := range prog.Questions {
 		b.qindices[q.Name] = qi
 	}
@@ -184,8 +217,9 @@ func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opts Op
 	b.dropUnmarkableCallees()
 	b.checkPairs()
 	b.bufferCallees()
+	b.unfilteredQuestions()
 	p := b.plan()
-	p.gaps, p.qindices = b.gaps.list(), b.qindices
+	p.gaps, p.qindices, p.off = b.gaps.list(), b.qindices, b.off
 	return p, nil
 }
 
@@ -246,30 +280,30 @@ func (b *builder) checkPairs() {
 					}
 					for _, p := range []*Pair{f.Hold, f.Probe} {
 						if p != nil && (s.Kind != spec.SiteCall || len(s.Targets) > 1 || !f.Marks || f.Caller != p.Caller) {
-							p.Off = true
+							b.off[p] = true
 						}
 					}
 					for _, p := range f.Holds {
 						if s.Kind != spec.SiteDefinition || len(s.Targets) > 1 {
-							p.Off = true
+							b.off[p] = true
 						}
 					}
 					// A lexical absence links call sites in the caller's body
 					// to its definition; a dynamic one any sites.
 					if a := f.Absent; a != nil && (!a.Dynamic && s.Kind != spec.SiteCall || len(s.Targets) > 1) {
-						a.Off = true
+						b.off[a] = true
 					}
 					for _, a := range f.Absences {
 						if !a.Dynamic && s.Kind != spec.SiteDefinition || len(s.Targets) > 1 {
-							a.Off = true
+							b.off[a] = true
 						}
 					}
 					if ra := f.Aggregate; ra != nil && !aggregatable(s, f, ra) {
-						ra.Off = true
+						b.off[ra] = true
 					}
 					for _, c := range f.Contexts {
 						if f.Var == c.Ancestor && len(s.Targets) > 1 {
-							c.Off = true
+							b.off[c] = true
 						}
 					}
 				}
@@ -344,6 +378,24 @@ func (b *builder) bufferCallees() {
 	})
 }
 
+// unfilteredQuestions gives a site with filters, for each question it
+// records tuples for without filters of its own, filters that test
+// nothing: its executions are recorded whatever it tests for other
+// questions.
+func (b *builder) unfilteredQuestions() {
+	for _, s := range b.sites {
+		if len(s.Targets) != 1 || s.Targets[0].Filters == nil {
+			continue
+		}
+		t := s.Targets[0]
+		for _, qi := range t.Questions() {
+			if len(t.Filters[qi]) == 0 {
+				t.Filters[qi] = []*Filters{{Var: "all"}}
+			}
+		}
+	}
+}
+
 // eachFilters calls fn with the filters of every variable at every site.
 func (b *builder) eachFilters(fn func(qi int, f *Filters)) {
 	for _, s := range b.sites {
@@ -387,8 +439,9 @@ func Untested(f *Filters) bool {
 type builder struct {
 	sites  map[siteKey]*Site
 	opts   Options
-	qindex int // of the question being planned
-	dindex int // of its disjunct being planned
+	off    map[RunTimeTest]bool // the tests some site cannot take part in
+	qindex int                  // of the question being planned
+	dindex int                  // of its disjunct being planned
 	// qindices are the questions' indices by name; gaps the reasons why
 	// their answers may be incomplete.
 	qindices map[string]int
@@ -406,12 +459,26 @@ type builder struct {
 // disjunct plans the variables of d, the selection of conjunction c of
 // question q; root is the disjunct c lies in, whose atoms (negated ones
 // included) say what each variable needs.
+//
+// The analyses of a disjunct run once, each given the results it requires
+// (as go/analysis Analyzers declare Requires):
+//
+//	analysis                          requires
+//	Analyze (temporal: tests placed)  -
+//	pairsOf                           temporal
+//	absencesOf                        -
+//	runAggregateOf                    temporal, pairs, absences
+//	contextsOf                        the variables' types
+//	filtersOf (each variable)         temporal, pairs, absences
 func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, root *spec.Conj, sch *schema.Schema) error {
 	var pairs []*Pair
+	var temporal *Conj
+	var temporalErr error
 	if b.opts.Filters && c == root {
-		pairs = pairsOf(root)
+		temporal, temporalErr = Analyze(root)
+		pairs = pairsOf(root, temporal)
 		b.absences = absencesOf(root)
-		b.aggregate = runAggregateOf(q, root, pairs, b.absences, sch)
+		b.aggregate = runAggregateOf(q, root, temporal, pairs, b.absences, sch)
 		types, _ := root.Types(nil)
 		b.contexts = contextsOf(root, types, b.slots)
 		b.slots += len(b.contexts)
@@ -433,10 +500,10 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		var filters *Filters
 		switch {
 		case b.opts.Filters && c == root:
-			f, err := filtersOf(v.Name, root, pairs, b.absences)
-			if err != nil {
-				return err
+			if temporalErr != nil {
+				return temporalErr
 			}
+			f := filtersOf(v.Name, root, temporal, pairs, b.absences)
 			f.Aggregate = b.aggregate
 			for _, c := range b.contexts {
 				if v.Name == c.Ancestor || v.Name == c.Descendant {
@@ -727,4 +794,19 @@ func dedupNeeds(ns []need) []need {
 		}
 	}
 	return out
+}
+
+// Questions returns the indexes of the questions the target emits
+// tuples for, in order.
+func (t *Target) Questions() []int {
+	seen := map[int]bool{}
+	var qs []int
+	for _, e := range t.Emits {
+		if !seen[e.QIndex] {
+			seen[e.QIndex] = true
+			qs = append(qs, e.QIndex)
+		}
+	}
+	sort.Ints(qs)
+	return qs
 }

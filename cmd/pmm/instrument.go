@@ -278,7 +278,7 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 	if err != nil {
 		return nil, err
 	}
-	code, err := instrument.Generate(pl, pkgs, root, module+"/"+runtimeDir)
+	pl, code, err := generate(pl, pkgs, root, module+"/"+runtimeDir)
 	if err != nil {
 		return nil, err
 	}
@@ -335,6 +335,19 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 		return nil, err
 	}
 	return p, nil
+}
+
+// generate generates the code of plan p, leaving to the answer the
+// tests decided at run time that some site cannot take part in: the
+// plan it returns, p without those tests, is the one the code is of.
+func generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*plan.Plan, *instrument.Code, error) {
+	for {
+		code, err := instrument.Generate(p, pkgs, root, rtPath)
+		if err != nil || len(code.Off) == 0 {
+			return p, code, err
+		}
+		p = p.Without(code.Off...)
+	}
 }
 
 // untestedCalls returns why the answers of pmm test may be incomplete
