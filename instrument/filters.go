@@ -281,20 +281,19 @@ func (sg *siteGen) goCond(c plan.Cond) (string, bool) {
 
 // stateValue is the Go expression of a captured value in the state.
 func (sg *siteGen) stateValue(f plan.Field) (string, types.Type, bool) {
+	cc := captureCodes[f.Cap]
 	var name string
-	switch f.Cap {
-	case plan.CapParam:
-		name = "p" + strconv.Itoa(f.N)
-	case plan.CapResult:
-		name = "r" + strconv.Itoa(f.N)
-	case plan.CapReceiver:
-		name = "recv"
-	case plan.CapDuration:
-		return "(s.t1 - s.t0)", types.Typ[types.Int64], true
-	case plan.CapPanicked:
-		return "!s.ok", types.Typ[types.Bool], true
-	case plan.CapDataCond:
+	switch {
+	case f.Cap == plan.CapDataCond:
 		name, _, _ = dataCondValue(sg.vals, f)
+	case cc.list:
+		return "", nil, false // no comparison reads a list
+	case cc.value:
+		name = valueField(f)
+	case cc.int64 != "":
+		return "(" + cc.int64 + ")", types.Typ[types.Int64], true
+	case cc.boolean != "":
+		return cc.boolean, types.Typ[types.Bool], true
 	}
 	v, ok := sg.vals[name]
 	if !ok {

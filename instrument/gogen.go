@@ -424,15 +424,3 @@ func encode(r string, v value, read string) string {
 	}
 	return fmt.Sprintf("%s.Value(%s)", r, read)
 }
-
-// isInt64Field reports whether a field is one of the int64 values the
-// runtime's fast paths take.
-func isInt64Field(f plan.Field) bool {
-	switch f.Cap {
-	case plan.CapID, plan.CapSite, plan.CapEnd, plan.CapGoroutine, plan.CapDuration, plan.CapBegin, plan.CapFinish, plan.CapCaller:
-		return true
-	case plan.CapConst:
-		return f.Expr == ""
-	}
-	return false
-}

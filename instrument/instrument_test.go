@@ -152,3 +152,13 @@ func TestGenerateLeavesPlan(t *testing.T) {
 		t.Errorf("no program has a test that a site cannot take part in: the test checks nothing of Without")
 	}
 }
+
+// TestCaptureCodes checks that every capture of the plan has its Go in
+// captureCodes.
+func TestCaptureCodes(t *testing.T) {
+	for _, c := range plan.Captures {
+		if _, ok := captureCodes[c]; !ok {
+			t.Errorf("capture %s has no entry in captureCodes", c)
+		}
+	}
+}

@@ -87,19 +87,13 @@ func (sg *siteGen) keyCode(fields []plan.Field) ([]string, bool) {
 	}
 	for _, f := range fields {
 		ok := true
-		switch f.Cap {
-		case plan.CapParam:
-			ok = value("p" + strconv.Itoa(f.N))
-		case plan.CapResult:
-			ok = value("r" + strconv.Itoa(f.N))
-		case plan.CapParams:
-			ok = list("p")
-		case plan.CapResults:
-			ok = list("r")
-		case plan.CapReceiver:
-			ok = value("recv")
-		case plan.CapDuration:
-			lines = append(lines, "k.Int(s.t1 - s.t0)")
+		switch cc := captureCodes[f.Cap]; {
+		case cc.list:
+			ok = list(cc.field)
+		case cc.value:
+			ok = value(valueField(f))
+		case cc.int64 != "":
+			lines = append(lines, "k.Int("+cc.int64+")")
 		default:
 			ok = false
 		}
@@ -108,18 +102,6 @@ func (sg *siteGen) keyCode(fields []plan.Field) ([]string, bool) {
 		}
 	}
 	return lines, true
-}
-
-// atEnd reports whether a key reads values known only when the execution
-// ends.
-func atEnd(fields []plan.Field) bool {
-	for _, f := range fields {
-		switch f.Cap {
-		case plan.CapResult, plan.CapResults, plan.CapDuration:
-			return true
-		}
-	}
-	return false
 }
 
 // keyMethod declares, once per site, a method of the site's state (a

@@ -138,29 +138,22 @@ func (sg *siteGen) common() {
 	// The id, the clock and the goroutine are taken once the
 	// pre-condition passed (takeClocks): a filtered-out execution costs
 	// its tests and a branch.
-	if sg.caps[plan.CapID] {
-		sg.declare("id", "uint64")
-		sg.clocks = append(sg.clocks, "s.id = "+rt+".NextID()")
-	}
-	if sg.caps[plan.CapBegin] {
-		sg.declare("t0", "int64")
-		sg.clocks = append(sg.clocks, "s.t0 = "+rt+".Now()")
-	}
-	if sg.caps[plan.CapGoroutine] {
-		sg.declare("g", "int64")
-		sg.clocks = append(sg.clocks, "s.g = "+rt+".GoID()")
-	}
-	if sg.caps[plan.CapFinish] {
-		sg.declare("t1", "int64")
-		sg.tmpl.After = append(sg.tmpl.After, "s.t1 = "+rt+".Now()")
-	}
-	if sg.caps[plan.CapEnd] {
-		sg.declare("end", "uint64")
-		sg.tmpl.After = append(sg.tmpl.After, "s.end = "+rt+".NextID()")
+	for _, c := range takenCaptures {
+		if !sg.caps[c] {
+			continue
+		}
+		cc := captureCodes[c]
+		sg.declare(cc.field, cc.typ)
+		take := "s." + cc.field + " = " + rt + "." + cc.take + "()"
+		if (plan.Field{Cap: c}).AtEnd() {
+			sg.tmpl.After = append(sg.tmpl.After, take)
+		} else {
+			sg.clocks = append(sg.clocks, take)
+		}
 	}
 	sg.declare("ok", "bool") // set when the execution returns
-	if sg.caps[plan.CapCaller] {
-		sg.declare("caller", "uint64")
+	if cc := captureCodes[plan.CapCaller]; sg.caps[plan.CapCaller] {
+		sg.declare(cc.field, cc.typ)
 	}
 	sg.tmpl.Post = "true"
 }
@@ -224,7 +217,7 @@ func (sg *siteGen) action() error {
 			emits := func(dest string, begin bool) ([]string, error) {
 				var block []string
 				for _, e := range t.Emits {
-					if e.QIndex != qi || atBegin && knownAtBegin(e.Fields) != begin {
+					if e.QIndex != qi || atBegin && atEnd(e.Fields) == begin {
 						continue
 					}
 					st, err := sg.emit(rt, dest, t, e)
@@ -333,38 +326,12 @@ func (sg *siteGen) atBegin(t *plan.Target, qi int, fs []*plan.Filters) bool {
 	return true
 }
 
-// knownAtBegin reports whether every field of a tuple is known when the
-// execution begins.
-func knownAtBegin(fields []plan.Field) bool {
-	for _, f := range fields {
-		switch f.Cap {
-		case plan.CapEnd, plan.CapDuration, plan.CapFinish, plan.CapResult, plan.CapResults, plan.CapPanicked:
-			return false
-		case plan.CapDataCond:
-			if f.N == plan.PointEnd {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// readsResults reports whether some field is a result of the execution,
-// which one that panicked does not have (docs/LANGUAGE.md, panicked).
-func readsResults(fields []plan.Field) bool {
-	for _, f := range fields {
-		if f.Cap == plan.CapResult || f.Cap == plan.CapResults {
-			return true
-		}
-	}
-	return false
-}
-
 func (sg *siteGen) emitTuple(rt, dest string, t *plan.Target, e plan.Emit) ([]string, error) {
 	table := strconv.Itoa(int(e.Table.ID))
 	allInt := len(e.Fields) == 2 || len(e.Fields) == 3
 	for _, f := range e.Fields {
-		allInt = allInt && isInt64Field(f)
+		_, isInt := sg.intField(t, f)
+		allInt = allInt && isInt
 	}
 	if allInt {
 		var args []string
@@ -397,30 +364,17 @@ type absentError struct{ msg string }
 
 func (e *absentError) Error() string { return e.msg }
 
+// intField is the int64 expression of a field of target t, when it is
+// one of those the runtime's fast paths take.
 func (sg *siteGen) intField(t *plan.Target, f plan.Field) (string, bool) {
 	switch f.Cap {
-	case plan.CapID:
-		return "int64(s.id)", true
 	case plan.CapSite:
 		return strconv.Itoa(t.SiteID), true
-	case plan.CapEnd:
-		return "int64(s.end)", true
-	case plan.CapGoroutine:
-		return "s.g", true
-	case plan.CapDuration:
-		return "s.t1 - s.t0", true
-	case plan.CapBegin:
-		return "s.t0", true
-	case plan.CapFinish:
-		return "s.t1", true
-	case plan.CapCaller:
-		return "int64(s.caller)", true
 	case plan.CapConst:
-		if f.Expr == "" {
-			return strconv.Itoa(f.N), true
-		}
+		return strconv.Itoa(f.N), f.Expr == ""
 	}
-	return "", false
+	expr := captureCodes[f.Cap].int64
+	return expr, expr != ""
 }
 
 func (sg *siteGen) encodeField(t *plan.Target, f plan.Field) ([]string, error) {
@@ -433,12 +387,9 @@ func (sg *siteGen) encodeField(t *plan.Target, f plan.Field) ([]string, error) {
 	case plan.CapFunction:
 		return []string{"r.Str(" + strconv.Quote(t.Function) + ")"}, nil
 	case plan.CapPanicked:
-		return []string{"r.Bool(!s.ok)"}, nil
+		return []string{"r.Bool(" + captureCodes[f.Cap].boolean + ")"}, nil
 	case plan.CapParams, plan.CapResults:
-		prefix := "p"
-		if f.Cap == plan.CapResults {
-			prefix = "r"
-		}
+		prefix := captureCodes[f.Cap].field
 		lines := []string{"r.ListBegin()"}
 		for i := 1; ; i++ {
 			v, ok := sg.vals[prefix+strconv.Itoa(i)]
@@ -449,21 +400,21 @@ func (sg *siteGen) encodeField(t *plan.Target, f plan.Field) ([]string, error) {
 		}
 		return append(lines, "r.ListEnd()"), nil
 	case plan.CapParam, plan.CapResult:
-		prefix, what := "p", "parameter"
+		what := "parameter"
 		if f.Cap == plan.CapResult {
-			prefix, what = "r", "result"
+			what = "result"
 		}
-		v, ok := sg.vals[prefix+strconv.Itoa(f.N)]
+		v, ok := sg.vals[valueField(f)]
 		if !ok {
 			return nil, &absentError{fmt.Sprintf("%s has no %s %d", t.Function, what, f.N)}
 		}
 		return []string{encode("r", v, "s."+v.field)}, nil
 	case plan.CapReceiver:
-		v, ok := sg.vals["recv"]
+		v, ok := sg.vals[valueField(f)]
 		if !ok {
 			return nil, &absentError{t.Function + " is not a method: it has no receiver"}
 		}
-		return []string{encode("r", v, "s.recv")}, nil
+		return []string{encode("r", v, "s."+v.field)}, nil
 	case plan.CapDataCond:
 		if name, v, ok := dataCondValue(sg.vals, f); ok {
 			return []string{encode("r", v, "s."+name)}, nil

@@ -277,13 +277,8 @@ func condOf(a *spec.Atom, values map[string]Field, negated bool) (Cond, bool) {
 // event begins.
 func onlyBegin(c Cond) bool {
 	for _, f := range c.Values {
-		switch f.Cap {
-		case CapResult, CapDuration, CapPanicked:
+		if f.AtEnd() {
 			return false
-		case CapDataCond:
-			if f.N == PointEnd {
-				return false
-			}
 		}
 	}
 	return true

@@ -25,6 +25,59 @@ const (
 	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
 )
 
+// Captures are all the captures, for the tests that check every table of
+// them covers each.
+var Captures = []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
+	CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction}
+
+// captureMeaning is when a capture is known, and what the site takes
+// for it: package instrument's captureCodes say how, in Go.
+type captureMeaning struct {
+	atEnd bool // known only when the execution ends (else when it begins)
+	// takes are the captures the site takes for it: itself when nil;
+	// none for the values the site knows when it is generated.
+	takes []Capture
+}
+
+// captureMeanings are the captures' meanings; CapDataCond is taken at
+// the point its Field says.
+var captureMeanings = map[Capture]captureMeaning{
+	CapID:        {},
+	CapSite:      {takes: []Capture{}},
+	CapEnd:       {atEnd: true},
+	CapGoroutine: {},
+	CapDuration:  {atEnd: true, takes: []Capture{CapBegin, CapFinish}},
+	CapBegin:     {},
+	CapFinish:    {atEnd: true},
+	CapParams:    {},
+	CapParam:     {},
+	CapResults:   {atEnd: true},
+	CapResult:    {atEnd: true},
+	CapReceiver:  {},
+	CapPanicked:  {atEnd: true},
+	CapCaller:    {},
+	CapDataCond:  {},
+	CapConst:     {takes: []Capture{}},
+	CapFunction:  {takes: []Capture{}},
+}
+
+// AtEnd reports whether the value of f is known only when the execution
+// ends.
+func (f Field) AtEnd() bool {
+	if f.Cap == CapDataCond {
+		return f.N == PointEnd
+	}
+	return captureMeanings[f.Cap].atEnd
+}
+
+// Takes returns the captures a site takes for f.
+func (f Field) Takes() []Capture {
+	if m := captureMeanings[f.Cap]; m.takes != nil {
+		return m.takes
+	}
+	return []Capture{f.Cap}
+}
+
 // The points of an execution a value is taken at (need.end, Field.N of
 // CapDataCond).
 const (

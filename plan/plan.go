@@ -123,12 +123,8 @@ func (s *Site) Captures() map[Capture]bool {
 		caps[CapID] = true
 	}
 	add := func(f Field) {
-		switch f.Cap {
-		case CapDuration:
-			caps[CapBegin], caps[CapFinish] = true, true
-		case CapConst, CapSite, CapFunction:
-		default:
-			caps[f.Cap] = true
+		for _, c := range f.Takes() {
+			caps[c] = true
 		}
 	}
 	for _, t := range s.Targets {
