@@ -3,8 +3,9 @@ package plan
 // Capture is a value a site takes when the event it records happens.
 type Capture string
 
-// The captures. Each has its local variable and its place among the six
-// template parameters in captureCode (gogen.go).
+// The captures. Each has its meaning (captureMeanings, below) and its
+// Go, its state field and its place among the six template parameters
+// (package instrument, captureCodes).
 const (
 	CapID        Capture = "id"       // a new event id, taken when the event begins (it orders begins)
 	CapSite      Capture = "site"     // the site's number (pmm_sites)
@@ -95,7 +96,7 @@ type Field struct {
 // igmRow is one row of the instrumentation generation mapping (seed
 // 4.3.2, IGM): for a stored relation of the schema, the tuple a site
 // emits for an event, in terms of what the site captures. The six template
-// parameters follow from the captures (captureCode).
+// parameters follow from the captures (package instrument).
 type igmRow struct {
 	fields func(need need) []Field
 	// callee: the tuple is emitted at the site of the second event of a
