@@ -156,7 +156,7 @@ func TestGenerateLeavesPlan(t *testing.T) {
 // TestCaptureCodes checks that every capture of the plan has its Go in
 // captureCodes.
 func TestCaptureCodes(t *testing.T) {
-	for _, c := range plan.Captures {
+	for _, c := range plan.Captures() {
 		if _, ok := captureCodes[c]; !ok {
 			t.Errorf("capture %s has no entry in captureCodes", c)
 		}

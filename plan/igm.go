@@ -26,10 +26,12 @@ const (
 	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
 )
 
-// Captures are all the captures, for the tests that check every table of
-// them covers each.
-var Captures = []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
-	CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction}
+// Captures returns all the captures, for the tests that check that every
+// table of them covers each.
+func Captures() []Capture {
+	return []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
+		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction}
+}
 
 // captureMeaning is when a capture is known, and what the site takes
 // for it: package instrument's captureCodes say how, in Go.
