@@ -73,6 +73,19 @@ func faultModule(t *testing.T) string {
 // -wait among args, returns once the program said it is ready.
 func startRun(t *testing.T, dir string, args ...string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
+	firstLine := ""
+	for _, a := range args {
+		if a == "-wait" {
+			firstLine = "ready\n"
+		}
+	}
+	return startRunSaying(t, dir, firstLine, args...)
+}
+
+// startRunSaying starts pmm run in dir with the program's args and, when
+// firstLine is not empty, waits until the program has printed it.
+func startRunSaying(t *testing.T, dir, firstLine string, args ...string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
 	cmd := exec.Command(pmmBin(t), append([]string{"run", ".", "--"}, args...)...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -86,14 +99,12 @@ func startRun(t *testing.T, dir string, args ...string) (*exec.Cmd, *strings.Bui
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range args {
-		if a == "-wait" {
-			line, err := bufio.NewReader(stdout).ReadString('\n')
-			if err != nil || line != "ready\n" {
-				cmd.Process.Kill()
-				cmd.Wait()
-				t.Fatalf("the program did not say ready: %q, %v\n%s", line, err, stderr.String())
-			}
+	if firstLine != "" {
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil || line != firstLine {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the program said %q (%v), want %q\n%s", line, err, firstLine, stderr.String())
 		}
 	}
 	return cmd, &stderr
@@ -524,24 +535,7 @@ func faultWhileLoading(t *testing.T, sig syscall.Signal) {
 	var want []faultRun
 	for try := 0; try < tries; try++ {
 		start := time.Now()
-		cmd := exec.Command(pmmBin(t), "run", ".", "--", "-n", fmt.Sprint(n))
-		cmd.Dir = dir
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		line, err := bufio.NewReader(stdout).ReadString('\n')
-		if want := fmt.Sprintf("total %d\n", n*(n-1)); line != want || err != nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("the program said %q (%v), want %q\n%s", line, err, want, &stderr)
-		}
+		cmd, stderr := startRunSaying(t, dir, fmt.Sprintf("total %d\n", n*(n-1)), "-n", fmt.Sprint(n))
 		// The program ended: pmm loads now, for a few seconds.
 		ran := time.Since(start)
 		delay := time.Duration(rng.Int64N(int64(1500 * time.Millisecond)))
@@ -555,7 +549,7 @@ func faultWhileLoading(t *testing.T, sig syscall.Signal) {
 		killed := !strings.Contains(stderr.String(), "tuples recorded")
 		if sig != syscall.SIGKILL {
 			if wantCode := map[bool]int{true: 128 + int(sig), false: 0}[killed]; code != wantCode {
-				t.Errorf("try %d: pmm exited %d, want %d\n%s", try, code, wantCode, &stderr)
+				t.Errorf("try %d: pmm exited %d, want %d\n%s", try, code, wantCode, stderr)
 			}
 		}
 		t.Logf("try %d: built and ran in %v, %v %v after the program ended: %s", try, ran.Round(time.Millisecond), sig, delay.Round(time.Millisecond), map[bool]string{true: "while loading", false: "after pmm ended"}[killed])

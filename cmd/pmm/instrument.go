@@ -239,7 +239,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	out := pmmDir(res.Root)
 	written, err := rewrite.Write(rewrite.Config{
 		Root: res.Root, OutDir: filepath.Join(out, "overlay"), Code: gen,
-		Runtime: rt.Sources(out, p.NumSiteIDs()), RuntimeDir: runtimeDir,
+		Runtime: rt.Sources(res.ModulePath+"/"+runtimeDir, out, p.NumSiteIDs()), RuntimeDir: runtimeDir,
 	})
 	if err != nil {
 		return fail(err)

@@ -132,7 +132,8 @@ func checkSnapshot(t *testing.T, module, dir, mode string) {
 // generatedFiles returns what pmm instrument generated from the user's
 // code in root, by slash-separated path relative to .pmm/overlay/ (and
 // "plan.json"), with root replaced by snapshotRoot: every file of the
-// overlay but the runtime's own sources, which are copies of rt/pmmrt.
+// overlay but the runtime's own sources, which are copies of rt/pmmrt
+// and rt/logfmt.
 func generatedFiles(t *testing.T, root string) map[string]string {
 	t.Helper()
 	roots := []string{root}
@@ -157,7 +158,7 @@ func generatedFiles(t *testing.T, root string) map[string]string {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if dir, file := filepath.ToSlash(filepath.Dir(rel)), filepath.Base(rel); dir == runtimeDir && file != rt.ConfigFile {
+		if strings.HasPrefix(rel, runtimeDir+"/") && rel != runtimeDir+"/"+rt.ConfigFile {
 			return nil
 		}
 		data, err := os.ReadFile(path)

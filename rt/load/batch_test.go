@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"pmm.dev/pmm/rt/logfmt"
 	"pmm.dev/pmm/rt/pmmrt"
 )
 
@@ -55,7 +56,7 @@ func TestBatches(t *testing.T) {
 // once its texts reach batchText, before it has batchRows rows.
 func TestBatchCutByText(t *testing.T) {
 	const n = 600
-	long := strings.Repeat("s", 2*pmmrt.MaxString) // kept: MaxString bytes and the marker
+	long := strings.Repeat("s", 2*logfmt.MaxString) // kept: MaxString bytes and the marker
 	dir := record(t, func() {
 		var r pmmrt.Rec
 		for i := 0; i < n; i++ {
@@ -64,14 +65,14 @@ func TestBatchCutByText(t *testing.T) {
 			pmmrt.Emit(1, &r)
 		}
 	})
-	if n*pmmrt.MaxString <= 2*batchText {
+	if n*logfmt.MaxString <= 2*batchText {
 		t.Fatal("too little text to cut a batch short")
 	}
 	stats := load(t, dir, []Table{{ID: 1, Name: "t", Columns: []Column{{"i", "INTEGER", false}, {"s", "TEXT", false}}}})
 	if stats.Tuples["t"] != n {
 		t.Fatalf("stats %+v", stats)
 	}
-	want := long[:pmmrt.MaxString] + cutMarker(len(long))
+	want := long[:logfmt.MaxString] + cutMarker(len(long))
 	got := rows(t, open(t, dir), fmt.Sprintf(`SELECT count(*), sum(rowid = i + 1), sum(s = '%s') FROM t`, want))
 	if w := [][]string{{fmt.Sprint("int:", n), fmt.Sprint("int:", n), fmt.Sprint("int:", n)}}; !reflect.DeepEqual(got, w) {
 		t.Errorf("got %q, want %q", got, w)

@@ -5,7 +5,7 @@ import (
 	"math"
 	"path/filepath"
 
-	"pmm.dev/pmm/rt/pmmrt"
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // CellsTable is the table of the aggregate cells of all runs: the
@@ -40,7 +40,7 @@ func loadCells(c *conn, logDir string, procs []*process, run int64) (r cellsResu
 	if err := c.exec(CellsTableDDL); err != nil {
 		return r, err
 	}
-	paths, err := filepath.Glob(filepath.Join(logDir, "*"+pmmrt.AggFileSuffix))
+	paths, err := filepath.Glob(filepath.Join(logDir, "*"+logfmt.AggFileSuffix))
 	if err != nil || len(paths) == 0 {
 		return r, err
 	}
@@ -62,8 +62,8 @@ func loadCells(c *conn, logDir string, procs []*process, run int64) (r cellsResu
 		if data, err = readFile(path, data); err != nil {
 			return r, err
 		}
-		h, err := pmmrt.ParseAggChunk(data)
-		if errors.Is(err, pmmrt.ErrNotAggChunk) {
+		h, err := logfmt.ParseAggChunk(data)
+		if errors.Is(err, logfmt.ErrNotAggChunk) {
 			r.files = append(r.files, path)
 			continue
 		}
@@ -73,7 +73,7 @@ func loadCells(c *conn, logDir string, procs []*process, run int64) (r cellsResu
 			continue
 		}
 		for i := 0; i < h.Cells; i++ {
-			cell := pmmrt.ReadAggCell(data, h, i)
+			cell := logfmt.ReadAggCell(data, h, i)
 			if cell.Count == 0 {
 				continue
 			}
@@ -81,11 +81,11 @@ func loadCells(c *conn, logDir string, procs []*process, run int64) (r cellsResu
 			st.bindInt64(2, proc<<ProcessShift+cell.Number)
 			st.bindInt64(3, int64(cell.Count))
 			switch cell.Kind {
-			case pmmrt.AggKindInt:
+			case logfmt.AggKindInt:
 				st.bindInt64(4, int64(cell.Sum))
 				st.bindInt64(5, int64(cell.Min))
 				st.bindInt64(6, int64(cell.Max))
-			case pmmrt.AggKindFloat:
+			case logfmt.AggKindFloat:
 				for j, bits := range []uint64{cell.Sum, cell.Min, cell.Max} {
 					if v := math.Float64frombits(bits); math.IsNaN(v) {
 						st.bindNull(4 + j)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"pmm.dev/pmm/rt/logfmt"
 	"pmm.dev/pmm/rt/pmmrt"
 )
 
@@ -80,21 +81,21 @@ const (
 func TestCells(t *testing.T) {
 	dir := record(t, func() { addCells(1000) })
 	logs := filepath.Join(dir, "logs")
-	chunks, _ := filepath.Glob(filepath.Join(logs, "*"+pmmrt.AggFileSuffix))
+	chunks, _ := filepath.Glob(filepath.Join(logs, "*"+logfmt.AggFileSuffix))
 	if len(chunks) != 1 {
 		t.Fatalf("chunk files %v, want 1", chunks)
 	}
 	// A chunk of another process, with a counted cell, and an empty one.
-	orphan := make([]byte, pmmrt.AggHeaderSize+pmmrt.AggCellSize)
-	copy(orphan, pmmrt.AggMagic)
-	binary.LittleEndian.PutUint64(orphan[pmmrt.AggHdrCells:], pmmrt.AggCellsPerChunk)
-	binary.LittleEndian.PutUint64(orphan[pmmrt.AggHdrCellSize:], pmmrt.AggCellSize)
-	binary.LittleEndian.PutUint64(orphan[pmmrt.AggHdrPID:], 1)
-	cell := orphan[pmmrt.AggHeaderSize:]
-	binary.LittleEndian.PutUint64(cell[pmmrt.AggCellKind:], pmmrt.AggKindInt)
-	binary.LittleEndian.PutUint64(cell[pmmrt.AggCellCount:], 1)
-	orphanPath := filepath.Join(logs, "1-0-0000000000000000-0000"+pmmrt.AggFileSuffix)
-	emptyPath := filepath.Join(logs, "2-0-0000000000000000-0000"+pmmrt.AggFileSuffix)
+	orphan := make([]byte, logfmt.AggHeaderSize+logfmt.AggCellSize)
+	copy(orphan, logfmt.AggMagic)
+	binary.LittleEndian.PutUint64(orphan[logfmt.AggHdrCells:], logfmt.AggCellsPerChunk)
+	binary.LittleEndian.PutUint64(orphan[logfmt.AggHdrCellSize:], logfmt.AggCellSize)
+	binary.LittleEndian.PutUint64(orphan[logfmt.AggHdrPID:], 1)
+	cell := orphan[logfmt.AggHeaderSize:]
+	binary.LittleEndian.PutUint64(cell[logfmt.AggCellKind:], logfmt.AggKindInt)
+	binary.LittleEndian.PutUint64(cell[logfmt.AggCellCount:], 1)
+	orphanPath := filepath.Join(logs, "1-0-0000000000000000-0000"+logfmt.AggFileSuffix)
+	emptyPath := filepath.Join(logs, "2-0-0000000000000000-0000"+logfmt.AggFileSuffix)
 	if err := os.WriteFile(orphanPath, orphan, 0644); err != nil {
 		t.Fatal(err)
 	}

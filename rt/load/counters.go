@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"pmm.dev/pmm/rt/pmmrt"
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // Counts are the per-site counters of a run's processes, summed: entries
@@ -23,7 +23,7 @@ type Counts struct {
 // StoreCounters once the run has its id.
 func ReadCounters(logDir string) (*Counts, error) {
 	c := &Counts{Checked: map[int]uint64{}}
-	files, err := filepath.Glob(filepath.Join(logDir, "*"+pmmrt.CounterFileSuffix))
+	files, err := filepath.Glob(filepath.Join(logDir, "*"+logfmt.CounterFileSuffix))
 	if err != nil {
 		return nil, err
 	}
@@ -32,11 +32,11 @@ func ReadCounters(logDir string) (*Counts, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(data) < pmmrt.CounterHeaderSize || string(data[:8]) != pmmrt.CounterMagic {
+		if len(data) < logfmt.CounterHeaderSize || string(data[:8]) != logfmt.CounterMagic {
 			return nil, fmt.Errorf("%s is not a counters file", f)
 		}
 		sites := int(binary.LittleEndian.Uint64(data[8:]))
-		words := data[pmmrt.CounterHeaderSize:]
+		words := data[logfmt.CounterHeaderSize:]
 		for site := 0; site <= sites && 8*site+8 <= len(words); site++ {
 			if n := binary.LittleEndian.Uint64(words[8*site:]); n > 0 {
 				c.Checked[site] += n

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, to read pmm.db
+	"pmm.dev/pmm/rt/logfmt"
 	"pmm.dev/pmm/rt/pmmrt"
 )
 
@@ -115,7 +116,7 @@ func rows(t testing.TB, db *sql.DB, query string) [][]string {
 }
 
 func TestFieldTypes(t *testing.T) {
-	long := strings.Repeat("ab", pmmrt.MaxString)
+	long := strings.Repeat("ab", logfmt.MaxString)
 	dir := record(t, func() {
 		var r pmmrt.Rec
 		r.Int(-7)
@@ -154,7 +155,7 @@ func TestFieldTypes(t *testing.T) {
 	}
 	got := rows(t, open(t, dir), `SELECT * FROM "all-types"`)
 	want := [][]string{{"int:1", "int:-7", "real:1.8446744073709552e+19", "int:5", "real:2.5", "null", "int:1",
-		"text:héllo \"世界\" \n", "text:" + long[:pmmrt.MaxString] + "…[truncated from 8192 bytes]", "blob:dead", "null", "null",
+		"text:héllo \"世界\" \n", "text:" + long[:logfmt.MaxString] + "…[truncated from 8192 bytes]", "blob:dead", "null", "null",
 		`text:[1,"a\"b",false,null,1.5,"-Inf",[2,"0x0a"],[]]`, "null"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)

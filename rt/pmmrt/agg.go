@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // Aggregate cells: the partial results of a question that asks only for
@@ -18,7 +20,7 @@ import (
 // (AggInt, AggFloat); a cell holds five words, updated in place with
 // atomic operations:
 //
-//	kind  AggKindInt or AggKindFloat, stored last when the cell is made
+//	kind  logfmt.AggKindInt or logfmt.AggKindFloat, stored last when the cell is made
 //	count the values added
 //	sum   their sum (an int64 that wraps, or float64 bits)
 //	min   their minimum (starts at MaxInt64 or +Inf)
@@ -32,10 +34,10 @@ import (
 // The cells live in chunk files beside the log segments, mapped like
 // them, so that they survive any exit as the counters do:
 // <pid>-<start unix ns>-<tag hex>-<chunk>.pmmagg, each a header of
-// AggHeaderSize bytes and AggCellsPerChunk cells of AggCellSize bytes
+// logfmt.AggHeaderSize bytes and logfmt.AggCellsPerChunk cells of logfmt.AggCellSize bytes
 // (the files are sparse: a page is written only when one of its cells
 // is). A cell's number, unique within the process, is
-// chunk*AggCellsPerChunk + its index in the chunk. Where files cannot be
+// chunk*logfmt.AggCellsPerChunk + its index in the chunk. Where files cannot be
 // mapped the chunks are kept in memory and written by Flush, Exit and
 // Close.
 //
@@ -44,40 +46,8 @@ import (
 // (the cell number is an ID column) and the cell's values in the table
 // pmm_cells, so that the two join on (run, cell).
 
-// AggMagic starts an aggregate chunk file.
-const AggMagic = "PMMAGG01"
-
-// The layout of a chunk file, little-endian.
-const (
-	AggHeaderSize    = 64   // the header: see the AggHdr offsets
-	AggCellSize      = 64   // a cell's five words, padded to a cache line
-	AggCellsPerChunk = 4096 // cells in a chunk file
-	AggFileSuffix    = ".pmmagg"
-
-	// Offsets of the header's fields, after the magic.
-	AggHdrCells    = 8  // uint64: AggCellsPerChunk
-	AggHdrCellSize = 16 // uint64: AggCellSize
-	AggHdrChunk    = 24 // uint64: the chunk's number, from 0
-	AggHdrPID      = 32 // int64
-	AggHdrStart    = 40 // int64: the process's start, Unix ns (as in the segments)
-	AggHdrProcess  = 48 // uint64: the process's random tag (as in the segments)
-
-	// Offsets of a cell's words.
-	AggCellKind  = 0
-	AggCellCount = 8
-	AggCellSum   = 16
-	AggCellMin   = 24
-	AggCellMax   = 32
-)
-
-// Cell kinds, the first word of a cell; 0 is a cell not (yet) made.
-const (
-	AggKindInt   = 1 // sum, min, max are int64
-	AggKindFloat = 2 // sum, min, max are float64 bits
-)
-
 // aggChunkSize is the size of a chunk file.
-const aggChunkSize = AggHeaderSize + AggCellsPerChunk*AggCellSize
+const aggChunkSize = logfmt.AggHeaderSize + logfmt.AggCellsPerChunk*logfmt.AggCellSize
 
 // aggCell is a cell, in a chunk's memory.
 type aggCell struct {
@@ -93,7 +63,7 @@ type aggChunk struct {
 }
 
 func (ch *aggChunk) cell(i int) *aggCell {
-	return (*aggCell)(unsafe.Pointer(&ch.data[AggHeaderSize+i*AggCellSize]))
+	return (*aggCell)(unsafe.Pointer(&ch.data[logfmt.AggHeaderSize+i*logfmt.AggCellSize]))
 }
 
 // aggTable is the cells of one table, by the encoded fields of their
@@ -131,18 +101,18 @@ var (
 // Like Emit it does not test the gate (generated code does); once the
 // log is broken it does nothing but reset group.
 func AggInt(table uint16, group *Rec, v int64) {
-	aggAdd(table, group, AggKindInt, uint64(v))
+	aggAdd(table, group, logfmt.AggKindInt, uint64(v))
 }
 
 // AggFloat is AggInt for a float64 value.
 func AggFloat(table uint16, group *Rec, v float64) {
-	aggAdd(table, group, AggKindFloat, math.Float64bits(v))
+	aggAdd(table, group, logfmt.AggKindFloat, math.Float64bits(v))
 }
 
 func aggAdd(table uint16, group *Rec, kind, bits uint64) {
 	if atomic.LoadInt32(&state) != stateBroken {
-		group.close()
-		aggApply(table, group.bytes(), kind, bits)
+		group.Finish()
+		aggApply(table, group.Fields(), kind, bits)
 	}
 	group.Reset()
 }
@@ -160,8 +130,8 @@ func (h *Held) AggFloat(table uint16, group *Rec, v float64) {
 }
 
 func (h *Held) putAgg(table uint16, format byte, bits uint64, group *Rec) {
-	group.close()
-	key := group.bytes()
+	group.Finish()
+	key := group.Fields()
 	var hdr [heldHeader + 8]byte
 	binary.LittleEndian.PutUint16(hdr[:], table)
 	hdr[2] = format
@@ -177,9 +147,9 @@ func releaseAgg(table uint16, format byte, body []byte) {
 	if atomic.LoadInt32(&state) == stateBroken || len(body) < 8 {
 		return
 	}
-	kind := uint64(AggKindInt)
+	kind := uint64(logfmt.AggKindInt)
 	if format == heldAggFloat {
-		kind = AggKindFloat
+		kind = logfmt.AggKindFloat
 	}
 	aggApply(table, body[8:], kind, binary.LittleEndian.Uint64(body))
 }
@@ -201,7 +171,7 @@ func aggApply(table uint16, key []byte, kind, bits uint64) {
 	if atomic.LoadUint64(&c.kind) != kind {
 		return // a value of the other kind than the table's
 	}
-	if kind == AggKindInt {
+	if kind == logfmt.AggKindInt {
 		c.addInt(int64(bits))
 	} else {
 		c.addFloat(math.Float64frombits(bits))
@@ -323,7 +293,7 @@ func (s *aggSet) newCell(table uint16, key []byte, kind uint64) *aggCell {
 	if s.failed {
 		return nil
 	}
-	if len(s.chunks) == 0 || s.used == AggCellsPerChunk {
+	if len(s.chunks) == 0 || s.used == logfmt.AggCellsPerChunk {
 		ch, err := newAggChunk()
 		if err != nil {
 			s.failed = true
@@ -338,14 +308,14 @@ func (s *aggSet) newCell(table uint16, key []byte, kind uint64) *aggCell {
 	}
 	ch := s.chunks[len(s.chunks)-1]
 	var r Rec
-	r.Int(int64(ch.num*AggCellsPerChunk + uint64(s.used)))
-	r.appendEncoded(key)
+	r.Int(int64(ch.num*logfmt.AggCellsPerChunk + uint64(s.used)))
+	r.AppendFields(key)
 	if !emitCell(table, &r) {
 		return nil // the log is broken
 	}
 	c := ch.cell(s.used)
 	s.used++
-	if kind == AggKindInt {
+	if kind == logfmt.AggKindInt {
 		c.min, c.max = math.MaxInt64, 1<<63 // MinInt64's bits
 	} else {
 		c.min, c.max = math.Float64bits(math.Inf(1)), math.Float64bits(math.Inf(-1))
@@ -356,17 +326,17 @@ func (s *aggSet) newCell(table uint16, key []byte, kind uint64) *aggCell {
 
 // emitCell is Emit, reporting whether the record was written.
 func emitCell(table uint16, r *Rec) bool {
-	r.close()
-	body := r.bytes()
-	size := roundRecord(headerSize + len(body))
+	r.Finish()
+	body := r.Fields()
+	size := logfmt.RoundRecord(logfmt.RecHeaderSize + len(body))
 	seg, off := std.reserve(size)
 	if seg == nil {
 		return false
 	}
 	rec := seg.data[off : off+size]
 	seg.begin(rec, size)
-	putHeader(rec, table, formatFields)
-	copy(rec[headerSize:], body)
+	logfmt.PutHeader(rec, table, logfmt.FormatFields)
+	copy(rec[logfmt.RecHeaderSize:], body)
 	seg.commit(rec, size)
 	return true
 }
@@ -385,7 +355,7 @@ func newAggChunk() (*aggChunk, error) {
 		return nil, err
 	}
 	ch := &aggChunk{num: aggChunks}
-	name := fmt.Sprintf("%s-%04d%s", processFilePrefix(), ch.num, AggFileSuffix)
+	name := fmt.Sprintf("%s-%04d%s", processFilePrefix(), ch.num, logfmt.AggFileSuffix)
 	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0644)
 	if err != nil {
 		return nil, err
@@ -407,14 +377,7 @@ func newAggChunk() (*aggChunk, error) {
 		ch.file = f
 	}
 	aggChunks++
-	le := binary.LittleEndian
-	copy(ch.data, AggMagic)
-	le.PutUint64(ch.data[AggHdrCells:], AggCellsPerChunk)
-	le.PutUint64(ch.data[AggHdrCellSize:], AggCellSize)
-	le.PutUint64(ch.data[AggHdrChunk:], ch.num)
-	le.PutUint64(ch.data[AggHdrPID:], uint64(os.Getpid()))
-	le.PutUint64(ch.data[AggHdrStart:], uint64(processStart.UnixNano()))
-	le.PutUint64(ch.data[AggHdrProcess:], processTag)
+	logfmt.PutAggChunkHeader(ch.data, logfmt.AggChunkHeader{Chunk: ch.num, PID: int64(os.Getpid()), Start: processStart.UnixNano(), Process: processTag})
 	return ch, nil
 }
 
@@ -433,13 +396,13 @@ func (s *aggSet) flush() {
 		if ch.file == nil {
 			continue
 		}
-		n := AggCellsPerChunk
+		n := logfmt.AggCellsPerChunk
 		if i == len(s.chunks)-1 {
 			n = s.used
 		}
-		buf := make([]byte, AggHeaderSize+n*AggCellSize)
-		copy(buf, ch.data[:AggHeaderSize])
-		for w := AggHeaderSize / 8; w < len(buf)/8; w++ {
+		buf := make([]byte, logfmt.AggHeaderSize+n*logfmt.AggCellSize)
+		copy(buf, ch.data[:logfmt.AggHeaderSize])
+		for w := logfmt.AggHeaderSize / 8; w < len(buf)/8; w++ {
 			binary.LittleEndian.PutUint64(buf[8*w:], atomic.LoadUint64(&ch.words[w]))
 		}
 		if _, err := ch.file.WriteAt(buf, 0); err != nil {
@@ -463,58 +426,4 @@ func closeAggs() {
 		}
 	}
 	atomic.StorePointer(&aggCur, unsafe.Pointer(&aggSet{}))
-}
-
-// AggChunkHeader describes an aggregate chunk file.
-type AggChunkHeader struct {
-	Chunk   uint64 // the chunk's number within its process
-	PID     int64
-	Start   int64  // the process's start, Unix nanoseconds
-	Process uint64 // the process's random tag
-	Cells   int    // the cells the data holds (fewer than AggCellsPerChunk if it was cut short)
-}
-
-// ErrNotAggChunk is returned by ParseAggChunk for data that does not
-// start with a chunk header (a file whose creator died before writing it).
-var ErrNotAggChunk = errors.New("pmmrt: not an aggregate chunk")
-
-// ParseAggChunk parses the header of the chunk file held in data.
-func ParseAggChunk(data []byte) (AggChunkHeader, error) {
-	var h AggChunkHeader
-	le := binary.LittleEndian
-	if len(data) < AggHeaderSize || string(data[:len(AggMagic)]) != AggMagic ||
-		le.Uint64(data[AggHdrCells:]) != AggCellsPerChunk || le.Uint64(data[AggHdrCellSize:]) != AggCellSize {
-		return h, ErrNotAggChunk
-	}
-	h.Chunk = le.Uint64(data[AggHdrChunk:])
-	h.PID = int64(le.Uint64(data[AggHdrPID:]))
-	h.Start = int64(le.Uint64(data[AggHdrStart:]))
-	h.Process = le.Uint64(data[AggHdrProcess:])
-	h.Cells = (len(data) - AggHeaderSize) / AggCellSize
-	if h.Cells > AggCellsPerChunk {
-		h.Cells = AggCellsPerChunk
-	}
-	return h, nil
-}
-
-// AggCell is the content of a cell as read from a chunk file.
-type AggCell struct {
-	Kind          uint64 // AggKindInt, AggKindFloat, or 0: not made
-	Count         uint64
-	Sum, Min, Max uint64 // int64 or float64 bits, by Kind
-	Number        int64  // the cell's number within its process
-}
-
-// ReadAggCell returns cell i (below h.Cells) of the chunk in data.
-func ReadAggCell(data []byte, h AggChunkHeader, i int) AggCell {
-	le := binary.LittleEndian
-	w := data[AggHeaderSize+i*AggCellSize:]
-	return AggCell{
-		Kind:   le.Uint64(w[AggCellKind:]),
-		Count:  le.Uint64(w[AggCellCount:]),
-		Sum:    le.Uint64(w[AggCellSum:]),
-		Min:    le.Uint64(w[AggCellMin:]),
-		Max:    le.Uint64(w[AggCellMax:]),
-		Number: int64(h.Chunk*AggCellsPerChunk) + int64(i),
-	}
 }

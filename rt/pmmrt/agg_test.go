@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // useTestAgg is useTestLog with fresh aggregate cells, mapped or kept in
@@ -67,17 +69,17 @@ func (v aggValue) String() string {
 // record and every cell record a cell.
 func readAggs(t testing.TB, dir string) map[string]aggValue {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(dir, "logs", "*"+AggFileSuffix))
+	paths, err := filepath.Glob(filepath.Join(dir, "logs", "*"+logfmt.AggFileSuffix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells := map[int64]AggCell{}
+	cells := map[int64]logfmt.AggCell{}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := ParseAggChunk(data)
+		h, err := logfmt.ParseAggChunk(data)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -85,7 +87,7 @@ func readAggs(t testing.TB, dir string) map[string]aggValue {
 			t.Errorf("%s: header %+v", p, h)
 		}
 		for i := 0; i < h.Cells; i++ {
-			if c := ReadAggCell(data, h, i); c.Kind != 0 {
+			if c := logfmt.ReadAggCell(data, h, i); c.Kind != 0 {
 				if _, dup := cells[c.Number]; dup {
 					t.Fatalf("cell %d twice", c.Number)
 				}
@@ -95,7 +97,7 @@ func readAggs(t testing.TB, dir string) map[string]aggValue {
 	}
 	out := map[string]aggValue{}
 	for _, rec := range allRecords(readSegments(t, dir)) {
-		if len(rec.fields) == 0 || rec.fields[0].Kind != KindInt {
+		if len(rec.fields) == 0 || rec.fields[0].Kind != logfmt.KindInt {
 			continue
 		}
 		c, ok := cells[rec.fields[0].Int]
@@ -112,7 +114,7 @@ func readAggs(t testing.TB, dir string) map[string]aggValue {
 			t.Fatalf("group %s has two cells", key)
 		}
 		v := aggValue{kind: c.Kind, count: c.Count, recordTable: int64(rec.table), number: c.Number}
-		if c.Kind == AggKindInt {
+		if c.Kind == logfmt.AggKindInt {
 			v.sum, v.min, v.max = float64(int64(c.Sum)), float64(int64(c.Min)), float64(int64(c.Max))
 		} else {
 			v.sum, v.min, v.max = math.Float64frombits(c.Sum), math.Float64frombits(c.Min), math.Float64frombits(c.Max)
@@ -125,28 +127,28 @@ func readAggs(t testing.TB, dir string) map[string]aggValue {
 	return out
 }
 
-func fieldString(f Field) string {
+func fieldString(f logfmt.Field) string {
 	switch f.Kind {
-	case KindInt:
+	case logfmt.KindInt:
 		return fmt.Sprint(f.Int)
-	case KindString:
+	case logfmt.KindString:
 		return string(f.Data)
-	case KindFloat:
+	case logfmt.KindFloat:
 		return fmt.Sprint(f.Float)
-	case KindListBegin:
+	case logfmt.KindListBegin:
 		return "["
-	case KindListEnd:
+	case logfmt.KindListEnd:
 		return "]"
 	}
 	return fmt.Sprintf("kind%d", f.Kind)
 }
 
 func intCell(count uint64, sum, min, max float64) aggValue {
-	return aggValue{kind: AggKindInt, count: count, sum: sum, min: min, max: max}
+	return aggValue{kind: logfmt.AggKindInt, count: count, sum: sum, min: min, max: max}
 }
 
 func floatCell(count uint64, sum, min, max float64) aggValue {
-	return aggValue{kind: AggKindFloat, count: count, sum: sum, min: min, max: max}
+	return aggValue{kind: logfmt.AggKindFloat, count: count, sum: sum, min: min, max: max}
 }
 
 // values drops what the test does not fix: the cells' numbers.
@@ -171,7 +173,7 @@ func TestAggIntFloat(t *testing.T) {
 					g.Int(v % 2)
 				} // left open: closed by AggInt
 				AggInt(table, &g, v)
-				if g.n != 0 {
+				if len(g.Fields()) != 0 {
 					t.Fatal("AggInt did not reset the group")
 				}
 			}
@@ -281,7 +283,7 @@ func TestAggConcurrent(t *testing.T) {
 // the cells are numbered densely across the chunk files.
 func TestAggChunks(t *testing.T) {
 	dir := useTestAgg(t, true)
-	const n = AggCellsPerChunk + 100
+	const n = logfmt.AggCellsPerChunk + 100
 	var g Rec
 	for round := 0; round < 2; round++ {
 		for i := 0; i < n; i++ {
@@ -290,7 +292,7 @@ func TestAggChunks(t *testing.T) {
 		}
 	}
 	Close()
-	paths, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+AggFileSuffix))
+	paths, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+logfmt.AggFileSuffix))
 	if len(paths) != 2 {
 		t.Errorf("%d chunk files, want 2", len(paths))
 	}
@@ -312,7 +314,7 @@ func TestAggChunks(t *testing.T) {
 	// a chunk.
 	sort.Ints(numbers)
 	for i, num := range numbers {
-		if num != numbers[0]+i || numbers[0]%AggCellsPerChunk != 0 {
+		if num != numbers[0]+i || numbers[0]%logfmt.AggCellsPerChunk != 0 {
 			t.Fatalf("cell numbers %v..., want dense from a chunk's first", numbers[:i+1])
 		}
 	}
@@ -327,7 +329,7 @@ func TestAggHeld(t *testing.T) {
 	kept.Emit2(4, 1, 2)
 	g.Str("new")
 	kept.AggInt(5, &g, 10)
-	if g.n != 0 {
+	if len(g.Fields()) != 0 {
 		t.Fatal("Held.AggInt did not reset the group")
 	}
 	g.Str("new")
@@ -370,7 +372,7 @@ func TestAggBroken(t *testing.T) {
 	var g Rec
 	g.Str("x")
 	AggInt(1, &g, 1)
-	if g.n != 0 {
+	if len(g.Fields()) != 0 {
 		t.Fatal("AggInt did not reset the group")
 	}
 	var h Held
@@ -431,7 +433,7 @@ func BenchmarkAggNewCell(b *testing.B) {
 		if i%(1<<16) == 0 && i > 0 {
 			b.StopTimer()
 			dropAggs()
-			paths, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+AggFileSuffix))
+			paths, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+logfmt.AggFileSuffix))
 			for _, p := range paths {
 				os.Remove(p)
 			}

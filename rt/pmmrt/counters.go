@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // Per-site counters: how many times each site's instrumentation ran with
@@ -15,16 +17,6 @@ import (
 // mapped like the log segments and are incremented in place, so they
 // survive any exit. The file is a header, then a uint64 per site number,
 // 0 to numSites.
-
-// CounterMagic starts a counters file.
-const CounterMagic = "PMMCNT01"
-
-// CounterHeaderSize is the size of a counters file's header: the magic
-// and the number of sites, little-endian.
-const CounterHeaderSize = 16
-
-// CounterFileSuffix ends the names of counters files.
-const CounterFileSuffix = ".pmmcnt"
 
 var (
 	numSites   int            // set by the zz_config.go file that pmm generates
@@ -79,12 +71,12 @@ func mapCounters() ([]uint64, error) {
 	if err := os.MkdirAll(dir, 0755); err != nil {
 		return nil, err
 	}
-	name := processFilePrefix() + CounterFileSuffix
+	name := processFilePrefix() + logfmt.CounterFileSuffix
 	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0644)
 	if err != nil {
 		return nil, err
 	}
-	size := CounterHeaderSize + 8*(numSites+1)
+	size := logfmt.CounterHeaderSize + 8*(numSites+1)
 	var data []byte
 	if useMmap {
 		data, err = mapFile(f, size)
@@ -97,10 +89,10 @@ func mapCounters() ([]uint64, error) {
 		os.Remove(f.Name())
 		return nil, err
 	}
-	copy(data, CounterMagic)
+	copy(data, logfmt.CounterMagic)
 	binary.LittleEndian.PutUint64(data[8:], uint64(numSites))
 	counterData = data
-	words := data[CounterHeaderSize:]
+	words := data[logfmt.CounterHeaderSize:]
 	n := numSites + 1
 	return (*[1 << 27]uint64)(unsafe.Pointer(&words[0]))[:n:n], nil
 }

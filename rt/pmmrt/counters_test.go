@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // TestCounters counts from many goroutines and reads the counters back
@@ -33,7 +35,7 @@ func TestCounters(t *testing.T) {
 	wg.Wait()
 	Check(4) // beyond the sites: ignored
 	Flush()
-	files, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+CounterFileSuffix))
+	files, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+logfmt.CounterFileSuffix))
 	if len(files) != 1 {
 		t.Fatalf("counters files %v, want one", files)
 	}
@@ -41,10 +43,10 @@ func TestCounters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(data[:8]) != CounterMagic || binary.LittleEndian.Uint64(data[8:]) != 3 {
-		t.Fatalf("header %q", data[:CounterHeaderSize])
+	if string(data[:8]) != logfmt.CounterMagic || binary.LittleEndian.Uint64(data[8:]) != 3 {
+		t.Fatalf("header %q", data[:logfmt.CounterHeaderSize])
 	}
-	word := func(i int) uint64 { return binary.LittleEndian.Uint64(data[CounterHeaderSize+8*i:]) }
+	word := func(i int) uint64 { return binary.LittleEndian.Uint64(data[logfmt.CounterHeaderSize+8*i:]) }
 	want := map[int]uint64{0: 0, 1: 8000, 2: 0, 3: 16000} // by site
 	for i, w := range want {
 		if word(i) != w {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"pmm.dev/pmm/internal/tmpfs"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // TestDiskFull records more than a small tmpfs holds: without reserving
@@ -41,12 +43,12 @@ func TestDiskFull(t *testing.T) {
 			t.Fatalf("record %d: %+v, want table 7, fields %d, 1", i, r, i)
 		}
 	}
-	stops, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+StopFileSuffix))
+	stops, _ := filepath.Glob(filepath.Join(dir, "logs", "*"+logfmt.StopFileSuffix))
 	if len(stops) != 1 {
 		t.Fatalf("stop files: %v, want one", stops)
 	}
-	if content, err := os.ReadFile(stops[0]); err != nil || StopFileReason(content) != StopReasonDiskFull {
-		t.Errorf("stop file: %q, %v; want %q", content, err, StopReasonDiskFull)
+	if content, err := os.ReadFile(stops[0]); err != nil || logfmt.StopFileReason(content) != logfmt.StopReasonDiskFull {
+		t.Errorf("stop file: %q, %v; want %q", content, err, logfmt.StopReasonDiskFull)
 	}
 	t.Logf("%d of %d records kept", len(recs), n)
 }

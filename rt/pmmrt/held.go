@@ -1,6 +1,10 @@
 package pmmrt
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"pmm.dev/pmm/rt/logfmt"
+)
 
 // Held keeps the tuples of an execution whose part in an answer is not
 // known when it ends: an earlier event of an inter-event test (seed
@@ -24,26 +28,26 @@ const (
 
 // Emit holds the tuple built in r, and resets r.
 func (h *Held) Emit(table uint16, r *Rec) {
-	r.close()
-	h.put(table, formatFields, r.bytes())
+	r.Finish()
+	h.put(table, logfmt.FormatFields, r.Fields())
 	r.Reset()
 }
 
 // Emit2 holds a tuple of two int64 fields.
 func (h *Held) Emit2(table uint16, a, b int64) {
 	var body [16]byte
-	putInt64(body[:], a)
-	putInt64(body[8:], b)
-	h.put(table, formatInt2, body[:])
+	logfmt.PutInt64(body[:], a)
+	logfmt.PutInt64(body[8:], b)
+	h.put(table, logfmt.FormatInt2, body[:])
 }
 
 // Emit3 holds a tuple of three int64 fields.
 func (h *Held) Emit3(table uint16, a, b, c int64) {
 	var body [24]byte
-	putInt64(body[:], a)
-	putInt64(body[8:], b)
-	putInt64(body[16:], c)
-	h.put(table, formatInt3, body[:])
+	logfmt.PutInt64(body[:], a)
+	logfmt.PutInt64(body[8:], b)
+	logfmt.PutInt64(body[16:], c)
+	h.put(table, logfmt.FormatInt3, body[:])
 }
 
 func (h *Held) put(table uint16, format byte, body []byte) {
@@ -71,14 +75,14 @@ func (h *Held) Release() {
 		n := int(binary.LittleEndian.Uint32(b[3:]))
 		body := b[heldHeader : heldHeader+n]
 		switch format {
-		case formatFields:
+		case logfmt.FormatFields:
 			emitBody(table, body)
 		case heldAggInt, heldAggFloat:
 			releaseAgg(table, format, body)
 		default:
 			a := int64(binary.LittleEndian.Uint64(body))
 			c := int64(0)
-			if format == formatInt3 {
+			if format == logfmt.FormatInt3 {
 				c = int64(binary.LittleEndian.Uint64(body[16:]))
 			}
 			emitInts(table, format, a, int64(binary.LittleEndian.Uint64(body[8:])), c)

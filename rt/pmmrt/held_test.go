@@ -3,6 +3,8 @@ package pmmrt
 import (
 	"reflect"
 	"testing"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // TestHeld checks that held tuples reach the log only when released, in
@@ -15,7 +17,7 @@ func TestHeld(t *testing.T) {
 	r.Int(-4)
 	r.Str("held")
 	kept.Emit(1, &r)
-	if r.n != 0 {
+	if len(r.Fields()) != 0 {
 		t.Fatal("Held.Emit did not reset the Rec")
 	}
 	var inner Held
@@ -31,11 +33,11 @@ func TestHeld(t *testing.T) {
 	kept.Release()
 	Close()
 	want := []decoded{
-		{4, []Field{fInt(1), fInt(2)}},
-		{1, []Field{fInt(-4), fStr("held")}},
-		{2, []Field{fInt(5), fInt(-6)}},
-		{3, []Field{fInt(7), fInt(8), fInt(-9)}},
-		{5, []Field{fInt(10), fInt(11)}},
+		{4, []logfmt.Field{fInt(1), fInt(2)}},
+		{1, []logfmt.Field{fInt(-4), fStr("held")}},
+		{2, []logfmt.Field{fInt(5), fInt(-6)}},
+		{3, []logfmt.Field{fInt(7), fInt(8), fInt(-9)}},
+		{5, []logfmt.Field{fInt(10), fInt(11)}},
 	}
 	segs := readSegments(t, dir)
 	if len(segs) != 1 {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync/atomic"
 	"testing"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // useTestLog points the process's log at a new temporary directory with
@@ -32,11 +34,11 @@ func useTestLog(t testing.TB, mapped bool, first, last int) string {
 // Fields.
 type decoded struct {
 	table  uint16
-	fields []Field
+	fields []logfmt.Field
 }
 
 type segmentFile struct {
-	header SegmentHeader
+	header logfmt.SegmentHeader
 	torn   int
 	recs   []decoded
 }
@@ -63,17 +65,17 @@ func readSegments(t testing.TB, dir string) []segmentFile {
 
 func decodeSegment(t testing.TB, data []byte) segmentFile {
 	t.Helper()
-	h, err := ParseSegment(data)
+	h, err := logfmt.ParseSegment(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := NewScanner(data, h)
+	sc := logfmt.NewScanner(data, h)
 	sf := segmentFile{header: h}
 	for sc.Next() {
 		r := sc.Record()
 		d := decoded{table: r.Table}
 		for {
-			var f Field
+			var f logfmt.Field
 			ok, err := r.NextField(&f)
 			if err != nil {
 				t.Fatal(err)

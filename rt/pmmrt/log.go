@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // Segment sizes: the first segment of a process is small (a process that
@@ -108,7 +110,7 @@ func (l *logger) reserveSlow(s *segment, start uint64, size int) (*segment, int)
 			}
 			// Number segments in the order they are used (a spare may
 			// have been created before a segment used earlier).
-			binary.LittleEndian.PutUint32(next.data[hdrSeq:], l.used)
+			binary.LittleEndian.PutUint32(next.data[logfmt.HdrSeq:], l.used)
 			l.used++
 			atomic.StorePointer(&l.cur, unsafe.Pointer(next))
 			if cur != nil { // else close retired it
@@ -141,7 +143,7 @@ func (s *segment) begin(rec []byte, size int) {
 
 // commit publishes a record, with one atomic store of its first word.
 func (s *segment) commit(rec []byte, size int) {
-	atomic.StoreUint32((*uint32)(unsafe.Pointer(&rec[0])), uint32(size)|commitBit)
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&rec[0])), uint32(size)|logfmt.CommitBit)
 }
 
 // nextSegment returns the segment to use after the current one, with room
@@ -149,7 +151,7 @@ func (s *segment) commit(rec []byte, size int) {
 // for it: creating a segment is faster than waiting), else a new one. It
 // starts preparing the next spare. l.mu is held.
 func (l *logger) nextSegment(size int) (*segment, error) {
-	need := segHeaderSize + size
+	need := logfmt.SegHeaderSize + size
 	var s *segment
 	if l.spare != nil && int(l.spare.size) >= need {
 		s, l.spare = l.spare, nil
@@ -268,7 +270,7 @@ func createSegment(override string, file uint32, size int, mapped bool) (*segmen
 	if err != nil {
 		return nil, err
 	}
-	s := &segment{size: uint64(size), file: f, mapped: mapped, reserved: segHeaderSize}
+	s := &segment{size: uint64(size), file: f, mapped: mapped, reserved: logfmt.SegHeaderSize}
 	if mapped {
 		s.data, err = mapFile(f, size)
 	} else {
@@ -284,20 +286,15 @@ func createSegment(override string, file uint32, size int, mapped bool) (*segmen
 }
 
 func writeHeader(h []byte, size int) {
-	le := binary.LittleEndian
-	copy(h[hdrMagic:], segMagic)
-	le.PutUint32(h[hdrHeaderSize:], segHeaderSize)
-	le.PutUint64(h[hdrSize:], uint64(size))
-	le.PutUint64(h[hdrPID:], uint64(os.Getpid()))
-	le.PutUint64(h[hdrStart:], uint64(processStart.UnixNano()))
-	le.PutUint64(h[hdrProcess:], processTag)
-	le.PutUint32(h[hdrSeq:], UnusedSegment) // until it becomes current
 	program := ""
 	if len(os.Args) > 0 {
 		program = os.Args[0]
 	}
-	n := copy(h[hdrProgram:segHeaderSize], program)
-	le.PutUint32(h[hdrProgramLen:], uint32(n))
+	logfmt.PutSegmentHeader(h, logfmt.SegmentHeader{
+		Size: uint64(size), PID: int64(os.Getpid()), Start: processStart.UnixNano(), Process: processTag,
+		Seq:     logfmt.UnusedSegment, // until it becomes current
+		Program: program,
+	})
 }
 
 // retire finishes a segment that no new record will be reserved in, in
@@ -321,15 +318,15 @@ func (s *segment) finish(l *logger) {
 	end--
 	s.committedPrefix(int(end), true)
 	if s.mapped {
-		binary.LittleEndian.PutUint64(s.data[hdrEnd:], end)
+		binary.LittleEndian.PutUint64(s.data[logfmt.HdrEnd:], end)
 		unmapFile(s.data) // (s.data is left as is: the race detector does not see the commits in mapped memory)
 		s.file.Truncate(int64(end))
 	} else {
 		l.flushMu.Lock()
-		binary.LittleEndian.PutUint64(s.data[hdrEnd:], end)
+		binary.LittleEndian.PutUint64(s.data[logfmt.HdrEnd:], end)
 		err := s.write(int(end))
 		if err == nil {
-			_, err = s.file.WriteAt(s.data[:segHeaderSize], 0)
+			_, err = s.file.WriteAt(s.data[:logfmt.SegHeaderSize], 0)
 		}
 		if err != nil {
 			stop(filepath.Dir(s.file.Name()), err)
@@ -344,17 +341,17 @@ func (s *segment) finish(l *logger) {
 // begin before limit. With wait, it waits for the records being written
 // and returns limit.
 func (s *segment) committedPrefix(limit int, wait bool) int {
-	pos := segHeaderSize
+	pos := logfmt.SegHeaderSize
 	for pos < limit {
 		word := atomic.LoadUint32((*uint32)(unsafe.Pointer(&s.data[pos])))
-		if word&commitBit == 0 {
+		if word&logfmt.CommitBit == 0 {
 			if !wait {
 				break
 			}
 			time.Sleep(retirePoll)
 			continue
 		}
-		pos += int(word &^ commitBit)
+		pos += int(word &^ logfmt.CommitBit)
 	}
 	return pos
 }

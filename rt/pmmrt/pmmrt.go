@@ -25,6 +25,8 @@ import (
 	"strings"
 	"sync/atomic"
 	_ "unsafe" // for go:linkname
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 // Recording states, held in state.
@@ -107,46 +109,46 @@ func Returning() bool {
 // Emit appends the tuple built in r to the log as a row of the table with
 // the given id, and resets r so that it can be reused.
 func Emit(table uint16, r *Rec) {
-	r.close()
-	emitBody(table, r.bytes())
+	r.Finish()
+	emitBody(table, r.Fields())
 	r.Reset()
 }
 
 // emitBody appends a record of tagged fields.
 func emitBody(table uint16, body []byte) {
-	size := roundRecord(headerSize + len(body))
+	size := logfmt.RoundRecord(logfmt.RecHeaderSize + len(body))
 	seg, off := std.reserve(size)
 	if seg != nil {
 		rec := seg.data[off : off+size]
 		seg.begin(rec, size)
-		putHeader(rec, table, formatFields)
-		copy(rec[headerSize:], body)
+		logfmt.PutHeader(rec, table, logfmt.FormatFields)
+		copy(rec[logfmt.RecHeaderSize:], body)
 		seg.commit(rec, size)
 	}
 }
 
 // Emit2 appends a tuple of two int64 fields: the commonest tuple (an event
 // id and a time, a pair of ids), in a fixed layout.
-func Emit2(table uint16, a, b int64) { emitInts(table, formatInt2, a, b, 0) }
+func Emit2(table uint16, a, b int64) { emitInts(table, logfmt.FormatInt2, a, b, 0) }
 
 // Emit3 appends a tuple of three int64 fields in a fixed layout.
-func Emit3(table uint16, a, b, c int64) { emitInts(table, formatInt3, a, b, c) }
+func Emit3(table uint16, a, b, c int64) { emitInts(table, logfmt.FormatInt3, a, b, c) }
 
-// emitInts appends a record of format formatInt2 (a, b) or formatInt3
+// emitInts appends a record of format logfmt.FormatInt2 (a, b) or logfmt.FormatInt3
 // (a, b, c).
 func emitInts(table uint16, format byte, a, b, c int64) {
-	size := headerSize + 8*int(format)
+	size := logfmt.RecHeaderSize + 8*int(format)
 	seg, off := std.reserve(size)
 	if seg == nil {
 		return
 	}
 	rec := seg.data[off : off+size]
 	seg.begin(rec, size)
-	putHeader(rec, table, format)
-	putInt64(rec[headerSize:], a)
-	putInt64(rec[headerSize+8:], b)
-	if format == formatInt3 {
-		putInt64(rec[headerSize+16:], c)
+	logfmt.PutHeader(rec, table, format)
+	logfmt.PutInt64(rec[logfmt.RecHeaderSize:], a)
+	logfmt.PutInt64(rec[logfmt.RecHeaderSize+8:], b)
+	if format == logfmt.FormatInt3 {
+		logfmt.PutInt64(rec[logfmt.RecHeaderSize+16:], c)
 	}
 	seg.commit(rec, size)
 }

@@ -20,50 +20,20 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
-// TestGo112 type-checks the package as the go 1.12 language, which is
-// what it must compile as inside a user's module with `go 1.12`, and checks
-// that it imports only the standard library.
+// TestGo112 type-checks the package and the log format it imports
+// (logfmt, copied beside it) as the go 1.12 language, which is what they
+// must compile as inside a user's module with `go 1.12`, and checks that
+// they import only the standard library (and pmmrt, logfmt).
 func TestGo112(t *testing.T) {
+	const formatPath = "pmm.dev/pmm/rt/logfmt"
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, ".", func(fi os.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []*ast.File
-	for _, f := range pkgs["pmmrt"].Files {
-		files = append(files, f)
-		for _, imp := range f.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			if strings.Contains(strings.SplitN(path, "/", 2)[0], ".") {
-				t.Errorf("%s imports %s: only the standard library is allowed", fset.Position(imp.Pos()), path)
-			}
-		}
-	}
-	if len(files) != len(pkgs["pmmrt"].Files) || len(pkgs) != 1 {
-		t.Fatalf("want one package pmmrt, got %d", len(pkgs))
-	}
-	// The build variants: the files each one compiles, by their build
-	// constraints.
 	for _, v := range []struct{ goos, goarch string }{{"linux", "amd64"}, {"windows", "amd64"}, {"linux", "386"}, {"darwin", "arm64"}} {
-		ctx := build.Default
-		ctx.GOOS, ctx.GOARCH = v.goos, v.goarch
-		var keep []*ast.File
-		for _, f := range files {
-			name := filepath.Base(fset.Position(f.Pos()).Filename)
-			if ok, err := ctx.MatchFile(".", name); err != nil {
-				t.Fatal(err)
-			} else if ok {
-				keep = append(keep, f)
-			}
-		}
-		conf := types.Config{GoVersion: "go1.12", Importer: importer.ForCompiler(fset, "source", nil)}
-		if _, err := conf.Check("example.com/m/internal/pmmrt_", fset, keep, nil); err != nil {
-			t.Errorf("%s/%s: %v", v.goos, v.goarch, err)
-		}
+		format := checkGo112(t, fset, "../logfmt", "logfmt", formatPath, v.goos, v.goarch, nil)
+		checkGo112(t, fset, ".", "pmmrt", "example.com/m/internal/pmmrt_", v.goos, v.goarch, format)
 	}
 	// The checker must be able to fail: a go1.18 feature is refused.
 	bad, err := parser.ParseFile(fset, "bad.go", "package p\nfunc f(x any) {}\n", 0)
@@ -74,6 +44,57 @@ func TestGo112(t *testing.T) {
 	if _, err := conf.Check("p", fset, []*ast.File{bad}, nil); err == nil {
 		t.Error("go1.12 check accepted `any`")
 	}
+}
+
+// checkGo112 type-checks the non-test files of package name in dir that
+// build for goos/goarch as go 1.12, and reports imports other than the
+// standard library and format (when not nil).
+func checkGo112(t *testing.T, fset *token.FileSet, dir, name, path, goos, goarch string, format *types.Package) *types.Package {
+	t.Helper()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) != 1 || pkgs[name] == nil {
+		t.Fatalf("%s: want one package %s, got %d", dir, name, len(pkgs))
+	}
+	ctx := build.Default
+	ctx.GOOS, ctx.GOARCH = goos, goarch
+	var keep []*ast.File
+	for _, f := range pkgs[name].Files {
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.Contains(strings.SplitN(p, "/", 2)[0], ".") && (format == nil || p != format.Path()) {
+				t.Errorf("%s imports %s: only the standard library is allowed", fset.Position(imp.Pos()), p)
+			}
+		}
+		if ok, err := ctx.MatchFile(dir, filepath.Base(fset.Position(f.Pos()).Filename)); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			keep = append(keep, f)
+		}
+	}
+	conf := types.Config{GoVersion: "go1.12", Importer: formatImporter{importer.ForCompiler(fset, "source", nil), format}}
+	pkg, err := conf.Check(path, fset, keep, nil)
+	if err != nil {
+		t.Errorf("%s %s/%s: %v", name, goos, goarch, err)
+	}
+	return pkg
+}
+
+// formatImporter imports format by its path, other packages by next.
+type formatImporter struct {
+	next   types.Importer
+	format *types.Package
+}
+
+func (im formatImporter) Import(path string) (*types.Package, error) {
+	if im.format != nil && path == im.format.Path() {
+		return im.format, nil
+	}
+	return im.next.Import(path)
 }
 
 func TestInitialState(t *testing.T) {
@@ -179,12 +200,14 @@ func TestNoAllocation(t *testing.T) {
 }
 
 // field constructors for the expectations.
-func fInt(v int64) Field     { return Field{Kind: KindInt, Int: v} }
-func fStr(s string) Field    { return Field{Kind: KindString, Data: []byte(s)} }
-func fBool(v bool) Field     { return Field{Kind: KindBool, Int: map[bool]int64{true: 1}[v]} }
-func fKind(k Kind) Field     { return Field{Kind: k} }
-func fFloat(v float64) Field { return Field{Kind: KindFloat, Float: v} }
-func fUint(v uint64) Field   { return Field{Kind: KindUint, Uint: v} }
+func fInt(v int64) logfmt.Field  { return logfmt.Field{Kind: logfmt.KindInt, Int: v} }
+func fStr(s string) logfmt.Field { return logfmt.Field{Kind: logfmt.KindString, Data: []byte(s)} }
+func fBool(v bool) logfmt.Field {
+	return logfmt.Field{Kind: logfmt.KindBool, Int: map[bool]int64{true: 1}[v]}
+}
+func fKind(k logfmt.Kind) logfmt.Field { return logfmt.Field{Kind: k} }
+func fFloat(v float64) logfmt.Field    { return logfmt.Field{Kind: logfmt.KindFloat, Float: v} }
+func fUint(v uint64) logfmt.Field      { return logfmt.Field{Kind: logfmt.KindUint, Uint: v} }
 
 type named int8
 type stringer struct{}
@@ -203,8 +226,8 @@ func TestRoundTrip(t *testing.T) {
 
 func testRoundTrip(t *testing.T, mapped bool) {
 	dir := useTestLog(t, mapped, 1<<16, 1<<16)
-	long := strings.Repeat("é", MaxString) // 2 bytes a rune: cut inside one
-	longBytes := bytes.Repeat([]byte{0xff}, MaxString+10)
+	long := strings.Repeat("é", logfmt.MaxString) // 2 bytes a rune: cut inside one
+	longBytes := bytes.Repeat([]byte{0xff}, logfmt.MaxString+10)
 	var r Rec
 	r.Int(math.MinInt64)
 	r.Int(math.MaxInt64)
@@ -230,7 +253,7 @@ func testRoundTrip(t *testing.T, mapped bool) {
 	r.ListEnd()
 	r.ListEnd()
 	Emit(3, &r)
-	if r.n != 0 {
+	if len(r.Fields()) != 0 {
 		t.Fatal("Emit did not reset the Rec")
 	}
 	var nilPtr *nilErr
@@ -248,24 +271,24 @@ func testRoundTrip(t *testing.T, mapped bool) {
 	Flush()
 	Close()
 
-	cut := MaxString
+	cut := logfmt.MaxString
 	for !utf8.RuneStart(long[cut]) {
 		cut--
 	}
 	want := []decoded{
-		{3, []Field{fInt(math.MinInt64), fInt(math.MaxInt64), fInt(0), fUint(math.MaxUint64), fFloat(-2.5), fFloat(math.Inf(1)),
-			fBool(true), fBool(false), {Kind: KindString, Data: []byte{}}, fStr("héllo, 世界 🎉"),
-			{Kind: KindString, Data: []byte(long[:cut]), Cut: len(long)},
-			{Kind: KindBytes, Data: []byte{0, 1, 2}}, fKind(KindNull),
-			{Kind: KindBytes, Data: longBytes[:MaxString], Cut: len(longBytes)}, fKind(KindNull),
-			fKind(KindListBegin), fInt(1), fKind(KindListBegin), fStr("a"), fKind(KindListEnd),
-			fKind(KindListBegin), fKind(KindListEnd), fKind(KindListEnd)}},
-		{4, []Field{fKind(KindNull), fInt(7), fInt(-8), fUint(9), fUint(10), fFloat(0.5), fStr("s"),
-			{Kind: KindBytes, Data: []byte("b")}, fBool(true), fInt(int64(time.Second)), fInt(-3),
-			fStr("I am a stringer"), fStr("boom"), fStr("<nil>"), fKind(KindNull), fStr("{4}")}},
-		{5, []Field{fInt(-1), fInt(2)}},
-		{6, []Field{fInt(1), fInt(-2), fInt(3)}},
-		{7, []Field{fInt(9), fKind(KindListBegin), fInt(10), fKind(KindListEnd)}},
+		{3, []logfmt.Field{fInt(math.MinInt64), fInt(math.MaxInt64), fInt(0), fUint(math.MaxUint64), fFloat(-2.5), fFloat(math.Inf(1)),
+			fBool(true), fBool(false), {Kind: logfmt.KindString, Data: []byte{}}, fStr("héllo, 世界 🎉"),
+			{Kind: logfmt.KindString, Data: []byte(long[:cut]), Cut: len(long)},
+			{Kind: logfmt.KindBytes, Data: []byte{0, 1, 2}}, fKind(logfmt.KindNull),
+			{Kind: logfmt.KindBytes, Data: longBytes[:logfmt.MaxString], Cut: len(longBytes)}, fKind(logfmt.KindNull),
+			fKind(logfmt.KindListBegin), fInt(1), fKind(logfmt.KindListBegin), fStr("a"), fKind(logfmt.KindListEnd),
+			fKind(logfmt.KindListBegin), fKind(logfmt.KindListEnd), fKind(logfmt.KindListEnd)}},
+		{4, []logfmt.Field{fKind(logfmt.KindNull), fInt(7), fInt(-8), fUint(9), fUint(10), fFloat(0.5), fStr("s"),
+			{Kind: logfmt.KindBytes, Data: []byte("b")}, fBool(true), fInt(int64(time.Second)), fInt(-3),
+			fStr("I am a stringer"), fStr("boom"), fStr("<nil>"), fKind(logfmt.KindNull), fStr("{4}")}},
+		{5, []logfmt.Field{fInt(-1), fInt(2)}},
+		{6, []logfmt.Field{fInt(1), fInt(-2), fInt(3)}},
+		{7, []logfmt.Field{fInt(9), fKind(logfmt.KindListBegin), fInt(10), fKind(logfmt.KindListEnd)}},
 	}
 	segs := readSegments(t, dir)
 	if len(segs) != 1 {
@@ -297,8 +320,8 @@ func TestRecordTooLarge(t *testing.T) {
 	var r Rec
 	r.Int(1)
 	r.ListBegin()
-	big := strings.Repeat("x", MaxString)
-	for i := 0; i < 2*MaxRecord/MaxString; i++ {
+	big := strings.Repeat("x", logfmt.MaxString)
+	for i := 0; i < 2*logfmt.MaxRecord/logfmt.MaxString; i++ {
 		r.Str(big)
 	}
 	r.ListBegin() // dropped, and so is its end
@@ -315,10 +338,10 @@ func TestRecordTooLarge(t *testing.T) {
 	}
 	f := recs[0].fields
 	n := len(f)
-	if !reflect.DeepEqual(f[0], fInt(1)) || f[1].Kind != KindListBegin || f[n-2].Kind != KindFieldsLost || f[n-1].Kind != KindListEnd {
+	if !reflect.DeepEqual(f[0], fInt(1)) || f[1].Kind != logfmt.KindListBegin || f[n-2].Kind != logfmt.KindFieldsLost || f[n-1].Kind != logfmt.KindListEnd {
 		t.Errorf("fields start %v %v, end %v %v", f[0], f[1].Kind, f[n-2].Kind, f[n-1].Kind)
 	}
-	if strs := n - 4; strs != (MaxRecord-16)/(MaxString+3) {
+	if strs := n - 4; strs != (logfmt.MaxRecord-16)/(logfmt.MaxString+3) {
 		t.Errorf("%d strings kept", strs)
 	}
 }
@@ -400,7 +423,7 @@ func TestRotation(t *testing.T) {
 		if size < 4096 || size > 16384 || size&(size-1) != 0 || s.header.Seq != segs[0].header.Seq+uint32(k) {
 			t.Errorf("segment %d: seq %d, size %d", k, s.header.Seq, size)
 		}
-		if s.header.End != uint64(segHeaderSize+24*len(s.recs)) {
+		if s.header.End != uint64(logfmt.SegHeaderSize+24*len(s.recs)) {
 			t.Errorf("segment %d: end %d with %d records", k, s.header.End, len(s.recs))
 		}
 		for _, r := range s.recs {
@@ -430,7 +453,7 @@ func TestRotation(t *testing.T) {
 			t.Fatal(err)
 		}
 		data, _ := os.ReadFile(p)
-		h, _ := ParseSegment(data)
+		h, _ := logfmt.ParseSegment(data)
 		if uint64(fi.Size()) != h.End {
 			t.Errorf("%s: %d bytes, end %d", p, fi.Size(), h.End)
 		}
@@ -448,7 +471,7 @@ func TestTorn(t *testing.T) {
 		if withSize {
 			s.begin(rec, 24)
 		}
-		putHeader(rec, 9, formatInt2)
+		logfmt.PutHeader(rec, 9, logfmt.FormatInt2)
 		return s, rec
 	}
 	Emit2(1, 1, 0)
@@ -457,7 +480,7 @@ func TestTorn(t *testing.T) {
 	_, torn2 := reserveOnly(false)
 	Emit2(1, 3, 0)
 	// Fill the segment up to its last record, which is torn.
-	room := (4096 - segHeaderSize - 5*24) / 24
+	room := (4096 - logfmt.SegHeaderSize - 5*24) / 24
 	for i := 0; i < room-1; i++ {
 		Emit2(2, int64(i), 0)
 	}
@@ -501,7 +524,7 @@ func TestFallbackWritesPeriodically(t *testing.T) {
 			return -1
 		}
 		data, _ := os.ReadFile(paths[0])
-		if len(data) < segHeaderSize {
+		if len(data) < logfmt.SegHeaderSize {
 			return 0
 		}
 		return len(decodeSegment(t, data).recs)

@@ -7,17 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
-
-// StopFileSuffix ends the name of the file that a process leaves in its
-// log directory when its recording stopped because its log could not be
-// written (a full disk): the file holds the reason, and the loader makes
-// every answer of the run say that it is incomplete.
-const StopFileSuffix = ".pmmstop"
-
-// StopReasonDiskFull is the reason a stop file holds when the disk was
-// full.
-const StopReasonDiskFull = "the disk was full"
 
 var stopOnce sync.Once // the message and the stop file, once per process
 
@@ -48,7 +40,7 @@ func stopReason(err error) string {
 			continue
 		case syscall.Errno:
 			if e == syscall.ENOSPC || e == syscall.EDQUOT {
-				return StopReasonDiskFull
+				return logfmt.StopReasonDiskFull
 			}
 		}
 		return "the log could not be written: " + err.Error()
@@ -61,21 +53,12 @@ func writeStopFile(dir, reason string) {
 	if os.MkdirAll(dir, 0755) != nil {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(dir, processFilePrefix()+StopFileSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0644)
+	f, err := os.OpenFile(filepath.Join(dir, processFilePrefix()+logfmt.StopFileSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0644)
 	if err != nil {
 		return
 	}
 	f.Write([]byte(reason)) //nolint:errcheck // an empty file says the disk was full
 	f.Close()
-}
-
-// StopFileReason is the reason a stop file gives: its text, or, when it
-// is empty (the reason did not fit), that the disk was full.
-func StopFileReason(content []byte) string {
-	if len(content) == 0 {
-		return StopReasonDiskFull
-	}
-	return string(content)
 }
 
 // processFilePrefix starts the names of the files of this process: its

@@ -1,4 +1,11 @@
-package pmmrt
+// Package logfmt is the format of the files that an instrumented
+// program's runtime (pmmrt) writes and pmm's loader (rt/load) reads: the
+// log segments and their records (the layout, the encoder Rec, the
+// decoder Scanner), the aggregate chunk files, the per-site counters and
+// the stop files. It is the one definition of that format: pmm copies
+// it into the user's module beside pmmrt (package rt), so it imports only
+// the standard library and compiles as go 1.12.
+package logfmt
 
 import (
 	"encoding/binary"
@@ -6,62 +13,62 @@ import (
 	"math"
 )
 
-// A log segment is a file of a fixed size: a header of segHeaderSize
+// A log segment is a file of a fixed size: a header of SegHeaderSize
 // bytes, then records, then zeros (never written). docs/RUNTIME.md has the
 // layout; the offsets below are the authority.
 const (
-	segMagic      = "PMMLOG1\n"
-	segHeaderSize = 512
+	SegMagic      = "PMMLOG1\n"
+	SegHeaderSize = 512
 	// Offsets of the header's fields.
-	hdrMagic      = 0  // [8]byte segMagic
-	hdrHeaderSize = 8  // uint32
-	hdrSize       = 16 // uint64: the file's size
-	hdrPID        = 24 // int64
-	hdrStart      = 32 // int64: the process's start, Unix nanoseconds
-	hdrProcess    = 40 // uint64: random, tells apart processes with a reused pid
-	hdrSeq        = 48 // uint32: the segment's number within its process, in order of use, from 0
-	hdrProgramLen = 52 // uint32
-	hdrEnd        = 56 // uint64: where the records end; 0 if the process died first
-	hdrProgram    = 64 // os.Args[0], truncated to fit the header
+	HdrMagic      = 0  // [8]byte SegMagic
+	HdrHeaderSize = 8  // uint32
+	HdrSize       = 16 // uint64: the file's size
+	HdrPID        = 24 // int64
+	HdrStart      = 32 // int64: the process's start, Unix nanoseconds
+	HdrProcess    = 40 // uint64: random, tells apart processes with a reused pid
+	HdrSeq        = 48 // uint32: the segment's number within its process, in order of use, from 0
+	HdrProgramLen = 52 // uint32
+	HdrEnd        = 56 // uint64: where the records end; 0 if the process died first
+	HdrProgram    = 64 // os.Args[0], truncated to fit the header
 )
 
-// A record is a header of headerSize bytes and a body, padded with zeros
+// A record is a header of RecHeaderSize bytes and a body, padded with zeros
 // to a multiple of 8 bytes (so that every record header is aligned for
 // atomic access). Its first word is stored twice: the size alone as soon
-// as the space is reserved, then the size with commitBit once the record
-// is complete. A reader skips a record without commitBit (torn: its
+// as the space is reserved, then the size with CommitBit once the record
+// is complete. A reader skips a record without CommitBit (torn: its
 // writer died before committing it), and a word that is still zero means
 // the space was never written.
 const (
-	headerSize = 8
-	commitBit  = 1 << 31
+	RecHeaderSize = 8
+	CommitBit     = 1 << 31
 	// Header offsets: [0:4] word, [4:6] table id, [6] format, [7] zero.
-	recTable  = 4
-	recFormat = 6
+	RecTable  = 4
+	RecFormat = 6
 )
 
 // Record body formats.
 const (
-	formatFields = 1 // tagged fields (see the tag constants)
-	formatInt2   = 2 // two little-endian int64s: Emit2
-	formatInt3   = 3 // three little-endian int64s: Emit3
+	FormatFields = 1 // tagged fields (see the tag constants)
+	FormatInt2   = 2 // two little-endian int64s: Emit2
+	FormatInt3   = 3 // three little-endian int64s: Emit3
 )
 
-// Field tags of formatFields. A zero byte ends the fields (padding).
+// Field tags of FormatFields. A zero byte ends the fields (padding).
 const (
-	tagInt        = 1  // zigzag uvarint
-	tagUint       = 2  // uvarint
-	tagFloat      = 3  // 8 bytes, little-endian IEEE 754
-	tagFalse      = 4  //
-	tagTrue       = 5  //
-	tagString     = 6  // uvarint length, bytes
-	tagBytes      = 7  // uvarint length, bytes
-	tagNull       = 8  //
-	tagListBegin  = 9  //
-	tagListEnd    = 10 //
-	tagStringCut  = 11 // uvarint original length, uvarint kept length, kept bytes
-	tagBytesCut   = 12 // same as tagStringCut
-	tagFieldsLost = 13 // the record outgrew MaxRecord: later fields were dropped
+	TagInt        = 1  // zigzag uvarint
+	TagUint       = 2  // uvarint
+	TagFloat      = 3  // 8 bytes, little-endian IEEE 754
+	TagFalse      = 4  //
+	TagTrue       = 5  //
+	TagString     = 6  // uvarint length, bytes
+	TagBytes      = 7  // uvarint length, bytes
+	TagNull       = 8  //
+	TagListBegin  = 9  //
+	TagListEnd    = 10 //
+	TagStringCut  = 11 // uvarint original length, uvarint kept length, kept bytes
+	TagBytesCut   = 12 // same as TagStringCut
+	TagFieldsLost = 13 // the record outgrew MaxRecord: later fields were dropped
 )
 
 // Limits on what one record holds.
@@ -76,14 +83,14 @@ const (
 	MaxRecord = 1 << 20
 )
 
-func roundRecord(n int) int { return (n + 7) &^ 7 }
+func RoundRecord(n int) int { return (n + 7) &^ 7 }
 
-func putHeader(rec []byte, table uint16, format byte) {
-	binary.LittleEndian.PutUint16(rec[recTable:], table)
-	rec[recFormat] = format
+func PutHeader(rec []byte, table uint16, format byte) {
+	binary.LittleEndian.PutUint16(rec[RecTable:], table)
+	rec[RecFormat] = format
 }
 
-func putInt64(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
+func PutInt64(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
 
 // SegmentHeader describes one log segment file.
 type SegmentHeader struct {
@@ -103,27 +110,43 @@ const UnusedSegment = ^uint32(0)
 // ErrNotSegment is returned by ParseSegment for data that does not start
 // with a segment header (for instance a file whose creator died before
 // writing it).
-var ErrNotSegment = errors.New("pmmrt: not a log segment")
+var ErrNotSegment = errors.New("logfmt: not a log segment")
+
+// PutSegmentHeader writes h at the start of data (at least SegHeaderSize
+// bytes), its program truncated to fit.
+func PutSegmentHeader(data []byte, h SegmentHeader) {
+	le := binary.LittleEndian
+	copy(data[HdrMagic:], SegMagic)
+	le.PutUint32(data[HdrHeaderSize:], SegHeaderSize)
+	le.PutUint64(data[HdrSize:], h.Size)
+	le.PutUint64(data[HdrPID:], uint64(h.PID))
+	le.PutUint64(data[HdrStart:], uint64(h.Start))
+	le.PutUint64(data[HdrProcess:], h.Process)
+	le.PutUint32(data[HdrSeq:], h.Seq)
+	le.PutUint64(data[HdrEnd:], h.End)
+	n := copy(data[HdrProgram:SegHeaderSize], h.Program)
+	le.PutUint32(data[HdrProgramLen:], uint32(n))
+}
 
 // ParseSegment parses the header of the segment held in data.
 func ParseSegment(data []byte) (SegmentHeader, error) {
 	var h SegmentHeader
-	if len(data) < segHeaderSize || string(data[:len(segMagic)]) != segMagic ||
-		binary.LittleEndian.Uint32(data[hdrHeaderSize:]) != segHeaderSize {
+	if len(data) < SegHeaderSize || string(data[:len(SegMagic)]) != SegMagic ||
+		binary.LittleEndian.Uint32(data[HdrHeaderSize:]) != SegHeaderSize {
 		return h, ErrNotSegment
 	}
 	le := binary.LittleEndian
-	h.Size = le.Uint64(data[hdrSize:])
-	h.PID = int64(le.Uint64(data[hdrPID:]))
-	h.Start = int64(le.Uint64(data[hdrStart:]))
-	h.Process = le.Uint64(data[hdrProcess:])
-	h.Seq = le.Uint32(data[hdrSeq:])
-	h.End = le.Uint64(data[hdrEnd:])
-	n := int(le.Uint32(data[hdrProgramLen:]))
-	if n > segHeaderSize-hdrProgram {
+	h.Size = le.Uint64(data[HdrSize:])
+	h.PID = int64(le.Uint64(data[HdrPID:]))
+	h.Start = int64(le.Uint64(data[HdrStart:]))
+	h.Process = le.Uint64(data[HdrProcess:])
+	h.Seq = le.Uint32(data[HdrSeq:])
+	h.End = le.Uint64(data[HdrEnd:])
+	n := int(le.Uint32(data[HdrProgramLen:]))
+	if n > SegHeaderSize-HdrProgram {
 		return h, ErrNotSegment
 	}
-	h.Program = string(data[hdrProgram : hdrProgram+n])
+	h.Program = string(data[HdrProgram : HdrProgram+n])
 	return h, nil
 }
 
@@ -145,16 +168,16 @@ type Scanner struct {
 // whose header ParseSegment accepted.
 func NewScanner(data []byte, h SegmentHeader) *Scanner {
 	limit := len(data)
-	if h.End >= segHeaderSize && h.End < uint64(limit) {
+	if h.End >= SegHeaderSize && h.End < uint64(limit) {
 		limit = int(h.End)
 	}
-	return &Scanner{data: data, pos: segHeaderSize, limit: limit}
+	return &Scanner{data: data, pos: SegHeaderSize, limit: limit}
 }
 
 // Next advances to the next committed record, reporting false at the end.
 func (s *Scanner) Next() bool {
 	le := binary.LittleEndian
-	for s.pos+headerSize <= s.limit {
+	for s.pos+RecHeaderSize <= s.limit {
 		word := le.Uint32(s.data[s.pos:])
 		if word == 0 {
 			// Never written, or reserved by a writer that died before
@@ -164,28 +187,28 @@ func (s *Scanner) Next() bool {
 			for next+8 <= s.limit && le.Uint64(s.data[next:]) == 0 {
 				next += 8
 			}
-			if next+headerSize <= s.limit {
+			if next+RecHeaderSize <= s.limit {
 				s.Torn++
 			}
 			s.pos = next
 			continue
 		}
-		size := int(word &^ commitBit)
-		if size < headerSize || size%8 != 0 || size > s.limit-s.pos {
+		size := int(word &^ CommitBit)
+		if size < RecHeaderSize || size%8 != 0 || size > s.limit-s.pos {
 			s.Corrupt = true
 			s.pos = s.limit
 			return false
 		}
 		at := s.pos
 		s.pos += size
-		if word&commitBit == 0 {
+		if word&CommitBit == 0 {
 			s.Torn++
 			continue
 		}
 		s.rec = Record{
-			Table:  le.Uint16(s.data[at+recTable:]),
-			format: s.data[at+recFormat],
-			body:   s.data[at+headerSize : at+size],
+			Table:  le.Uint16(s.data[at+RecTable:]),
+			format: s.data[at+RecFormat],
+			body:   s.data[at+RecHeaderSize : at+size],
 		}
 		return true
 	}
@@ -234,20 +257,20 @@ type Field struct {
 	Cut int
 }
 
-var errBadField = errors.New("pmmrt: malformed field")
+var errBadField = errors.New("logfmt: malformed field")
 
 // NextField decodes the next field into f, reporting false after the
 // last one.
 func (r *Record) NextField(f *Field) (bool, error) {
 	switch r.format {
-	case formatInt2, formatInt3:
+	case FormatInt2, FormatInt3:
 		if r.pos+8 > len(r.body) || r.pos >= 8*int(r.format) {
 			return false, nil
 		}
 		*f = Field{Kind: KindInt, Int: int64(binary.LittleEndian.Uint64(r.body[r.pos:]))}
 		r.pos += 8
 		return true, nil
-	case formatFields:
+	case FormatFields:
 	default:
 		return false, errBadField
 	}
@@ -258,31 +281,31 @@ func (r *Record) NextField(f *Field) (bool, error) {
 	r.pos++
 	*f = Field{}
 	switch tag {
-	case tagInt:
+	case TagInt:
 		u, err := r.uvarint()
 		f.Kind, f.Int = KindInt, int64(u>>1)^-int64(u&1)
 		return err == nil, err
-	case tagUint:
+	case TagUint:
 		u, err := r.uvarint()
 		f.Kind, f.Uint = KindUint, u
 		return err == nil, err
-	case tagFloat:
+	case TagFloat:
 		if r.pos+8 > len(r.body) {
 			return false, errBadField
 		}
 		f.Kind, f.Float = KindFloat, math.Float64frombits(binary.LittleEndian.Uint64(r.body[r.pos:]))
 		r.pos += 8
-	case tagFalse, tagTrue:
+	case TagFalse, TagTrue:
 		f.Kind = KindBool
-		if tag == tagTrue {
+		if tag == TagTrue {
 			f.Int = 1
 		}
-	case tagString, tagBytes, tagStringCut, tagBytesCut:
+	case TagString, TagBytes, TagStringCut, TagBytesCut:
 		f.Kind = KindString
-		if tag == tagBytes || tag == tagBytesCut {
+		if tag == TagBytes || tag == TagBytesCut {
 			f.Kind = KindBytes
 		}
-		if tag == tagStringCut || tag == tagBytesCut {
+		if tag == TagStringCut || tag == TagBytesCut {
 			n, err := r.uvarint()
 			if err != nil {
 				return false, err
@@ -295,13 +318,13 @@ func (r *Record) NextField(f *Field) (bool, error) {
 		}
 		f.Data = r.body[r.pos : r.pos+int(n)]
 		r.pos += int(n)
-	case tagNull:
+	case TagNull:
 		f.Kind = KindNull
-	case tagListBegin:
+	case TagListBegin:
 		f.Kind = KindListBegin
-	case tagListEnd:
+	case TagListEnd:
 		f.Kind = KindListEnd
-	case tagFieldsLost:
+	case TagFieldsLost:
 		f.Kind = KindFieldsLost
 	default:
 		return false, errBadField

@@ -1,0 +1,66 @@
+package load
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"pmm.dev/pmm/rt/pmmrt"
+)
+
+// TestIndexes loads two runs into one pmm.db through tables with
+// indexes, one led by the event id (created before the insert) and one
+// led by another column (created after it), and checks that both exist
+// with their columns, hold every row of both runs (the database's
+// integrity check compares each index with its table), that ANALYZE
+// gathered their statistics, and that a look-up by (run, id) uses the
+// id's index.
+func TestIndexes(t *testing.T) {
+	tables := []Table{{ID: 1, Name: "g", Columns: []Column{{"id", "INTEGER", true}, {"g", "INTEGER", true}},
+		Indexes: []Index{{Name: "g_by_id_g", Columns: []string{"id", "g"}}, {Name: "g_by_g_id", Columns: []string{"g", "id"}}}}}
+	if !idFirst(&tables[0], tables[0].Indexes[0]) || idFirst(&tables[0], tables[0].Indexes[1]) {
+		t.Fatal("idFirst: want the (id, g) index first, the (g, id) one after the insert")
+	}
+	const tuples = 5000
+	dir := t.TempDir()
+	for run := 1; run <= 2; run++ {
+		logs := record(t, func() {
+			for i := 0; i < tuples; i++ {
+				pmmrt.Emit2(1, int64(pmmrt.NextID()), int64(i%7))
+			}
+		})
+		st, err := Load(filepath.Join(dir, "pmm.db"), filepath.Join(logs, "logs"), tables, Run{Command: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Run != int64(run) || st.Tuples["g"] != tuples {
+			t.Fatalf("run %d: loaded as run %d, %d tuples", run, st.Run, st.Tuples["g"])
+		}
+	}
+	db := open(t, dir)
+	got := rows(t, db, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'g' ORDER BY name")
+	want := [][]string{
+		{"text:g_by_g_id", `text:CREATE INDEX "g_by_g_id" ON "g" (run, "g", "id")`},
+		{"text:g_by_id_g", `text:CREATE INDEX "g_by_id_g" ON "g" (run, "id", "g")`},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("indexes\n%v\nwant\n%v", got, want)
+	}
+	if got := rows(t, db, "PRAGMA integrity_check"); fmt.Sprint(got) != "[[text:ok]]" {
+		t.Errorf("integrity_check: %v", got)
+	}
+	for _, x := range []string{"g_by_id_g", "g_by_g_id"} {
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM g INDEXED BY " + x + " WHERE run IN (1, 2)").Scan(&n); err != nil || n != 2*tuples {
+			t.Errorf("%s: %d rows (%v), want %d", x, n, err, 2*tuples)
+		}
+		if got := rows(t, db, "SELECT count(*) FROM sqlite_stat1 WHERE idx = '"+x+"'"); fmt.Sprint(got) != "[[int:1]]" {
+			t.Errorf("statistics of %s: %v", x, got)
+		}
+	}
+	plan := fmt.Sprint(rows(t, db, "EXPLAIN QUERY PLAN SELECT g FROM g WHERE run = 2 AND id = 17"))
+	if !strings.Contains(plan, "g_by_id_g") {
+		t.Errorf("a look-up by (run, id) does not use the id's index: %s", plan)
+	}
+}

@@ -1,0 +1,34 @@
+package logfmt
+
+// The other files of a process in the log directory: its per-site
+// counters (a header, then a little-endian uint64 per site number) and
+// the file it leaves when it stopped recording.
+
+// CounterMagic starts a counters file.
+const CounterMagic = "PMMCNT01"
+
+// CounterHeaderSize is the size of a counters file's header: the magic
+// and the number of sites, little-endian.
+const CounterHeaderSize = 16
+
+// CounterFileSuffix ends the names of counters files.
+const CounterFileSuffix = ".pmmcnt"
+
+// StopFileSuffix ends the name of the file that a process leaves in its
+// log directory when its recording stopped because its log could not be
+// written (a full disk): the file holds the reason, and the loader makes
+// every answer of the run say that it is incomplete.
+const StopFileSuffix = ".pmmstop"
+
+// StopReasonDiskFull is the reason a stop file holds when the disk was
+// full.
+const StopReasonDiskFull = "the disk was full"
+
+// StopFileReason is the reason a stop file gives: its text, or, when it
+// is empty (the reason did not fit), that the disk was full.
+func StopFileReason(content []byte) string {
+	if len(content) == 0 {
+		return StopReasonDiskFull
+	}
+	return string(content)
+}

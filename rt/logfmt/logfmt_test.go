@@ -1,0 +1,133 @@
+package logfmt
+
+import (
+	"encoding/binary"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// segment lays out a segment as the runtime writes one: the header, then
+// each record's header and body, committed unless its table is in torn.
+func segment(program string, records []testRecord) []byte {
+	le := binary.LittleEndian
+	data := make([]byte, SegHeaderSize, 1<<16)
+	PutSegmentHeader(data, SegmentHeader{PID: 42, Start: 1e18, Process: 0xfeed, Seq: 3, Size: uint64(cap(data)), Program: program})
+	for _, r := range records {
+		rec := make([]byte, RoundRecord(RecHeaderSize+len(r.body)))
+		PutHeader(rec, r.table, r.format)
+		copy(rec[RecHeaderSize:], r.body)
+		word := uint32(len(rec))
+		if !r.torn {
+			word |= CommitBit
+		}
+		le.PutUint32(rec, word)
+		data = append(data, rec...)
+	}
+	return data[:cap(data)] // the rest never written: zeros
+}
+
+type testRecord struct {
+	table  uint16
+	format byte
+	body   []byte
+	torn   bool
+}
+
+// TestRoundTrip encodes records with Rec (and the two integer formats),
+// lays them out in a segment, and decodes them with Scanner.
+func TestRoundTrip(t *testing.T) {
+	long := strings.Repeat("é", MaxString) // 2 bytes a rune: cut at a rune boundary
+	var r Rec
+	r.Int(-5)
+	r.Str("héllo")
+	r.ListBegin()
+	r.Uint(math.MaxUint64)
+	r.Float(1.5)
+	r.Bool(true)
+	r.Null()
+	r.ListEnd()
+	r.Bytes([]byte{1, 2})
+	r.Str(long)
+	r.ListBegin() // left open: Finish ends it
+	r.Value(int8(-3))
+	r.Finish()
+	fields := append([]byte(nil), r.Fields()...)
+	ints := make([]byte, 24)
+	for i, v := range []int64{7, -8, 9} {
+		binary.LittleEndian.PutUint64(ints[8*i:], uint64(v))
+	}
+	data := segment("prog", []testRecord{
+		{3, FormatFields, fields, false},
+		{4, FormatInt2, ints[:16], true},
+		{5, FormatInt3, ints, false},
+	})
+	h, err := ParseSegment(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (SegmentHeader{PID: 42, Start: 1e18, Process: 0xfeed, Seq: 3, Size: uint64(len(data)), Program: "prog"}); h != want {
+		t.Errorf("header %+v, want %+v", h, want)
+	}
+	want := map[uint16][]Field{
+		3: {
+			{Kind: KindInt, Int: -5}, {Kind: KindString, Data: []byte("héllo")},
+			{Kind: KindListBegin}, {Kind: KindUint, Uint: math.MaxUint64}, {Kind: KindFloat, Float: 1.5},
+			{Kind: KindBool, Int: 1}, {Kind: KindNull}, {Kind: KindListEnd},
+			{Kind: KindBytes, Data: []byte{1, 2}}, {Kind: KindString, Data: []byte(long[:MaxString]), Cut: len(long)},
+			{Kind: KindListBegin}, {Kind: KindInt, Int: -3}, {Kind: KindListEnd},
+		},
+		5: {{Kind: KindInt, Int: 7}, {Kind: KindInt, Int: -8}, {Kind: KindInt, Int: 9}},
+	}
+	sc := NewScanner(data, h)
+	var tables []uint16
+	for sc.Next() {
+		rec := sc.Record()
+		tables = append(tables, rec.Table)
+		var got []Field
+		for {
+			var f Field
+			more, err := rec.NextField(&f)
+			if err != nil {
+				t.Fatalf("table %d: %v", rec.Table, err)
+			}
+			if !more {
+				break
+			}
+			got = append(got, f)
+		}
+		if !reflect.DeepEqual(got, want[rec.Table]) {
+			t.Errorf("table %d: fields\n%+v\nwant\n%+v", rec.Table, got, want[rec.Table])
+		}
+	}
+	if !reflect.DeepEqual(tables, []uint16{3, 5}) || sc.Torn != 1 || sc.Corrupt {
+		t.Errorf("tables %v, %d torn, corrupt %v; want [3 5], 1 torn (table 4's), not corrupt", tables, sc.Torn, sc.Corrupt)
+	}
+	if _, err := ParseSegment(data[:SegHeaderSize-1]); err != ErrNotSegment {
+		t.Errorf("a short header: %v, want ErrNotSegment", err)
+	}
+}
+
+// TestAggChunk writes a chunk's header and one cell as the runtime lays
+// them out, and reads them back.
+func TestAggChunk(t *testing.T) {
+	data := make([]byte, AggHeaderSize+3*AggCellSize) // a chunk cut short: 3 cells
+	want := AggChunkHeader{Chunk: 2, PID: 7, Start: 1e18, Process: 0xbeef, Cells: 3}
+	PutAggChunkHeader(data, want)
+	h, err := ParseAggChunk(data)
+	if err != nil || h != want {
+		t.Fatalf("header %+v, %v; want %+v", h, err, want)
+	}
+	le := binary.LittleEndian
+	cell := data[AggHeaderSize+AggCellSize:]
+	for off, v := range map[int]uint64{AggCellKind: AggKindInt, AggCellCount: 4, AggCellSum: 10, AggCellMin: 1, AggCellMax: 5} {
+		le.PutUint64(cell[off:], v)
+	}
+	if got, want := ReadAggCell(data, h, 1), (AggCell{Kind: AggKindInt, Count: 4, Sum: 10, Min: 1, Max: 5, Number: 2*AggCellsPerChunk + 1}); got != want {
+		t.Errorf("cell %+v, want %+v", got, want)
+	}
+	if _, err := ParseAggChunk(data[:AggHeaderSize-1]); err != ErrNotAggChunk {
+		t.Errorf("a short header: %v, want ErrNotAggChunk", err)
+	}
+}
