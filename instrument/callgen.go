@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
+	"pmm.dev/pmm/plan"
 )
 
 // call generates a call site: the call F(A...) becomes W(caller, F, A...)
@@ -20,7 +21,7 @@ import (
 // their meaning (W runs on the new goroutine, or when deferred). A
 // /*line*/ comment gives the call inside W the position of the original
 // call, so that runtime.Caller in F still sees the user's line.
-func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
+func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr) error {
 	info := fi.pkg.TypesInfo
 	// A function type's underlying signature: h(n) with h a HandlerFunc.
 	var sig *types.Signature
@@ -64,7 +65,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	var calleeParam, target, dispatchDecl string
 	sel, isSel := call.Fun.(*ast.SelectorExpr)
 	viaRecv := false
-	if isSel && s.dynamic() {
+	if isSel && s.Dynamic() {
 		var err error
 		if viaRecv, err = interfaceCall(info, sel); err != nil {
 			return err
@@ -86,7 +87,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 			return err
 		}
 		calleeParam = "f " + ft
-		if s.dynamic() {
+		if s.Dynamic() {
 			target, dispatchDecl = sg.funcDispatch(ft)
 			g.code.Inexact = append(g.code.Inexact, sg.methodValueGaps(sig)...)
 		}
@@ -98,12 +99,12 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	args := []string{"0"} // the caller's id
 	callerParam := "caller uint64"
 	state, def := sg.callerState()
-	if sg.caps[CapCaller] && state == "" {
+	if sg.caps[plan.CapCaller] && state == "" {
 		return fmt.Errorf("the call of %s records its caller, whose definition is not instrumented", s.Function)
 	}
 	callee := false
-	for _, qi := range questionsOf(s.Targets[0]) {
-		callee = callee || hasCaller(sg.filters(s.Targets[0], qi))
+	for _, qi := range s.Targets[0].Questions() {
+		callee = callee || sg.hasCaller(sg.filters(s.Targets[0], qi))
 	}
 	if callee && def != nil && g.typeArgs[def] == "" {
 		sg.callerPtr, sg.callerSite = true, def
@@ -140,7 +141,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	}
 
 	var results, resultNames, exitParams, exitArgs, reads []string
-	needResults := sg.caps[CapResults] || sg.caps[CapResult]
+	needResults := sg.caps[plan.CapResults] || sg.caps[plan.CapResult]
 	for i := 0; i < sig.Results().Len(); i++ {
 		r := "r" + strconv.Itoa(i+1)
 		ts, err := sg.typeName(sig.Results().At(i).Type())
@@ -166,7 +167,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 		// Its one target: a call of another function is not recorded.
 		sg.tmpl.Pre += " && " + target + " == 1"
 	}
-	if sg.caps[CapCaller] {
+	if sg.caps[plan.CapCaller] {
 		if sg.callerPtr {
 			sg.tmpl.Before = append(sg.tmpl.Before, "s.caller = cs.id")
 		} else {
@@ -301,7 +302,7 @@ func paramNames(params []string) []string {
 // callerState returns the state variable, and the site, of the
 // definition site of the function whose body holds this call site, if
 // that site is instrumented.
-func (sg *siteGen) callerState() (string, *Site) {
+func (sg *siteGen) callerState() (string, *plan.Site) {
 	for _, t := range sg.s.Targets {
 		for _, e := range t.Emits {
 			if e.CallerSite != nil && sg.g.done[e.CallerSite] {

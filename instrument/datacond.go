@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
+	"pmm.dev/pmm/plan"
 )
 
 // The data-conditions of a site (seed A.1, Data-condition): Go
@@ -27,11 +28,11 @@ import (
 
 // dataCondFields lists the data-conditions the site's tuples and filters
 // read, each once, by expression and point.
-func (sg *siteGen) dataCondFields() []Field {
-	var out []Field
-	seen := map[Field]bool{}
+func (sg *siteGen) dataCondFields() []plan.Field {
+	var out []plan.Field
+	seen := map[plan.Field]bool{}
 	for _, f := range sg.fieldsRead() {
-		if f.Cap == CapDataCond && !seen[f] {
+		if f.Cap == plan.CapDataCond && !seen[f] {
 			seen[f] = true
 			out = append(out, f)
 		}
@@ -42,14 +43,14 @@ func (sg *siteGen) dataCondFields() []Field {
 // dataCondPrefix is the prefix of the state fields of data-conditions
 // taken at a point.
 func dataCondPrefix(point int) string {
-	if point == pointEnd {
+	if point == plan.PointEnd {
 		return "de"
 	}
 	return "dc"
 }
 
 // dataCondValue finds the state field of data-condition f among vals.
-func dataCondValue(vals map[string]value, f Field) (string, value, bool) {
+func dataCondValue(vals map[string]value, f plan.Field) (string, value, bool) {
 	for name, v := range vals {
 		if strings.HasPrefix(name, dataCondPrefix(f.N)) && v.expr == f.Expr {
 			return name, v, true
@@ -60,9 +61,9 @@ func dataCondValue(vals map[string]value, f Field) (string, value, bool) {
 
 // noDataCond marks data-condition f as one the site's executions do not
 // have.
-func (sg *siteGen) noDataCond(f Field) {
+func (sg *siteGen) noDataCond(f plan.Field) {
 	if sg.absentConds == nil {
-		sg.absentConds = map[Field]bool{}
+		sg.absentConds = map[plan.Field]bool{}
 	}
 	sg.absentConds[f] = true
 }
@@ -136,7 +137,7 @@ func (sg *siteGen) endDataCond(body *ast.BlockStmt, expr string, k int) (params,
 	}
 	sg.decls = append(sg.decls, fmt.Sprintf("func %s%s(%s) (v %s, ok bool) {\n\tdefer func() {\n\t\tif recover() != nil {\n\t\t\tok = false\n\t\t}\n\t}()\n\treturn %s, true\n}",
 		helper, sg.tparam, strings.Join(read, ", "), ts, text.String()))
-	field := dataCondPrefix(pointEnd) + strconv.Itoa(k)
+	field := dataCondPrefix(plan.PointEnd) + strconv.Itoa(k)
 	sg.declare(field, ts)
 	sg.declare(field+"ok", "bool")
 	sg.vals[field] = value{field: field, typ: t, expr: expr}

@@ -6,6 +6,8 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+
+	"pmm.dev/pmm/plan"
 )
 
 // definition generates a definition site: two statements at the top of
@@ -13,7 +15,7 @@ import (
 // typed helpers in the package's generated file. No function literal is
 // added to the user's code, so closures keep their runtime names; the
 // deferred exit runs on return and on panic, and lets the panic go on.
-func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
+func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	var ftype *ast.FuncType
 	var body *ast.BlockStmt
 	var recv *ast.FieldList
@@ -53,7 +55,7 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 
 	// The receiver and the parameters, named where the source leaves them
 	// unnamed or blank.
-	if recv != nil && len(recv.List) == 1 && sg.caps[CapReceiver] {
+	if recv != nil && len(recv.List) == 1 && sg.caps[plan.CapReceiver] {
 		name := sg.paramName(recv.List[0], 0, sg.p+"recv")
 		if err := capture("recv", sig.Recv().Type(), name); err != nil {
 			return err
@@ -73,9 +75,9 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	// Data conditions at the begin point: Go expressions evaluated in
 	// the body's scope, passed to enter (see datacond.go).
 	k := 0
-	var endConds []Field
+	var endConds []plan.Field
 	for _, f := range sg.dataCondFields() {
-		if f.N == pointEnd {
+		if f.N == plan.PointEnd {
 			endConds = append(endConds, f)
 			continue
 		}
@@ -85,7 +87,7 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 			continue
 		}
 		t := types.Default(tv.Type)
-		field := dataCondPrefix(pointBegin) + strconv.Itoa(k)
+		field := dataCondPrefix(plan.PointBegin) + strconv.Itoa(k)
 		k++
 		if err := capture(field, t, "("+f.Expr+")"); err != nil {
 			return err
@@ -95,7 +97,7 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 
 	// Results, and whether the execution ended by a return statement.
 	var exitParams, exitArgs, reads []string
-	needResults := sg.caps[CapResults] || sg.caps[CapResult]
+	needResults := sg.caps[plan.CapResults] || sg.caps[plan.CapResult]
 	named := namedResults(ftype)
 	resultNames := make([]string, sig.Results().Len())
 	for i := range resultNames {
@@ -110,7 +112,7 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 	}
 	// Whether the execution returned: it has results only then
 	// (docs/LANGUAGE.md, panicked).
-	useRet := sg.caps[CapPanicked] || needResults
+	useRet := sg.caps[plan.CapPanicked] || needResults
 	for i := 1; i <= sig.Results().Len() && needResults; i++ {
 		t := sig.Results().At(i - 1).Type()
 		field := "r" + strconv.Itoa(i)
@@ -188,15 +190,15 @@ func (g *generator) definition(s *Site, fi *fileInfo, n ast.Node) error {
 }
 
 // fieldsRead lists the values the site's tuples and filters read.
-func (sg *siteGen) fieldsRead() []Field {
-	var out []Field
+func (sg *siteGen) fieldsRead() []plan.Field {
+	var out []plan.Field
 	for _, t := range sg.s.Targets {
 		for _, e := range t.Emits {
 			out = append(out, e.Fields...)
 		}
 		for _, fs := range t.Filters {
 			for _, f := range fs {
-				for _, c := range append(append([]Cond(nil), f.Pre...), f.Post...) {
+				for _, c := range append(append([]plan.Cond(nil), f.Pre...), f.Post...) {
 					for _, v := range c.Values {
 						out = append(out, v)
 					}
@@ -212,11 +214,11 @@ func (sg *siteGen) wantedParams(n int) map[int]bool {
 	want := map[int]bool{}
 	for _, f := range sg.fieldsRead() {
 		switch f.Cap {
-		case CapParams:
+		case plan.CapParams:
 			for i := 1; i <= n; i++ {
 				want[i] = true
 			}
-		case CapParam:
+		case plan.CapParam:
 			want[f.N] = true
 		}
 	}

@@ -1,3 +1,11 @@
+// Package instrument generates the code of a plan (seed 001, 4.3–4.4):
+// for every site of a *plan.Plan, its six template parameters as Go code
+// typed for it (pre-condition, local variables, before-form, after-form,
+// post-condition and action), the typed helpers of each file, and the
+// byte edits of the user's files. It reads the plan and never changes
+// it: the tests a site cannot take part in are reported (Code.Off), and
+// the driver generates again from the plan without them. Package rewrite
+// merges the code into the Go source.
 package instrument
 
 import (
@@ -12,6 +20,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/spec"
 )
 
@@ -67,17 +76,14 @@ type Code struct {
 	Files   map[string][]Edit   // absolute file path → its edits
 	Helpers map[string]*Helpers // absolute file path → the helpers of its sites
 	Sites   []*SiteCode
-	Skipped []Skip
+	Skipped []plan.Skip
+	// Off are the tests decided at run time, on in the plan, that some
+	// site could not take part in: the code is right only for a plan
+	// without them (plan.Without), from which it is generated again.
+	Off []plan.RunTimeTest
 	// Inexact are the targets of sites instrumented that may still miss
 	// executions, and why.
-	Inexact []Inexact
-}
-
-// Inexact is a target whose executions a site may miss, and why.
-type Inexact struct {
-	Site   *Site
-	Target *Target
-	Reason string
+	Inexact []plan.Inexact
 }
 
 // Helpers are the typed helpers of the sites of one source file, for a
@@ -93,49 +99,32 @@ type Helpers struct {
 
 // SiteCode is the code of one site.
 type SiteCode struct {
-	Site     *Site
+	Site     *plan.Site
 	Template Template
-}
-
-// Skip is a site that could not be instrumented, and why.
-type Skip struct {
-	Site   *Site
-	Reason string
 }
 
 // runtimeName names the runtime package in generated code, after the
 // prefix of generated identifiers.
 const runtimeName = "rt"
 
-// Generate produces the code of every site of plan, typed by the loaded
-// packages pkgs of the module at root; rtPath is the import path of the
-// runtime package in the module.
-func Generate(plan *Plan, pkgs []*packages.Package, root, rtPath string) (*Code, error) {
-	var g *generator
-	for {
-		g = &generator{code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[*bool]bool{}}
-		g.index(pkgs)
-		// Definition sites first: call sites refer to their state variables.
-		for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
-			for _, s := range plan.Sites {
-				if s.Kind != kind {
-					continue
-				}
-				if err := g.site(s); err != nil {
-					g.code.Skipped = append(g.code.Skipped, Skip{Site: s, Reason: err.Error()})
-				}
+// Generate produces the code of every site of plan p, typed by the
+// loaded packages pkgs of the module at root; rtPath is the import path
+// of the runtime package in the module. It does not change p. When some
+// site cannot take part in a test decided at run time that others
+// generated code for (Code.Off), the code is to be generated again from
+// p.Without those tests: tests only ever turn off, so that ends.
+func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*Code, error) {
+	g := &generator{plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}}
+	g.index(pkgs)
+	// Definition sites first: call sites refer to their state variables.
+	for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
+		for _, s := range p.Sites {
+			if s.Kind != kind {
+				continue
 			}
-		}
-		// A site could not take part in a test decided at run time that
-		// others generated code for: without it, the test is left to the
-		// answer. Tests only ever turn off, so this ends.
-		again := false
-		for off := range g.failed {
-			again = again || !*off
-			*off = true
-		}
-		if !again {
-			break
+			if err := g.site(s); err != nil {
+				g.code.Skipped = append(g.code.Skipped, plan.Skip{Site: s, Reason: err.Error()})
+			}
 		}
 	}
 	sort.Slice(g.code.Sites, func(i, j int) bool { return g.code.Sites[i].Site.Index < g.code.Sites[j].Site.Index })
@@ -143,23 +132,24 @@ func Generate(plan *Plan, pkgs []*packages.Package, root, rtPath string) (*Code,
 }
 
 type generator struct {
+	plan   *plan.Plan
 	code   *Code
 	rtPath string
 	root   string
 	files  map[string]*fileInfo // absolute path → its syntax
-	done   map[*Site]bool       // definition sites generated (call sites may refer to them)
+	done   map[*plan.Site]bool  // definition sites generated (call sites may refer to them)
 	// typeArgs are the type arguments of the state of generic definition
 	// sites, "" for the others.
-	typeArgs map[*Site]string
+	typeArgs map[*plan.Site]string
 	// fileImports are the packages imported into each user's file for
 	// the code of its sites (absolute path → import paths).
 	fileImports map[string]map[string]bool
 	// defVals are the values each definition site generated captures, for
 	// the tests of its callees.
-	defVals map[*Site]map[string]value
-	// failed are the Off flags of the tests decided at run time (Pair,
-	// Absence) some site could not generate.
-	failed map[*bool]bool
+	defVals map[*plan.Site]map[string]value
+	// failed are the tests decided at run time, on in the plan, that some
+	// site could not take part in (Code.Off).
+	failed map[plan.RunTimeTest]bool
 	// ifaceMethodValues are the interface methods the loaded packages
 	// take as function values, found when a site first needs them.
 	ifaceMethodValues []ifaceMethodValue
@@ -174,9 +164,9 @@ type fileInfo struct {
 
 func (g *generator) index(pkgs []*packages.Package) {
 	g.files = map[string]*fileInfo{}
-	g.done = map[*Site]bool{}
-	g.defVals = map[*Site]map[string]value{}
-	g.typeArgs = map[*Site]string{}
+	g.done = map[*plan.Site]bool{}
+	g.defVals = map[*plan.Site]map[string]value{}
+	g.typeArgs = map[*plan.Site]string{}
 	g.fileImports = map[string]map[string]bool{}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for i, f := range p.Syntax {
@@ -193,7 +183,7 @@ func (g *generator) index(pkgs []*packages.Package) {
 }
 
 // node finds the site's syntax: a FuncDecl or FuncLit, or a CallExpr.
-func (g *generator) node(s *Site) (*fileInfo, ast.Node, []ast.Node, error) {
+func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) {
 	if filepath.IsAbs(s.File) { // outside the module
 		return nil, nil, nil, fmt.Errorf("%s is code that cgo generates at build time, which pmm does not rewrite", s.File)
 	}
@@ -433,16 +423,4 @@ func encode(r string, v value, read string) string {
 		}
 	}
 	return fmt.Sprintf("%s.Value(%s)", r, read)
-}
-
-// isInt64Field reports whether a field is one of the int64 values the
-// runtime's fast paths take.
-func isInt64Field(f Field) bool {
-	switch f.Cap {
-	case CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapCaller:
-		return true
-	case CapConst:
-		return f.Expr == ""
-	}
-	return false
 }

@@ -10,9 +10,9 @@ import (
 // answer pmm cannot give exactly, by question, event and site, and that
 // Figure 4.2 on Figure 4.1, which pmm answers exactly, has none.
 func TestIncomplete(t *testing.T) {
-	plan, code := generate(t, "../testdata/incomplete")
+	p, code := generate(t, "../testdata/incomplete")
 	var got []string
-	for _, r := range plan.Incomplete(code) {
+	for _, r := range p.Incomplete(code.Skipped, code.Inexact) {
 		got = append(got, fmt.Sprintf("%s %s %s skip=%v", r.Question, strings.Join(r.Vars, ","), r.Position, r.Skip))
 	}
 	want := []string{
@@ -24,8 +24,8 @@ func TestIncomplete(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("incomplete:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	plan, code = generate(t, "../testdata/fig41")
-	if rs := plan.Incomplete(code); len(rs) > 0 {
+	p, code = generate(t, "../testdata/fig41")
+	if rs := p.Incomplete(code.Skipped, code.Inexact); len(rs) > 0 {
 		t.Errorf("Figure 4.2 is answered exactly, but: %+v", rs)
 	}
 }

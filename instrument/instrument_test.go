@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"go/token"
@@ -14,6 +15,7 @@ import (
 
 	"pmm.dev/pmm/internal/golden"
 	"pmm.dev/pmm/internal/stagetest"
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/sites"
 	"pmm.dev/pmm/spec"
@@ -21,8 +23,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// generate runs the stages up to code generation on a test module.
-func generate(t *testing.T, dir string) (*Plan, *Code) {
+// generate runs the stages up to code generation on a test module, as
+// the driver does: again from the plan without the tests some site
+// cannot take part in, until none is left.
+func generate(t *testing.T, dir string) (*plan.Plan, *Code) {
+	t.Helper()
+	p, code, _ := generateAll(t, dir)
+	return p, code
+}
+
+// generateAll is generate, which also returns the plans each pass of
+// Generate was given, each with its dump (json, and its decisions) when
+// it was built, and the dumps after.
+func generateAll(t *testing.T, dir string) (*plan.Plan, *Code, [][2]string) {
 	t.Helper()
 	res, db := stagetest.StaticDB(t, dir)
 	prog := stagetest.CompileFile(t, filepath.Join(dir, "questions.pmm"))
@@ -34,7 +47,7 @@ func generate(t *testing.T, dir string) (*Plan, *Code) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := BuildWith(prog, sel, sch, Options{Filters: true})
+	p, err := plan.Build(prog, sel, sch, plan.Options{Filters: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +56,19 @@ func generate(t *testing.T, dir string) (*Plan, *Code) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := Generate(plan, pkgs, res.Root, res.ModulePath+"/internal/pmmrt_")
-	if err != nil {
-		t.Fatal(err)
+	var dumps [][2]string
+	for {
+		before := dumpPlan(t, p)
+		code, err := Generate(p, pkgs, res.Root, res.ModulePath+"/internal/pmmrt_")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dumps = append(dumps, [2]string{before, dumpPlan(t, p)})
+		if len(code.Off) == 0 {
+			return p, code, dumps
+		}
+		p = p.Without(code.Off...)
 	}
-	return plan, code
 }
 
 // TestTable41 is the seed's Table 4.1: the six template parameters of
@@ -98,6 +119,46 @@ func TestFlagNamesUnique(t *testing.T) {
 					t.Errorf("%s: %q is not a Go identifier", key, name)
 				}
 			}
+		}
+	}
+}
+
+// dumpPlan writes what a plan says: its sites, targets, tuples and
+// filters, and its decisions.
+func dumpPlan(t *testing.T, p *plan.Plan) string {
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data) + fmt.Sprint(p.Decisions())
+}
+
+// TestGenerateLeavesPlan checks that code generation reads the plan and
+// never changes it, on the programs where some site cannot take part in
+// a test decided at run time (Code.Off): the driver then leaves the test
+// to the answer in a new plan, and the one it had is unchanged.
+func TestGenerateLeavesPlan(t *testing.T) {
+	passes := 0
+	for _, dir := range []string{"../testdata/fig41", "../testdata/incomplete", "../testdata/dynamic", "../testdata/regress"} {
+		_, _, dumps := generateAll(t, dir)
+		for i, d := range dumps {
+			if d[0] != d[1] {
+				t.Errorf("%s: pass %d of Generate changed the plan:\n%s\nto\n%s", dir, i+1, d[0], d[1])
+			}
+		}
+		passes += len(dumps) - 1
+	}
+	if passes == 0 {
+		t.Errorf("no program has a test that a site cannot take part in: the test checks nothing of Without")
+	}
+}
+
+// TestCaptureCodes checks that every capture of the plan has its Go in
+// captureCodes.
+func TestCaptureCodes(t *testing.T) {
+	for _, c := range plan.Captures() {
+		if _, ok := captureCodes[c]; !ok {
+			t.Errorf("capture %s has no entry in captureCodes", c)
 		}
 	}
 }

@@ -5,30 +5,39 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+
+	"pmm.dev/pmm/plan"
 )
 
 // The code of the inter-event tests decided at run time (Pair): the
 // caller's map of held executions, the earlier event's hold and the later
 // event's probe.
 
-// on reports whether a test decided at run time, whose Off flag is off,
-// is generated: a site that cannot generate its part (a value a key
-// cannot hold, no caller state, a condition it cannot write) turns it
-// off, for every site: Generate then starts again.
-func (sg *siteGen) on(off *bool) bool { return !*off && !sg.g.failed[off] }
+// on reports whether the site generates its part of a test decided at
+// run time: the plan has it on, and no site generated so far failed to
+// take part (a value a key cannot hold, no caller state, a condition it
+// cannot write).
+func (sg *siteGen) on(t plan.RunTimeTest) bool { return sg.g.plan.On(t) && !sg.g.failed[t] }
 
-// turnOff turns off the test whose Off flag is off.
-func (sg *siteGen) turnOff(off *bool) { sg.g.failed[off] = true }
+// turnOff says the site cannot take part in test t: the sites generated
+// after it leave it out, and Code.Off reports it, for the driver to
+// generate again from the plan without it.
+func (sg *siteGen) turnOff(t plan.RunTimeTest) {
+	if sg.g.plan.On(t) && !sg.g.failed[t] {
+		sg.g.failed[t] = true
+		sg.g.code.Off = append(sg.g.code.Off, t)
+	}
+}
 
 // active reports whether the site generates the code of pair p.
-func (sg *siteGen) active(p *Pair) bool { return p != nil && sg.on(&p.Off) }
+func (sg *siteGen) active(p *plan.Pair) bool { return p != nil && sg.on(p) }
 
 // heldMap names the caller's state field that holds the earlier
 // executions of pair p of question qi, by key.
-func heldMap(qi, d int, p *Pair) string { return flagName("h", qi, d, p.Earlier) }
+func heldMap(qi, d int, p *plan.Pair) string { return flagName("h", qi, d, p.Earlier) }
 
 // heldFields adds, to a caller's state, the maps of the pairs it holds.
-func (sg *siteGen) heldFields(qi int, f *Filters) {
+func (sg *siteGen) heldFields(qi int, f *plan.Filters) {
 	rt := sg.pc.Imports[sg.g.rtPath]
 	for _, p := range f.Holds {
 		if sg.active(p) {
@@ -41,7 +50,7 @@ func (sg *siteGen) heldFields(qi int, f *Filters) {
 // of its Go value: integers as int64, strings and booleans as themselves.
 // Values whose Go equality may differ from the answer's (floats, whose
 // 0 and -0 are equal, and any composite) cannot be keys.
-func (sg *siteGen) keyCode(fields []Field) ([]string, bool) {
+func (sg *siteGen) keyCode(fields []plan.Field) ([]string, bool) {
 	var lines []string
 	value := func(name string) bool {
 		v, ok := sg.vals[name]
@@ -78,19 +87,13 @@ func (sg *siteGen) keyCode(fields []Field) ([]string, bool) {
 	}
 	for _, f := range fields {
 		ok := true
-		switch f.Cap {
-		case CapParam:
-			ok = value("p" + strconv.Itoa(f.N))
-		case CapResult:
-			ok = value("r" + strconv.Itoa(f.N))
-		case CapParams:
-			ok = list("p")
-		case CapResults:
-			ok = list("r")
-		case CapReceiver:
-			ok = value("recv")
-		case CapDuration:
-			lines = append(lines, "k.Int(s.t1 - s.t0)")
+		switch cc := captureCodes[f.Cap]; {
+		case cc.list:
+			ok = list(cc.field)
+		case cc.value:
+			ok = value(valueField(f))
+		case cc.int64 != "":
+			lines = append(lines, "k.Int("+cc.int64+")")
 		default:
 			ok = false
 		}
@@ -101,31 +104,19 @@ func (sg *siteGen) keyCode(fields []Field) ([]string, bool) {
 	return lines, true
 }
 
-// atEnd reports whether a key reads values known only when the execution
-// ends.
-func atEnd(fields []Field) bool {
-	for _, f := range fields {
-		switch f.Cap {
-		case CapResult, CapResults, CapDuration:
-			return true
-		}
-	}
-	return false
-}
-
 // keyMethod declares, once per site, a method of the site's state (a
 // pointer in the exit function, a variable in a call site's record
 // function) that encodes the key of pair p of question qi from fields
 // into k, then runs the body made for the map of held executions m; it returns the call,
 // or "" when the pair is off, and turns the pair off for every site when
 // this one cannot take part.
-func (sg *siteGen) keyMethod(qi int, f *Filters, p *Pair, fields []Field, name, result string, body func(m string) []string) string {
+func (sg *siteGen) keyMethod(qi int, f *plan.Filters, p *plan.Pair, fields []plan.Field, name, result string, body func(m string) []string) string {
 	if !sg.active(p) {
 		return ""
 	}
 	key, ok := sg.keyCode(fields)
 	if !ok || !sg.callerPtr {
-		sg.turnOff(&p.Off)
+		sg.turnOff(p)
 		return ""
 	}
 	if !sg.declared[name] {
@@ -149,8 +140,8 @@ func (sg *siteGen) keyMethod(qi int, f *Filters, p *Pair, fields []Field, name, 
 // f.Var of question qi, that finds an earlier execution with equal values
 // in the caller's state, releases what it holds, and tells the caller
 // the earlier event ran; "" when the site does not probe.
-func (sg *siteGen) probe(qi int, f *Filters) string {
-	if f.Probe == nil || neverAt(sg.s, f) {
+func (sg *siteGen) probe(qi int, f *plan.Filters) string {
+	if f.Probe == nil || plan.NeverAt(sg.s, f) {
 		return ""
 	}
 	return sg.keyMethod(qi, f, f.Probe, f.Probe.LaterKey, sg.name(flagName("probe", qi, f.Disjunct, f.Var)+"_"), "bool", func(m string) []string {
@@ -166,8 +157,8 @@ func (sg *siteGen) probe(qi int, f *Filters) string {
 // hold returns the call, for earlier event f.Var of question qi, that
 // returns the Held of the execution's key in the caller's state; "" when
 // the site does not hold.
-func (sg *siteGen) hold(qi int, f *Filters) string {
-	if f.Hold == nil || neverAt(sg.s, f) {
+func (sg *siteGen) hold(qi int, f *plan.Filters) string {
+	if f.Hold == nil || plan.NeverAt(sg.s, f) {
 		return ""
 	}
 	held := "*" + sg.pc.Imports[sg.g.rtPath] + ".Held"
@@ -186,7 +177,7 @@ func (sg *siteGen) hold(qi int, f *Filters) string {
 // recorded at once; one that is an earlier event is held under its key,
 // its tuples too unless they were recorded already. block is the tuples
 // recorded at once; tuples renders them for another destination.
-func (sg *siteGen) holding(qi int, direct, held []*Filters, holds, block []string, tuples func(string) ([]string, error)) ([]string, error) {
+func (sg *siteGen) holding(qi int, direct, held []*plan.Filters, holds, block []string, tuples func(string) ([]string, error)) ([]string, error) {
 	heldBlock, err := tuples("h")
 	if err != nil {
 		return nil, err
@@ -208,7 +199,7 @@ func (sg *siteGen) holding(qi int, direct, held []*Filters, holds, block []strin
 // release is the statement by which a later event of a pair records the
 // earlier executions held under its key: to the log, or to its caller's
 // buffer when the caller keeps its callees' tuples.
-func (sg *siteGen) release(qi int, f *Filters) string {
+func (sg *siteGen) release(qi int, f *plan.Filters) string {
 	if f.Buffered && sg.callerPtr {
 		return "h.MoveTo(&s.cs." + bufferField(qi) + ")"
 	}

@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/spec"
 )
 
-func (g *generator) site(s *Site) (err error) {
+func (g *generator) site(s *plan.Site) (err error) {
 	fi, n, _, err := g.node(s)
 	if err != nil {
 		return err
@@ -45,11 +46,11 @@ func (g *generator) site(s *Site) (err error) {
 // siteGen accumulates the code of one site.
 type siteGen struct {
 	g      *generator
-	s      *Site
+	s      *plan.Site
 	fi     *fileInfo
 	pc     *Helpers
 	self   *types.Package
-	caps   map[Capture]bool
+	caps   map[plan.Capture]bool
 	tmpl   Template
 	fields []string          // state fields, "name type"
 	vals   map[string]value  // captured values by field name
@@ -63,7 +64,7 @@ type siteGen struct {
 	// callerPtr says the call site's wrapper has its caller's state, cs,
 	// the state of callerSite.
 	callerPtr  bool
-	callerSite *Site
+	callerSite *plan.Site
 	// clocks are the before-form's statements that take ids, clocks and
 	// goroutines, run once the pre-condition passed; enters those that
 	// enter goroutine-local contexts, after them.
@@ -82,15 +83,15 @@ type siteGen struct {
 	conflict   error
 	// absentConds are the data-conditions the site's executions do not
 	// have: their expressions do not compile there.
-	absentConds map[Field]bool
+	absentConds map[plan.Field]bool
 }
 
-func (g *generator) newSiteGen(s *Site, fi *fileInfo) *siteGen {
+func (g *generator) newSiteGen(s *plan.Site, fi *fileInfo) *siteGen {
 	pc := g.helpers(fi)
 	sg := &siteGen{g: g, s: s, fi: fi, pc: pc, self: fi.pkg.Types, caps: s.Captures(), vals: map[string]value{}, p: pc.prefix, declared: map[string]bool{}, fieldNames: map[string]bool{}}
 	sg.name = func(n string) string { return sg.p + n + strconv.Itoa(s.Index) }
 	if len(s.Targets) > 0 && len(s.Targets[0].Emits) > 0 {
-		sg.caps[CapID] = true
+		sg.caps[plan.CapID] = true
 	}
 	return sg
 }
@@ -137,29 +138,22 @@ func (sg *siteGen) common() {
 	// The id, the clock and the goroutine are taken once the
 	// pre-condition passed (takeClocks): a filtered-out execution costs
 	// its tests and a branch.
-	if sg.caps[CapID] {
-		sg.declare("id", "uint64")
-		sg.clocks = append(sg.clocks, "s.id = "+rt+".NextID()")
-	}
-	if sg.caps[CapBegin] {
-		sg.declare("t0", "int64")
-		sg.clocks = append(sg.clocks, "s.t0 = "+rt+".Now()")
-	}
-	if sg.caps[CapGoroutine] {
-		sg.declare("g", "int64")
-		sg.clocks = append(sg.clocks, "s.g = "+rt+".GoID()")
-	}
-	if sg.caps[CapFinish] {
-		sg.declare("t1", "int64")
-		sg.tmpl.After = append(sg.tmpl.After, "s.t1 = "+rt+".Now()")
-	}
-	if sg.caps[CapEnd] {
-		sg.declare("end", "uint64")
-		sg.tmpl.After = append(sg.tmpl.After, "s.end = "+rt+".NextID()")
+	for _, c := range takenCaptures {
+		if !sg.caps[c] {
+			continue
+		}
+		cc := captureCodes[c]
+		sg.declare(cc.field, cc.typ)
+		take := "s." + cc.field + " = " + rt + "." + cc.take + "()"
+		if (plan.Field{Cap: c}).AtEnd() {
+			sg.tmpl.After = append(sg.tmpl.After, take)
+		} else {
+			sg.clocks = append(sg.clocks, take)
+		}
 	}
 	sg.declare("ok", "bool") // set when the execution returns
-	if sg.caps[CapCaller] {
-		sg.declare("caller", "uint64")
+	if cc := captureCodes[plan.CapCaller]; sg.caps[plan.CapCaller] {
+		sg.declare(cc.field, cc.typ)
 	}
 	sg.tmpl.Post = "true"
 }
@@ -196,7 +190,7 @@ func (sg *siteGen) action() error {
 		// the site records for (each question's own test is in the action).
 		t := sg.s.Targets[0]
 		var alts []string
-		for _, qi := range questionsOf(t) {
+		for _, qi := range t.Questions() {
 			alts = append(alts, sg.postCondition(qi, t.Filters[qi]))
 		}
 		sg.tmpl.Post = strings.Join(alts, " || ")
@@ -217,16 +211,16 @@ func (sg *siteGen) action() error {
 		// site has run-time filters; those known when the execution
 		// begins, then, when nothing at its end can drop them.
 		var stmts, early []string
-		for _, qi := range questionsOf(t) {
+		for _, qi := range t.Questions() {
 			fs := sg.filters(t, qi)
 			atBegin := sg.atBegin(t, qi, fs)
 			if atBegin && timedOnly(t, qi) {
 				atBegin = false // both tuples at the end, in one record
 			}
 			emits := func(dest string, begin bool) ([]string, error) {
-				var sel []Emit
+				var sel []plan.Emit
 				for _, e := range t.Emits {
-					if e.QIndex == qi && (!atBegin || knownAtBegin(e.Fields) == begin) {
+					if e.QIndex == qi && (!atBegin || !atEnd(e.Fields) == begin) {
 						sel = append(sel, e)
 					}
 				}
@@ -331,14 +325,14 @@ func (sg *siteGen) readBeginClockLast() {
 // timed event (issue 12) and takes the write out of the durations
 // measured around it. Nothing is lost: an execution that never ends has
 // no duration, so the question's answers never showed it.
-func timedOnly(t *Target, qi int) bool {
+func timedOnly(t *plan.Target, qi int) bool {
 	exec, dur := 0, 0
 	for _, e := range t.Emits {
 		switch {
 		case e.QIndex != qi:
-		case fieldCaps(e.Fields, CapID, CapSite):
+		case fieldCaps(e.Fields, plan.CapID, plan.CapSite):
 			exec++
-		case fieldCaps(e.Fields, CapID, CapDuration):
+		case fieldCaps(e.Fields, plan.CapID, plan.CapDuration):
 			dur++
 		default:
 			return false
@@ -350,35 +344,30 @@ func timedOnly(t *Target, qi int) bool {
 // execPair renders, as one EmitExecPair (one record of 24 bytes instead
 // of two of Emit2's), tuples that are an execution (its id and site) and
 // one more int of the same id, when the runtime can pack them.
-func execPair(rt string, t *Target, tuples []Emit) (string, bool) {
+func execPair(rt string, t *plan.Target, tuples []plan.Emit) (string, bool) {
 	if len(tuples) != 2 {
 		return "", false
 	}
 	exec, other := tuples[0], tuples[1]
-	if !fieldCaps(exec.Fields, CapID, CapSite) {
+	if !fieldCaps(exec.Fields, plan.CapID, plan.CapSite) {
 		exec, other = other, exec
 	}
-	if !fieldCaps(exec.Fields, CapID, CapSite) || len(other.Fields) != 2 || !fieldCaps(other.Fields, CapID, other.Fields[1].Cap) ||
+	if !fieldCaps(exec.Fields, plan.CapID, plan.CapSite) || len(other.Fields) != 2 || !fieldCaps(other.Fields, plan.CapID, other.Fields[1].Cap) ||
 		other.Table.ID <= exec.Table.ID || other.Table.ID-exec.Table.ID > 255 {
 		return "", false
 	}
-	var v string
 	switch other.Fields[1].Cap {
-	case CapDuration:
-		v = "s.t1-s.t0"
-	case CapGoroutine:
-		v = "s.g"
-	case CapEnd:
-		v = "int64(s.end)"
+	case plan.CapDuration, plan.CapGoroutine, plan.CapEnd: // what the runtime's EmitExecPair says it packs
 	default:
 		return "", false
 	}
+	v := captureCodes[other.Fields[1].Cap].int64
 	return fmt.Sprintf("%s.EmitExecPair(%d, %d, s.id, %d, %s) // %s, %s",
 		rt, exec.Table.ID, other.Table.ID, t.SiteID, v, exec.Table.Name, other.Table.Name), true
 }
 
 // fieldCaps reports whether fields are plain captures of caps, in order.
-func fieldCaps(fields []Field, caps ...Capture) bool {
+func fieldCaps(fields []plan.Field, caps ...plan.Capture) bool {
 	if len(fields) != len(caps) {
 		return false
 	}
@@ -400,7 +389,7 @@ func indent(lines []string) []string {
 
 // emit renders one tuple: the runtime's int64 fast paths when it can. A
 // tuple of results exists only for an execution that returned.
-func (sg *siteGen) emit(rt, dest string, t *Target, e Emit) ([]string, error) {
+func (sg *siteGen) emit(rt, dest string, t *plan.Target, e plan.Emit) ([]string, error) {
 	lines, err := sg.emitTuple(rt, dest, t, e)
 	if err != nil || len(lines) == 1 && strings.HasPrefix(lines[0], "//") {
 		return lines, err
@@ -410,7 +399,7 @@ func (sg *siteGen) emit(rt, dest string, t *Target, e Emit) ([]string, error) {
 		guards = append(guards, "s.ok")
 	}
 	for _, f := range e.Fields {
-		if name, _, ok := dataCondValue(sg.vals, f); ok && f.Cap == CapDataCond && f.N == pointEnd {
+		if name, _, ok := dataCondValue(sg.vals, f); ok && f.Cap == plan.CapDataCond && f.N == plan.PointEnd {
 			guards = append(guards, "s."+name+"ok") // it has a value: it did not panic
 		}
 	}
@@ -427,7 +416,7 @@ func (sg *siteGen) emit(rt, dest string, t *Target, e Emit) ([]string, error) {
 // began is then in the answers that ask only for those, even when the
 // process ends before it does (a goroutine whose deferred wg.Done lets
 // main return first); what is known only at its end is absent.
-func (sg *siteGen) atBegin(t *Target, qi int, fs []*Filters) bool {
+func (sg *siteGen) atBegin(t *plan.Target, qi int, fs []*plan.Filters) bool {
 	if fs == nil {
 		return sg.unfilteredAggregate(t, qi) == nil
 	}
@@ -435,7 +424,7 @@ func (sg *siteGen) atBegin(t *Target, qi int, fs []*Filters) bool {
 		return false // a caller's buffer
 	}
 	for _, f := range fs {
-		if len(f.Post) > 0 || len(f.Callees) > 0 || len(f.Absences) > 0 || f.Absent != nil || f.Hold != nil || f.Probe != nil ||
+		if len(f.Post) > 0 || len(sg.callees(f)) > 0 || len(f.Absences) > 0 || f.Absent != nil || f.Hold != nil || f.Probe != nil ||
 			len(f.Holds) > 0 || f.Buffers || f.Aggregate != nil {
 			return false
 		}
@@ -443,38 +432,12 @@ func (sg *siteGen) atBegin(t *Target, qi int, fs []*Filters) bool {
 	return true
 }
 
-// knownAtBegin reports whether every field of a tuple is known when the
-// execution begins.
-func knownAtBegin(fields []Field) bool {
-	for _, f := range fields {
-		switch f.Cap {
-		case CapEnd, CapDuration, CapFinish, CapResult, CapResults, CapPanicked:
-			return false
-		case CapDataCond:
-			if f.N == pointEnd {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// readsResults reports whether some field is a result of the execution,
-// which one that panicked does not have (docs/LANGUAGE.md, panicked).
-func readsResults(fields []Field) bool {
-	for _, f := range fields {
-		if f.Cap == CapResult || f.Cap == CapResults {
-			return true
-		}
-	}
-	return false
-}
-
-func (sg *siteGen) emitTuple(rt, dest string, t *Target, e Emit) ([]string, error) {
+func (sg *siteGen) emitTuple(rt, dest string, t *plan.Target, e plan.Emit) ([]string, error) {
 	table := strconv.Itoa(int(e.Table.ID))
 	allInt := len(e.Fields) == 2 || len(e.Fields) == 3
 	for _, f := range e.Fields {
-		allInt = allInt && isInt64Field(f)
+		_, isInt := sg.intField(t, f)
+		allInt = allInt && isInt
 	}
 	if allInt {
 		var args []string
@@ -507,48 +470,32 @@ type absentError struct{ msg string }
 
 func (e *absentError) Error() string { return e.msg }
 
-func (sg *siteGen) intField(t *Target, f Field) (string, bool) {
+// intField is the int64 expression of a field of target t, when it is
+// one of those the runtime's fast paths take.
+func (sg *siteGen) intField(t *plan.Target, f plan.Field) (string, bool) {
 	switch f.Cap {
-	case CapID:
-		return "int64(s.id)", true
-	case CapSite:
+	case plan.CapSite:
 		return strconv.Itoa(t.SiteID), true
-	case CapEnd:
-		return "int64(s.end)", true
-	case CapGoroutine:
-		return "s.g", true
-	case CapDuration:
-		return "s.t1 - s.t0", true
-	case CapBegin:
-		return "s.t0", true
-	case CapFinish:
-		return "s.t1", true
-	case CapCaller:
-		return "int64(s.caller)", true
-	case CapConst:
-		if f.Expr == "" {
-			return strconv.Itoa(f.N), true
-		}
+	case plan.CapConst:
+		return strconv.Itoa(f.N), f.Expr == ""
 	}
-	return "", false
+	expr := captureCodes[f.Cap].int64
+	return expr, expr != ""
 }
 
-func (sg *siteGen) encodeField(t *Target, f Field) ([]string, error) {
+func (sg *siteGen) encodeField(t *plan.Target, f plan.Field) ([]string, error) {
 	if v, ok := sg.intField(t, f); ok {
 		return []string{"r.Int(" + v + ")"}, nil
 	}
 	switch f.Cap {
-	case CapConst:
+	case plan.CapConst:
 		return []string{"r.Str(" + strconv.Quote(f.Expr) + ")"}, nil
-	case CapFunction:
+	case plan.CapFunction:
 		return []string{"r.Str(" + strconv.Quote(t.Function) + ")"}, nil
-	case CapPanicked:
-		return []string{"r.Bool(!s.ok)"}, nil
-	case CapParams, CapResults:
-		prefix := "p"
-		if f.Cap == CapResults {
-			prefix = "r"
-		}
+	case plan.CapPanicked:
+		return []string{"r.Bool(" + captureCodes[f.Cap].boolean + ")"}, nil
+	case plan.CapParams, plan.CapResults:
+		prefix := captureCodes[f.Cap].field
 		lines := []string{"r.ListBegin()"}
 		for i := 1; ; i++ {
 			v, ok := sg.vals[prefix+strconv.Itoa(i)]
@@ -558,23 +505,23 @@ func (sg *siteGen) encodeField(t *Target, f Field) ([]string, error) {
 			lines = append(lines, encode("r", v, "s."+v.field))
 		}
 		return append(lines, "r.ListEnd()"), nil
-	case CapParam, CapResult:
-		prefix, what := "p", "parameter"
-		if f.Cap == CapResult {
-			prefix, what = "r", "result"
+	case plan.CapParam, plan.CapResult:
+		what := "parameter"
+		if f.Cap == plan.CapResult {
+			what = "result"
 		}
-		v, ok := sg.vals[prefix+strconv.Itoa(f.N)]
+		v, ok := sg.vals[valueField(f)]
 		if !ok {
 			return nil, &absentError{fmt.Sprintf("%s has no %s %d", t.Function, what, f.N)}
 		}
 		return []string{encode("r", v, "s."+v.field)}, nil
-	case CapReceiver:
-		v, ok := sg.vals["recv"]
+	case plan.CapReceiver:
+		v, ok := sg.vals[valueField(f)]
 		if !ok {
 			return nil, &absentError{t.Function + " is not a method: it has no receiver"}
 		}
-		return []string{encode("r", v, "s.recv")}, nil
-	case CapDataCond:
+		return []string{encode("r", v, "s."+v.field)}, nil
+	case plan.CapDataCond:
 		if name, v, ok := dataCondValue(sg.vals, f); ok {
 			return []string{encode("r", v, "s."+name)}, nil
 		}
@@ -734,15 +681,15 @@ func enclosingTypeParams(fi *fileInfo, pos token.Pos) *types.TypeParamList {
 // filters: block, recorded when an event passes, or held, or added to
 // cells, or replaced by marks for negated parts; tuples renders them for
 // another destination.
-func (sg *siteGen) filteredBlock(qi int, t *Target, fs []*Filters, block []string, tuples func(string) ([]string, error)) ([]string, error) {
-	var direct, held, absent []*Filters
+func (sg *siteGen) filteredBlock(qi int, t *plan.Target, fs []*plan.Filters, block []string, tuples func(string) ([]string, error)) ([]string, error) {
+	var direct, held, absent []*plan.Filters
 	var holds []string
 	var err error
 	for _, f := range fs {
 		if h := sg.hold(qi, f); h != "" {
 			held, holds = append(held, f), append(holds, h)
 		} else if sg.absent(f.Absent) {
-			if !neverAt(sg.s, f) {
+			if !plan.NeverAt(sg.s, f) {
 				// Not at a site of another function, whose state may
 				// not reach the caller's (a call in a generic function).
 				absent = append(absent, f)

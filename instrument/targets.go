@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"pmm.dev/pmm/plan"
 )
 
 // A call that may run several functions (the call graph's CallTargets:
@@ -18,20 +20,6 @@ import (
 // by the receiver's dynamic type (a type switch, dispatch), for a
 // function value by its code pointer (funcDispatch). docs/RUNTIME.md,
 // "Dynamic call sites", has the cost.
-
-// dynamic reports whether the site's call may run functions other than
-// its one target.
-func (s *Site) dynamic() bool {
-	if len(s.Targets) > 1 {
-		return true
-	}
-	for _, c := range s.CallTargets {
-		if c != s.Targets[0].Function {
-			return true
-		}
-	}
-	return false
-}
 
 // interfaceCall tells how a call of a method selected by sel reaches it:
 // through an interface value (the receiver sel.X is an interface), or
@@ -182,12 +170,12 @@ func (g *generator) methodValues() []ifaceMethodValue {
 // value of type sig may run without the site recognizing them: an
 // interface method of the same name and type is taken as a value
 // somewhere.
-func (sg *siteGen) methodValueGaps(sig *types.Signature) []Inexact {
-	var out []Inexact
+func (sg *siteGen) methodValueGaps(sig *types.Signature) []plan.Inexact {
+	var out []plan.Inexact
 	for _, t := range sg.s.Targets {
 		for _, mv := range sg.g.methodValues() {
 			if types.Identical(mv.sig, sig) && strings.HasSuffix(t.Function, "."+mv.method) {
-				out = append(out, Inexact{Site: sg.s, Target: t, Reason: fmt.Sprintf("the call may run %s through the interface method value %s taken at %s, "+
+				out = append(out, plan.Inexact{Site: sg.s, Target: t, Reason: fmt.Sprintf("the call may run %s through the interface method value %s taken at %s, "+
 					"which every dynamic type shares, so those calls are not recorded", t.Function, mv.method, mv.position)})
 				break
 			}

@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"pmm.dev/pmm/instrument"
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/rewrite"
 	"pmm.dev/pmm/rt"
 	"pmm.dev/pmm/schema"
@@ -59,52 +61,6 @@ func modeNamed(name string) (instrumentMode, bool) {
 // user does not have, and go vet, which go test runs, cannot chdir to it).
 const runtimeDir = "internal/_pmmrt"
 
-// project is what pmm instrument leaves in .pmm/plan.json for the
-// commands that build, run and answer.
-type project struct {
-	Root       string         `json:"root"`
-	Module     string         `json:"module"`
-	Overlay    string         `json:"overlay"`
-	Questions  []string       `json:"questions"`
-	Tables     []schema.Table `json:"tables"`
-	Statements []string       `json:"statements"`
-	Sites      []projectSite  `json:"sites"`
-	Skipped    []string       `json:"skipped,omitempty"`
-	// RunTime are the tests run time decides, and those left to the
-	// answer because some site cannot take part.
-	RunTime []runTimeTest `json:"run_time,omitempty"`
-	// Incomplete are the reasons why answers may be incomplete or
-	// inexact; pmm run and pmm test load them into pmm_incomplete.
-	Incomplete []instrument.Incomplete `json:"incomplete,omitempty"`
-	// Untested are, when test files were not instrumented (no --tests),
-	// the reasons pmm test adds: the calls in test files are not recorded.
-	Untested []instrument.Incomplete `json:"untested,omitempty"`
-	// Tags are the build tags of the instrumentation (--tags), sorted:
-	// pmm run and pmm test build with them, and refuse others.
-	Tags []string `json:"tags,omitempty"`
-}
-
-// runTimeTest is a test of a question that run time decides, or that is
-// left to the answer.
-type runTimeTest struct {
-	Question string `json:"question"`
-	What     string `json:"what"`
-	On       bool   `json:"on"`
-}
-
-// projectSite is a row of pmm_sites: one function recorded at one site.
-type projectSite struct {
-	Site      int      `json:"site"`
-	Function  string   `json:"function"`
-	Kind      string   `json:"kind"`
-	File      string   `json:"file"`
-	Line      int      `json:"line"`
-	Col       int      `json:"col"`
-	Questions []string `json:"questions"` // the questions it records for
-	Vars      []string `json:"vars"`      // the events it records, as QUESTION/VARIABLE
-	Filtered  bool     `json:"filtered"`  // it has run-time filters and counts its entries checked
-}
-
 func pmmDir(root string) string { return filepath.Join(root, ".pmm") }
 
 // writablePMMDir makes sure that pmm can write .pmm at the module root:
@@ -123,28 +79,28 @@ func writablePMMDir(root string) error {
 	return fmt.Errorf("%v\n\thint: pmm writes only in %s, which must be writable (make it so, or mount a writable directory there); it never writes the module's own files", err, dir)
 }
 
-func readProject(e *env, cmd string) (*project, int) {
+func readProject(e *env, cmd string) (*plan.Project, int) {
 	root, err := static.ModuleRoot(e.dir)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pmm %s: %v\n", cmd, err)
 		return nil, exitUsage
 	}
-	data, err := os.ReadFile(filepath.Join(pmmDir(root), "plan.json"))
-	if err != nil {
+	p, err := plan.ReadProject(filepath.Join(pmmDir(root), "plan.json"))
+	var notRead *fs.PathError
+	switch {
+	case errors.As(err, &notRead):
 		fmt.Fprintf(e.stderr, "pmm %s: no instrumentation in %s: run pmm instrument first\n", cmd, root)
 		return nil, exitUsage
-	}
-	var p project
-	if err := json.Unmarshal(data, &p); err != nil {
-		fmt.Fprintf(e.stderr, "pmm %s: %s: %v\n", cmd, filepath.Join(pmmDir(root), "plan.json"), err)
+	case err != nil:
+		fmt.Fprintf(e.stderr, "pmm %s: %v\n", cmd, err)
 		return nil, exitFailure
 	}
-	return &p, exitOK
+	return p, exitOK
 }
 
 // readWritableProject is readProject for the commands that write into
 // .pmm (pmm run, pmm test): .pmm must be writable.
-func readWritableProject(e *env, cmd string) (*project, int) {
+func readWritableProject(e *env, cmd string) (*plan.Project, int) {
 	p, code := readProject(e, cmd)
 	if p == nil {
 		return nil, code
@@ -206,25 +162,9 @@ Example:
 					return exitUsage
 				}
 				patterns, files := splitQuestions(args)
-				prog, code := compileQuestions(e, "instrument", files)
-				if prog == nil {
+				p, code := instrumentModule(context.Background(), e, patterns, files, analysis, m)
+				if p == nil {
 					return code
-				}
-				if root, err := static.ModuleRoot(e.dir); err == nil {
-					if err := writablePMMDir(root); err != nil {
-						fmt.Fprintf(e.stderr, "pmm instrument: %v\n", err)
-						return exitFailure
-					}
-				}
-				ctx := context.Background()
-				res, code := analysis.build(ctx, e, "instrument", patterns)
-				if res == nil {
-					return code
-				}
-				p, err := instrumentModule(ctx, e, prog, res.Root, res.ModulePath, res.Path, analysis, m)
-				if err != nil {
-					fmt.Fprintf(e.stderr, "pmm instrument: %v\n", err)
-					return exitFailure
 				}
 				for _, s := range p.Skipped {
 					fmt.Fprintf(e.stderr, "pmm instrument: warning: %s\n", s)
@@ -249,8 +189,76 @@ Example:
 	}
 }
 
-// instrumentModule runs the stages after static analysis and writes .pmm/.
-func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, module, dbPath string, analysis *analysisFlags, mode instrumentMode) (*project, error) {
+// instrumentModule is pmm instrument: pmm's stages in order, each
+// reading only what those before it made (docs/ARCHITECTURE.md),
+//
+//	compile → static db → select → plan → generate → rewrite → plan.json
+//
+// plan.json is the contract with the commands after it: pmm run and pmm
+// test go on with run → load (runAndLoad), and pmm answer ends the line
+// (the views of pmm.db). Errors are reported on e.stderr; the project
+// is nil when the command must stop with the exit code.
+func instrumentModule(ctx context.Context, e *env, patterns, files []string, analysis *analysisFlags, mode instrumentMode) (*plan.Project, int) {
+	fail := func(err error) (*plan.Project, int) {
+		fmt.Fprintf(e.stderr, "pmm instrument: %v\n", err)
+		return nil, exitFailure
+	}
+	prog, code := compileQuestions(e, "instrument", files)
+	if prog == nil {
+		return nil, code
+	}
+	if root, err := static.ModuleRoot(e.dir); err == nil {
+		if err := writablePMMDir(root); err != nil {
+			return fail(err)
+		}
+	}
+	res, code := analysis.build(ctx, e, "instrument", patterns)
+	if res == nil {
+		return nil, code
+	}
+	sel, err := selectSites(ctx, e, res.Path, prog, mode)
+	if err != nil {
+		return fail(err)
+	}
+	sch, err := schema.Generate(prog)
+	if err != nil {
+		return fail(err)
+	}
+	p, err := plan.Build(prog, sel, sch, plan.Options{Filters: mode.filters})
+	if err != nil {
+		return fail(err)
+	}
+	pkgs, err := loadSitePackages(ctx, res.Root, p, analysis)
+	if err != nil {
+		return fail(err)
+	}
+	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir)
+	if err != nil {
+		return fail(err)
+	}
+	out := pmmDir(res.Root)
+	written, err := rewrite.Write(rewrite.Config{
+		Root: res.Root, OutDir: filepath.Join(out, "overlay"), Code: gen,
+		Runtime: rt.Sources(res.ModulePath+"/"+runtimeDir, out, p.NumSiteIDs()), RuntimeDir: runtimeDir,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	pr := p.Project(prog, sch, gen.Skipped, gen.Inexact)
+	pr.Root, pr.Module, pr.Overlay, pr.Tags = res.Root, res.ModulePath, written.Overlay, tagList(*analysis.tags)
+	if !*analysis.tests {
+		pr.Untested = untestedCalls(sel)
+	}
+	if err := pr.Write(filepath.Join(out, "plan.json")); err != nil {
+		return fail(err)
+	}
+	return pr, exitOK
+}
+
+// selectSites selects the sites that can matter to the questions of
+// prog in the static database at dbPath (all of them, without static
+// approximation), and warns of what the selection says.
+func selectSites(ctx context.Context, e *env, dbPath string, prog *spec.Program, mode instrumentMode) (*sites.Selection, error) {
 	db, err := openStatic(dbPath)
 	if err != nil {
 		return nil, err
@@ -265,83 +273,28 @@ func instrumentModule(ctx context.Context, e *env, prog *spec.Program, root, mod
 			fmt.Fprintf(e.stderr, "pmm instrument: warning: question %s: %s\n", q.Name, w)
 		}
 	}
-	sch, err := schema.Generate(prog)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := instrument.BuildWith(prog, sel, sch, instrument.Options{Filters: mode.filters})
-	if err != nil {
-		return nil, err
-	}
-	pkgs, err := loadSitePackages(ctx, root, plan, analysis)
-	if err != nil {
-		return nil, err
-	}
-	code, err := instrument.Generate(plan, pkgs, root, module+"/"+runtimeDir)
-	if err != nil {
-		return nil, err
-	}
-	out := pmmDir(root)
-	written, err := rewrite.Write(rewrite.Config{
-		Root: root, OutDir: filepath.Join(out, "overlay"), Code: code,
-		Runtime: rt.Sources(module+"/"+runtimeDir, out, numSiteIDs(plan)), RuntimeDir: runtimeDir,
-	})
-	if err != nil {
-		return nil, err
-	}
-	p := &project{Root: root, Module: module, Overlay: written.Overlay, Tables: sch.Tables, Statements: sch.Statements(), Tags: tagList(*analysis.tags)}
-	if !*analysis.tests {
-		p.Untested = untestedCalls(sel)
-	}
-	for _, q := range prog.Questions {
-		p.Questions = append(p.Questions, q.Name)
-	}
-	for _, d := range plan.Decisions() {
-		what := "decided at run time: " + d.What
-		if !d.On {
-			what = "left to the answer (a site cannot take part): " + d.What
+	return sel, nil
+}
+
+// generate generates the code of plan p, leaving to the answer the
+// tests decided at run time that some site cannot take part in: the
+// plan it returns, p without those tests, is the one the code is of.
+func generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*plan.Plan, *instrument.Code, error) {
+	for {
+		code, err := instrument.Generate(p, pkgs, root, rtPath)
+		if err != nil || len(code.Off) == 0 {
+			return p, code, err
 		}
-		p.RunTime = append(p.RunTime, runTimeTest{Question: prog.Questions[d.Question].Name, What: what, On: d.On})
+		p = p.Without(code.Off...)
 	}
-	skipped := map[*instrument.Site]bool{}
-	for _, s := range code.Skipped {
-		skipped[s.Site] = true
-		p.Skipped = append(p.Skipped, fmt.Sprintf("%s: %s of %s not instrumented: %s", s.Site.Position(), s.Site.Kind, strings.Join(s.Site.Functions(), ", "), s.Reason))
-	}
-	p.Incomplete = plan.Incomplete(code)
-	for _, s := range plan.Sites {
-		if skipped[s] {
-			continue
-		}
-		for _, t := range s.Targets {
-			ps := projectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col,
-				Vars: t.Vars, Filtered: len(s.Targets) == 1 && t.Filters != nil}
-			seen := map[string]bool{}
-			for _, e := range t.Emits {
-				if !seen[e.Question] {
-					seen[e.Question] = true
-					ps.Questions = append(ps.Questions, e.Question)
-				}
-			}
-			p.Sites = append(p.Sites, ps)
-		}
-	}
-	data, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(out, "plan.json"), data, 0o644); err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
 // untestedCalls returns why the answers of pmm test may be incomplete
 // when test files are not instrumented: the events recorded at call sites
 // (other than a callee's, whose caller a relation names) miss the calls
 // in test files.
-func untestedCalls(sel *sites.Selection) []instrument.Incomplete {
-	var out []instrument.Incomplete
+func untestedCalls(sel *sites.Selection) []plan.Incomplete {
+	var out []plan.Incomplete
 	for _, q := range sel.Questions {
 		var vars []string
 		var walk func(d *sites.Disjunct)
@@ -362,7 +315,7 @@ func untestedCalls(sel *sites.Selection) []instrument.Incomplete {
 		}
 		if len(vars) > 0 {
 			sort.Strings(vars)
-			out = append(out, instrument.Incomplete{Question: q.Name, Vars: vars,
+			out = append(out, plan.Incomplete{Question: q.Name, Vars: vars,
 				Reason: "recorded at call sites, and pmm instrument ran without --tests: the calls in test files are not recorded"})
 		}
 	}
@@ -371,7 +324,7 @@ func untestedCalls(sel *sites.Selection) []instrument.Incomplete {
 
 // incompleteText is a reason as pmm_incomplete holds it: the events it
 // affects and why.
-func incompleteText(r instrument.Incomplete) string {
+func incompleteText(r plan.Incomplete) string {
 	events := "event "
 	if len(r.Vars) > 1 {
 		events = "events "
@@ -388,7 +341,7 @@ func withPosition(reason, position string) string {
 }
 
 // incompleteQuestions counts the questions some reason affects.
-func incompleteQuestions(rs []instrument.Incomplete) int {
+func incompleteQuestions(rs []plan.Incomplete) int {
 	seen := map[string]bool{}
 	for _, r := range rs {
 		seen[r.Question] = true
@@ -396,25 +349,12 @@ func incompleteQuestions(rs []instrument.Incomplete) int {
 	return len(seen)
 }
 
-// numSiteIDs returns the largest site number of the plan.
-func numSiteIDs(plan *instrument.Plan) int {
-	n := 0
-	for _, s := range plan.Sites {
-		for _, t := range s.Targets {
-			if t.SiteID > n {
-				n = t.SiteID
-			}
-		}
-	}
-	return n
-}
-
 // loadSitePackages loads, with syntax and types, the packages that hold
 // the plan's sites.
-func loadSitePackages(ctx context.Context, root string, plan *instrument.Plan, analysis *analysisFlags) ([]*packages.Package, error) {
+func loadSitePackages(ctx context.Context, root string, p *plan.Plan, analysis *analysisFlags) ([]*packages.Package, error) {
 	dirs := map[string]bool{}
 	tests := *analysis.tests
-	for _, s := range plan.Sites {
+	for _, s := range p.Sites {
 		if filepath.IsAbs(s.File) {
 			continue // code that cgo generated, in the build cache: not rewritten
 		}

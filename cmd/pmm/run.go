@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/rt/load"
 	"pmm.dev/pmm/schema"
 )
@@ -140,7 +141,7 @@ Example:
 // those of the instrumentation: with others, the files that only they
 // select would run uninstrumented, or the overlay would replace files the
 // build does not use.
-func sameTags(p *project, user string, given bool) (string, error) {
+func sameTags(p *plan.Project, user string, given bool) (string, error) {
 	if given && !slices.Equal(tagList(user), p.Tags) {
 		return "", fmt.Errorf("build tags %s, but the instrumentation was made with %s: files that one selects and the other does not would run uninstrumented; instrument with the same tags (pmm instrument --tags %q ...)",
 			describeTags(tagList(user)), describeTags(p.Tags), strings.Join(tagList(user), ","))
@@ -218,7 +219,7 @@ func goCommand(e *env, args ...string) error {
 // program says cmd is the program itself, whose failure means it ended
 // with executions still running (go test fails when a test does, after
 // the tests ended).
-func runAndLoad(e *env, p *project, cmd *exec.Cmd, command string, program bool) int {
+func runAndLoad(e *env, p *plan.Project, cmd *exec.Cmd, command string, program bool) int {
 	recoverRuns(e, p)
 	info := runInfo{Command: command, GoVersion: runtime.Version(), Start: time.Now()}
 	rd, err := newRunDir(p.Root, info)
@@ -357,7 +358,7 @@ type loadStats struct {
 
 // loadRun loads the logs into pmm.db, then makes sure the answer views and
 // the sites table are there.
-func loadRun(p *project, logs string, run load.Run) (*loadStats, error) {
+func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 	dbPath := filepath.Join(pmmDir(p.Root), "pmm.db")
 	var tables []load.Table
 	for _, t := range p.Tables {
@@ -415,7 +416,7 @@ func openAnswers(dbPath string, readOnly bool) (*sql.DB, error) {
 }
 
 // writeAnswerSchema (re)creates the views and fills pmm_sites.
-func writeAnswerSchema(p *project, dbPath string) error {
+func writeAnswerSchema(p *plan.Project, dbPath string) error {
 	db, err := openAnswers(dbPath, false)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/rt/load"
 )
 
@@ -90,7 +91,7 @@ func (d *runDir) remove() {
 }
 
 // load loads the run's logs as the run info describes, once.
-func (d *runDir) load(p *project, info runInfo) (*loadStats, error) {
+func (d *runDir) load(p *plan.Project, info runInfo) (*loadStats, error) {
 	run := load.Run{Command: info.Command, GoVersion: info.GoVersion, Start: info.Start, End: info.End,
 		ExitStatus: info.ExitStatus, Signal: info.Signal, Source: d.name}
 	for _, reason := range info.Incomplete {
@@ -114,7 +115,7 @@ func (d *runDir) load(p *project, info runInfo) (*loadStats, error) {
 // own run: the directories of runs whose pmm stopped before it loaded
 // them (not those of runs still going: they are locked), then logs that
 // programs built by hand with the overlay wrote into .pmm/logs.
-func recoverRuns(e *env, p *project) {
+func recoverRuns(e *env, p *plan.Project) {
 	entries, _ := os.ReadDir(runsDir(p.Root))
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	for _, ent := range entries {

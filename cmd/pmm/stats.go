@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/schema"
 )
 
@@ -117,7 +118,7 @@ type siteStats struct {
 	Recorded  int64    `json:"recorded"`
 }
 
-func readStats(p *project, run int64) (*runStats, error) {
+func readStats(p *plan.Project, run int64) (*runStats, error) {
 	dbPath := filepath.Join(pmmDir(p.Root), "pmm.db")
 	if _, err := os.Stat(dbPath); err != nil {
 		return nil, fmt.Errorf("nothing recorded yet: run pmm run or pmm test first")

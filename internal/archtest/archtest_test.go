@@ -23,14 +23,15 @@ var stages = [][]string{
 	{"internal/golden", "internal/reftrace", "internal/archtest", "internal/funcname", "internal/tmpfs"}, // helpers that import nothing of pmm
 	{"spec", "static"}, // the two inputs: the questions, the Go program
 	{"internal/stagetest", "internal/refeval", "internal/progen"}, // for tests: the first stages; the reference answers; random programs
-	{"sites", "incremental", "schema"},                            // each reads the checked program (sites also static.db)
-	{"instrument"},                                                // the plan and the generated code
-	{"rewrite"},                                                   // the edits merged into copies of the sources
-	{"rt/logfmt"},                                                 // the log format, written by the runtime, read by the loader
-	{"rt", "rt/pmmrt"},                                            // the injected runtime, and its sources for the overlay
-	{"rt/load"},                                                   // the logs into pmm.db
-	{"cmd/pmm"},                                                   // the command line drives every stage
-	{"e2e/realmodules", "e2e/difftest"},                           // run the pmm command on real modules, and on random programs against the reference
+	{"sites", "schema"},                 // each reads the checked program (sites also static.db)
+	{"plan"},                            // what each site records and tests at run time, and the temporal reasoning
+	{"instrument"},                      // the generated code of the plan
+	{"rewrite"},                         // the edits merged into copies of the sources
+	{"rt/logfmt"},                       // the log format, written by the runtime, read by the loader
+	{"rt", "rt/pmmrt"},                  // the injected runtime, and its sources for the overlay
+	{"rt/load"},                         // the logs into pmm.db
+	{"cmd/pmm"},                         // the command line drives every stage
+	{"e2e/realmodules", "e2e/difftest"}, // run the pmm command on real modules, and on random programs against the reference
 }
 
 // testOnly are helpers for tests: only test files may import them.
@@ -203,7 +204,7 @@ func TestViolations(t *testing.T) {
 		{"runtime importing the loader", imports{path: "rt/pmmrt", edges: []edge{{"rt/pmmrt", "rt/load", false}}}, []string{"rt/pmmrt imports rt/load: a package of a later stage", "rt/pmmrt imports rt/load: it is copied into the user's module"}},
 		{"same stage", imports{path: "schema", edges: []edge{{"schema", "sites", false}}}, []string{"schema imports sites: a package of the same stage"}},
 		{"the stage just before", imports{path: "rewrite", edges: []edge{{"rewrite", "instrument", false}}}, nil},
-		{"unplaced package", imports{path: "plan", edges: []edge{{"plan", "spec", false}}}, []string{"plan has no stage"}},
+		{"unplaced package", imports{path: "memprof", edges: []edge{{"memprof", "spec", false}}}, []string{"memprof has no stage"}},
 		{"unplaced import", imports{path: "cmd/pmm", edges: []edge{{"cmd/pmm", "codegen", false}}}, []string{"cmd/pmm imports codegen, which has no stage"}},
 		{"test helper in a test", imports{path: "sites", edges: []edge{{"sites", "internal/stagetest", true}}}, nil},
 		{"test helper outside tests", imports{path: "sites", edges: []edge{{"sites", "internal/stagetest", false}}}, []string{"a helper for tests, outside its tests"}},

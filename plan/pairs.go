@@ -1,7 +1,6 @@
-package instrument
+package plan
 
 import (
-	"pmm.dev/pmm/incremental"
 	"pmm.dev/pmm/spec"
 )
 
@@ -23,17 +22,14 @@ type Pair struct {
 	Caller, Earlier, Later string
 	// The values compared, position by position.
 	EarlierKey, LaterKey []Field
-	// Off says some site of the three cannot take part: the test is left
-	// to the answer, as without filters.
-	Off bool
 }
 
 // pairsOf finds the inter-event tests of a disjunct that run time can
-// decide: those placed at a later direct callee, reading one earlier
-// direct callee of the same caller, ordered by (before earlier later).
-func pairsOf(root *spec.Conj) []*Pair {
-	a, err := incremental.Analyze(root)
-	if err != nil {
+// decide: those placed (a, its temporal analysis; none without) at a
+// later direct callee, reading one earlier direct callee of the same
+// caller, ordered by (before earlier later).
+func pairsOf(root *spec.Conj, a *Conj) []*Pair {
+	if a == nil {
 		return nil
 	}
 	callers := map[string][]string{}

@@ -1,4 +1,4 @@
-package instrument
+package plan
 
 import (
 	"fmt"
@@ -14,9 +14,8 @@ type Decision struct {
 	On       bool
 }
 
-// Decisions lists the run-time tests of the plan, after Generate (which
-// turns off those some site cannot generate), by question and in a
-// stable order.
+// Decisions lists the run-time tests of the plan, on or left to the
+// answer, by question and in a stable order.
 func (p *Plan) Decisions() []Decision {
 	seen := map[any]bool{}
 	var out []Decision
@@ -31,24 +30,24 @@ func (p *Plan) Decisions() []Decision {
 			for qi, fs := range t.Filters {
 				for _, f := range fs {
 					if pr := f.Probe; pr != nil {
-						add(qi, pr, !pr.Off, fmt.Sprintf("equal values of %s and %s, held in %s", pr.Earlier, pr.Later, pr.Caller))
+						add(qi, pr, p.On(pr), fmt.Sprintf("equal values of %s and %s, held in %s", pr.Earlier, pr.Later, pr.Caller))
 					}
 					if a := f.Absent; a != nil {
 						link := "calls"
 						if a.Dynamic {
 							link = "calls*"
 						}
-						add(qi, a, !a.Off, fmt.Sprintf("the absence of (%s %s %s)", link, a.Caller, a.Var))
+						add(qi, a, p.On(a), fmt.Sprintf("the absence of (%s %s %s)", link, a.Caller, a.Var))
 					}
 					for _, c := range f.Contexts {
 						link := "calls*"
 						if c.Anywhere {
 							link = "contains"
 						}
-						add(qi, c, !c.Off, fmt.Sprintf("(%s %s %s)", link, c.Ancestor, c.Descendant))
+						add(qi, c, p.On(c), fmt.Sprintf("(%s %s %s)", link, c.Ancestor, c.Descendant))
 					}
 					if ra := f.Aggregate; ra != nil {
-						add(qi, ra, !ra.Off, "the aggregate, kept in cells")
+						add(qi, ra, p.On(ra), "the aggregate, kept in cells")
 					}
 				}
 			}

@@ -1,4 +1,4 @@
-package instrument
+package plan
 
 import (
 	"fmt"
@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"pmm.dev/pmm/incremental"
 	"pmm.dev/pmm/internal/stagetest"
 	"pmm.dev/pmm/schema"
+	"pmm.dev/pmm/spec"
 )
 
 // TestPairs checks which inter-event tests run time decides: equal
@@ -29,7 +29,8 @@ func TestPairs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			prog := stagetest.Compile(t, "q.pmm", head+c.atoms+"))))")
 			var got []string
-			for _, p := range pairsOf(prog.Questions[0].Disjuncts[0]) {
+			root := prog.Questions[0].Disjuncts[0]
+			for _, p := range pairsOf(root, analyze(t, root)) {
 				got = append(got, fmt.Sprintf("%s: %s %v before %s %v", p.Caller, p.Earlier, p.EarlierKey, p.Later, p.LaterKey))
 			}
 			if strings.Join(got, "; ") != c.want {
@@ -103,8 +104,9 @@ func TestRunAggregates(t *testing.T) {
 					continue
 				}
 				root := q.Disjuncts[0]
-				pairs := pairsOf(root)
-				if ra := runAggregateOf(q, root, pairs, absencesOf(root), sch); ra != nil {
+				a := analyze(t, root)
+				pairs := pairsOf(root, a)
+				if ra := runAggregateOf(q, root, a, pairs, absencesOf(root), sch); ra != nil {
 					of := ""
 					if ra.Caller != "" {
 						of = " of " + ra.Caller
@@ -117,6 +119,16 @@ func TestRunAggregates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// analyze is the temporal analysis of a disjunct.
+func analyze(t *testing.T, root *spec.Conj) *Conj {
+	t.Helper()
+	a, err := Analyze(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 func readQuestions(t *testing.T, path string) string {
@@ -140,12 +152,8 @@ func TestCallerConds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			prog := stagetest.Compile(t, "q.pmm", head+c.atoms+"))))")
 			root := prog.Questions[0].Disjuncts[0]
-			a, err := incremental.Analyze(root)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var got []string
-			for _, cond := range callerConds("i", "o", root, a) {
+			for _, cond := range callerConds("i", "o", root, analyze(t, root)) {
 				var outer []string
 				for v := range cond.Outer {
 					outer = append(outer, v)

@@ -1,4 +1,4 @@
-package instrument
+package plan
 
 import (
 	"fmt"
@@ -105,30 +105,41 @@ func (s *Site) Functions() []string {
 }
 
 // Incomplete lists the reasons why the answers may be incomplete: those
-// the plan knows, and the sites Generate could not instrument (code may
-// be nil, before Generate).
-func (p *Plan) Incomplete(code *Code) []Incomplete {
+// the plan knows, and those of code generation: the sites it skipped
+// and the targets it instruments inexactly (none, before it).
+func (p *Plan) Incomplete(skipped []Skip, inexact []Inexact) []Incomplete {
 	in := &incompleteness{}
 	for _, r := range p.gaps {
 		for _, v := range r.Vars {
 			in.add(r.Question, r.qindex, v, r.Reason, r.Position)
 		}
 	}
-	skipped := map[*Site]bool{}
-	if code != nil {
-		for _, s := range code.Skipped {
-			skipped[s.Site] = true
-			what := "the call of " + strings.Join(s.Site.Functions(), ", ")
-			if s.Site.Kind == spec.SiteDefinition {
-				what = "the body of " + s.Site.Function
-			}
-			in.addSite(s.Site, p.qindices, fmt.Sprintf("%s is not instrumented, so its executions there are not recorded: %s", what, s.Reason), true)
+	skip := map[*Site]bool{}
+	for _, s := range skipped {
+		skip[s.Site] = true
+		what := "the call of " + strings.Join(s.Site.Functions(), ", ")
+		if s.Site.Kind == spec.SiteDefinition {
+			what = "the body of " + s.Site.Function
 		}
-		for _, s := range code.Inexact {
-			if !skipped[s.Site] {
-				in.addTarget(s.Site, s.Target, p.qindices, s.Reason, false)
-			}
+		in.addSite(s.Site, p.qindices, fmt.Sprintf("%s is not instrumented, so its executions there are not recorded: %s", what, s.Reason), true)
+	}
+	for _, s := range inexact {
+		if !skip[s.Site] {
+			in.addTarget(s.Site, s.Target, p.qindices, s.Reason, false)
 		}
 	}
 	return in.list()
+}
+
+// Inexact is a target whose executions a site may miss, and why.
+type Inexact struct {
+	Site   *Site
+	Target *Target
+	Reason string
+}
+
+// Skip is a site that code generation could not instrument, and why.
+type Skip struct {
+	Site   *Site
+	Reason string
 }

@@ -1,4 +1,4 @@
-package incremental
+package plan
 
 import (
 	"flag"

@@ -1,4 +1,4 @@
-// Package incremental is the temporal reasoning of pmm (seed 001,
+// The temporal reasoning of pmm (seed 001,
 // chapter 5). For each conjunction of a question it builds the event
 // dependency graph (Definition 1, Algorithm 2, from the vocabulary's
 // temporal meanings), finds the outermost interval (Algorithm 3), and
@@ -6,7 +6,8 @@
 // data it reads is all available (Algorithm 4): at the event's own site
 // for an intra-event condition, at the later event for an inter-event
 // one, and at answer time when the events it reads have no order.
-package incremental
+
+package plan
 
 import (
 	"fmt"

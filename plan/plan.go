@@ -1,14 +1,19 @@
-// Package instrument generates the instrumentation (seed 001, 4.3–4.4):
-// for every site that static approximation selected, what it captures and
-// which tuples of the schema's stored relations it emits (the IGM, as
-// data in igm.go), merged over all questions (the IGA), and from that the
-// six template parameters of the site as Go code typed for it:
-// pre-condition, local variables, before-form, after-form, post-condition
-// and action. Package rewrite merges the code into the Go source.
-package instrument
+// Package plan is the planning stage of pmm (seed 001, 4.3.2 and
+// chapter 5). From the checked questions, the sites static approximation
+// selected and the schema's stored relations, Build decides for every
+// site what it captures and which tuples it emits (the IGM, as data in
+// igm.go), merged over all questions (the IGA), and the tests it runs at
+// run time: filters, equal values held in a caller (pairs), absences of
+// negated callees, calls* through the goroutine-local context, and
+// aggregates kept in cells. Where each test can run follows from the
+// temporal reasoning of incremental.go. A Plan is immutable once built:
+// Without turns tests off in a new one. Package instrument generates its
+// code.
+package plan
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -20,12 +25,44 @@ import (
 )
 
 // Plan is the instrumentation of a program: its sites, in source order.
+// It is immutable once built: Without makes a new plan.
 type Plan struct {
 	Sites []*Site
 	// gaps are the reasons, known when planning, why answers may be
 	// incomplete (see Incomplete); qindices the questions' indices.
 	gaps     []Incomplete
 	qindices map[string]int
+	// off are the tests decided at run time that are left to the
+	// answer, because some site cannot take part.
+	off map[RunTimeTest]bool
+}
+
+// A RunTimeTest is a test that run time decides when every site of it
+// takes part: a *Pair, an *Absence, a *Context or a *RunAggregate. A
+// test off is left to the answer, whose views decide it from what is
+// recorded.
+type RunTimeTest interface{ runTimeTest() }
+
+func (*Pair) runTimeTest()         {}
+func (*Absence) runTimeTest()      {}
+func (*Context) runTimeTest()      {}
+func (*RunAggregate) runTimeTest() {}
+
+// On reports whether run time decides test t.
+func (p *Plan) On(t RunTimeTest) bool { return !p.off[t] }
+
+// Without returns the plan with tests ts left to the answer, for when
+// some site cannot generate its part of them; p is unchanged.
+func (p *Plan) Without(ts ...RunTimeTest) *Plan {
+	q := *p
+	q.off = maps.Clone(p.off)
+	if q.off == nil {
+		q.off = map[RunTimeTest]bool{}
+	}
+	for _, t := range ts {
+		q.off[t] = true
+	}
+	return &q
 }
 
 // Site is one place in the source that is rewritten: a function's body
@@ -86,12 +123,8 @@ func (s *Site) Captures() map[Capture]bool {
 		caps[CapID] = true
 	}
 	add := func(f Field) {
-		switch f.Cap {
-		case CapDuration:
-			caps[CapBegin], caps[CapFinish] = true, true
-		case CapConst, CapSite, CapFunction:
-		default:
-			caps[f.Cap] = true
+		for _, c := range f.Takes() {
+			caps[c] = true
 		}
 	}
 	for _, t := range s.Targets {
@@ -134,6 +167,20 @@ func (s *Site) Captures() map[Capture]bool {
 	return caps
 }
 
+// Dynamic reports whether the site's call may run functions other than
+// its one target.
+func (s *Site) Dynamic() bool {
+	if len(s.Targets) > 1 {
+		return true
+	}
+	for _, c := range s.CallTargets {
+		if c != s.Targets[0].Function {
+			return true
+		}
+	}
+	return false
+}
+
 // siteKey identifies a site across questions and variables.
 type siteKey struct {
 	kind spec.SiteKind
@@ -142,13 +189,8 @@ type siteKey struct {
 
 // Build plans the instrumentation of every site of sel for the questions
 // of prog, whose stored relations are sch's.
-func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema) (*Plan, error) {
-	return BuildWith(prog, sel, sch, Options{})
-}
-
-// BuildWith plans as Build, with the options.
-func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opts Options) (*Plan, error) {
-	b := &builder{sites: map[siteKey]*Site{}, opts: opts, qindices: map[string]int{}}
+func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opts Options) (*Plan, error) {
+	b := &builder{sites: map[siteKey]*Site{}, opts: opts, qindices: map[string]int{}, off: map[RunTimeTest]bool{}}
 	for qi, q := range prog.Questions {
 		b.qindices[q.Name] = qi
 	}
@@ -171,8 +213,9 @@ func BuildWith(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opt
 	b.dropUnmarkableCallees()
 	b.checkPairs()
 	b.bufferCallees()
+	b.unfilteredQuestions()
 	p := b.plan()
-	p.gaps, p.qindices = b.gaps.list(), b.qindices
+	p.gaps, p.qindices, p.off = b.gaps.list(), b.qindices, b.off
 	return p, nil
 }
 
@@ -228,35 +271,35 @@ func (b *builder) checkPairs() {
 		for _, t := range s.Targets {
 			for _, fs := range t.Filters {
 				for _, f := range fs {
-					if neverAt(s, f) {
+					if NeverAt(s, f) {
 						continue // no execution there is an event of f.Var
 					}
 					for _, p := range []*Pair{f.Hold, f.Probe} {
 						if p != nil && (s.Kind != spec.SiteCall || len(s.Targets) > 1 || !f.Marks || f.Caller != p.Caller) {
-							p.Off = true
+							b.off[p] = true
 						}
 					}
 					for _, p := range f.Holds {
 						if s.Kind != spec.SiteDefinition || len(s.Targets) > 1 {
-							p.Off = true
+							b.off[p] = true
 						}
 					}
 					// A lexical absence links call sites in the caller's body
 					// to its definition; a dynamic one any sites.
 					if a := f.Absent; a != nil && (!a.Dynamic && s.Kind != spec.SiteCall || len(s.Targets) > 1) {
-						a.Off = true
+						b.off[a] = true
 					}
 					for _, a := range f.Absences {
 						if !a.Dynamic && s.Kind != spec.SiteDefinition || len(s.Targets) > 1 {
-							a.Off = true
+							b.off[a] = true
 						}
 					}
 					if ra := f.Aggregate; ra != nil && !aggregatable(s, f, ra) {
-						ra.Off = true
+						b.off[ra] = true
 					}
 					for _, c := range f.Contexts {
 						if f.Var == c.Ancestor && len(s.Targets) > 1 {
-							c.Off = true
+							b.off[c] = true
 						}
 					}
 				}
@@ -265,15 +308,15 @@ func (b *builder) checkPairs() {
 	}
 }
 
-// neverAt reports whether no execution a site records is an event of
+// NeverAt reports whether no execution a site records is an event of
 // the variable of f: the question names a function the site does not
 // run (its pre-condition is false when it is generated).
-func neverAt(s *Site, f *Filters) bool {
+func NeverAt(s *Site, f *Filters) bool {
 	if f.Name == "" {
 		return false
 	}
 	for _, t := range s.Targets {
-		if t.named(f.Name) {
+		if t.Named(f.Name) {
 			return false
 		}
 	}
@@ -282,7 +325,7 @@ func neverAt(s *Site, f *Filters) bool {
 
 // named reports whether t's function is the one a question's filters
 // name (spec gave the name its key; empty names any function).
-func (t *Target) named(name string) bool {
+func (t *Target) Named(name string) bool {
 	return name == "" || funcname.Key(t.Function) == name
 }
 
@@ -331,6 +374,24 @@ func (b *builder) bufferCallees() {
 	})
 }
 
+// unfilteredQuestions gives a site with filters, for each question it
+// records tuples for without filters of its own, filters that test
+// nothing: its executions are recorded whatever it tests for other
+// questions.
+func (b *builder) unfilteredQuestions() {
+	for _, s := range b.sites {
+		if len(s.Targets) != 1 || s.Targets[0].Filters == nil {
+			continue
+		}
+		t := s.Targets[0]
+		for _, qi := range t.Questions() {
+			if len(t.Filters[qi]) == 0 {
+				t.Filters[qi] = []*Filters{{Var: "all"}}
+			}
+		}
+	}
+}
+
 // eachFilters calls fn with the filters of every variable at every site.
 func (b *builder) eachFilters(fn func(qi int, f *Filters)) {
 	for _, s := range b.sites {
@@ -353,7 +414,7 @@ func aggregatable(s *Site, f *Filters, ra *RunAggregate) bool {
 		// A site that may run several functions has no filters: it can
 		// add only an event that tests nothing but its function's name,
 		// which it knows once it knows which one ran.
-		return f.Var == ra.Event && ra.Caller == "" && untested(f)
+		return f.Var == ra.Event && ra.Caller == "" && Untested(f)
 	case ra.Caller != "" && f.Var == ra.Caller:
 		return s.Kind == spec.SiteDefinition
 	case f.Absent != nil:
@@ -364,9 +425,9 @@ func aggregatable(s *Site, f *Filters, ra *RunAggregate) bool {
 	return true
 }
 
-// untested reports whether the event of f has no test but its function's
+// Untested reports whether the event of f has no test but its function's
 // name.
-func untested(f *Filters) bool {
+func Untested(f *Filters) bool {
 	return len(f.Pre) == 0 && len(f.Post) == 0 && f.Caller == "" && len(f.Callees) == 0 && len(f.Absences) == 0 &&
 		f.Absent == nil && f.Hold == nil && f.Probe == nil && len(f.Contexts) == 0 && len(f.Holds) == 0
 }
@@ -374,8 +435,9 @@ func untested(f *Filters) bool {
 type builder struct {
 	sites  map[siteKey]*Site
 	opts   Options
-	qindex int // of the question being planned
-	dindex int // of its disjunct being planned
+	off    map[RunTimeTest]bool // the tests some site cannot take part in
+	qindex int                  // of the question being planned
+	dindex int                  // of its disjunct being planned
 	// qindices are the questions' indices by name; gaps the reasons why
 	// their answers may be incomplete.
 	qindices map[string]int
@@ -393,12 +455,26 @@ type builder struct {
 // disjunct plans the variables of d, the selection of conjunction c of
 // question q; root is the disjunct c lies in, whose atoms (negated ones
 // included) say what each variable needs.
+//
+// The analyses of a disjunct run once, each given the results it requires
+// (as go/analysis Analyzers declare Requires):
+//
+//	analysis                          requires
+//	Analyze (temporal: tests placed)  -
+//	pairsOf                           temporal
+//	absencesOf                        -
+//	runAggregateOf                    temporal, pairs, absences
+//	contextsOf                        the variables' types
+//	filtersOf (each variable)         temporal, pairs, absences
 func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, root *spec.Conj, sch *schema.Schema) error {
 	var pairs []*Pair
+	var temporal *Conj
+	var temporalErr error
 	if b.opts.Filters && c == root {
-		pairs = pairsOf(root)
+		temporal, temporalErr = Analyze(root)
+		pairs = pairsOf(root, temporal)
 		b.absences = absencesOf(root)
-		b.aggregate = runAggregateOf(q, root, pairs, b.absences, sch)
+		b.aggregate = runAggregateOf(q, root, temporal, pairs, b.absences, sch)
 		types, _ := root.Types(nil)
 		b.contexts = contextsOf(root, types, b.slots)
 		b.slots += len(b.contexts)
@@ -420,10 +496,10 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		var filters *Filters
 		switch {
 		case b.opts.Filters && c == root:
-			f, err := filtersOf(v.Name, root, pairs, b.absences)
-			if err != nil {
-				return err
+			if temporalErr != nil {
+				return temporalErr
 			}
+			f := filtersOf(v.Name, root, temporal, pairs, b.absences)
 			f.Aggregate = b.aggregate
 			for _, c := range b.contexts {
 				if v.Name == c.Ancestor || v.Name == c.Descendant {
@@ -714,4 +790,19 @@ func dedupNeeds(ns []need) []need {
 		}
 	}
 	return out
+}
+
+// Questions returns the indexes of the questions the target emits
+// tuples for, in order.
+func (t *Target) Questions() []int {
+	seen := map[int]bool{}
+	var qs []int
+	for _, e := range t.Emits {
+		if !seen[e.QIndex] {
+			seen[e.QIndex] = true
+			qs = append(qs, e.QIndex)
+		}
+	}
+	sort.Ints(qs)
+	return qs
 }

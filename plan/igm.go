@@ -1,10 +1,11 @@
-package instrument
+package plan
 
 // Capture is a value a site takes when the event it records happens.
 type Capture string
 
-// The captures. Each has its local variable and its place among the six
-// template parameters in captureCode (gogen.go).
+// The captures. Each has its meaning (captureMeanings, below) and its
+// Go, its state field and its place among the six template parameters
+// (package instrument, captureCodes).
 const (
 	CapID        Capture = "id"       // a new event id, taken when the event begins (it orders begins)
 	CapSite      Capture = "site"     // the site's number (pmm_sites)
@@ -25,11 +26,66 @@ const (
 	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
 )
 
+// Captures returns all the captures, for the tests that check that every
+// table of them covers each.
+func Captures() []Capture {
+	return []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
+		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction}
+}
+
+// captureMeaning is when a capture is known, and what the site takes
+// for it: package instrument's captureCodes say how, in Go.
+type captureMeaning struct {
+	atEnd bool // known only when the execution ends (else when it begins)
+	// takes are the captures the site takes for it: itself when nil;
+	// none for the values the site knows when it is generated.
+	takes []Capture
+}
+
+// captureMeanings are the captures' meanings; CapDataCond is taken at
+// the point its Field says.
+var captureMeanings = map[Capture]captureMeaning{
+	CapID:        {},
+	CapSite:      {takes: []Capture{}},
+	CapEnd:       {atEnd: true},
+	CapGoroutine: {},
+	CapDuration:  {atEnd: true, takes: []Capture{CapBegin, CapFinish}},
+	CapBegin:     {},
+	CapFinish:    {atEnd: true},
+	CapParams:    {},
+	CapParam:     {},
+	CapResults:   {atEnd: true},
+	CapResult:    {atEnd: true},
+	CapReceiver:  {},
+	CapPanicked:  {atEnd: true},
+	CapCaller:    {},
+	CapDataCond:  {},
+	CapConst:     {takes: []Capture{}},
+	CapFunction:  {takes: []Capture{}},
+}
+
+// AtEnd reports whether the value of f is known only when the execution
+// ends.
+func (f Field) AtEnd() bool {
+	if f.Cap == CapDataCond {
+		return f.N == PointEnd
+	}
+	return captureMeanings[f.Cap].atEnd
+}
+
+// Takes returns the captures a site takes for f.
+func (f Field) Takes() []Capture {
+	if m := captureMeanings[f.Cap]; m.takes != nil {
+		return m.takes
+	}
+	return []Capture{f.Cap}
+}
+
 // The points of an execution a value is taken at (need.end, Field.N of
 // CapDataCond).
 const (
-	pointBegin = 0
-	pointEnd   = 1
+	PointBegin = 0
+	PointEnd   = 1
 )
 
 // Field is one field of an emitted tuple.
@@ -42,7 +98,7 @@ type Field struct {
 // igmRow is one row of the instrumentation generation mapping (seed
 // 4.3.2, IGM): for a stored relation of the schema, the tuple a site
 // emits for an event, in terms of what the site captures. The six template
-// parameters follow from the captures (captureCode).
+// parameters follow from the captures (package instrument).
 type igmRow struct {
 	fields func(need need) []Field
 	// callee: the tuple is emitted at the site of the second event of a

@@ -1,0 +1,136 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"pmm.dev/pmm/schema"
+	"pmm.dev/pmm/spec"
+)
+
+// Project is what pmm instrument leaves in .pmm/plan.json, the contract
+// with the commands that build, run and answer (pmm run, test, answer,
+// stats): they read only it and pmm.db.
+type Project struct {
+	Root       string         `json:"root"`
+	Module     string         `json:"module"`
+	Overlay    string         `json:"overlay"`
+	Questions  []string       `json:"questions"`
+	Tables     []schema.Table `json:"tables"`
+	Statements []string       `json:"statements"`
+	Sites      []ProjectSite  `json:"sites"`
+	Skipped    []string       `json:"skipped,omitempty"`
+	// RunTime are the tests run time decides, and those left to the
+	// answer because some site cannot take part.
+	RunTime []ProjectDecision `json:"run_time,omitempty"`
+	// Incomplete are the reasons why answers may be incomplete or
+	// inexact; pmm run and pmm test load them into pmm_incomplete.
+	Incomplete []Incomplete `json:"incomplete,omitempty"`
+	// Untested are, when test files were not instrumented (no --tests),
+	// the reasons pmm test adds: the calls in test files are not recorded.
+	Untested []Incomplete `json:"untested,omitempty"`
+	// Tags are the build tags of the instrumentation (--tags), sorted:
+	// pmm run and pmm test build with them, and refuse others.
+	Tags []string `json:"tags,omitempty"`
+}
+
+// ProjectDecision is a test of a question that run time decides, or that
+// is left to the answer.
+type ProjectDecision struct {
+	Question string `json:"question"`
+	What     string `json:"what"`
+	On       bool   `json:"on"`
+}
+
+// ProjectSite is a row of pmm_sites: one function recorded at one site.
+type ProjectSite struct {
+	Site      int      `json:"site"`
+	Function  string   `json:"function"`
+	Kind      string   `json:"kind"`
+	File      string   `json:"file"`
+	Line      int      `json:"line"`
+	Col       int      `json:"col"`
+	Questions []string `json:"questions"` // the questions it records for
+	Vars      []string `json:"vars"`      // the events it records, as QUESTION/VARIABLE
+	Filtered  bool     `json:"filtered"`  // it has run-time filters and counts its entries checked
+}
+
+// Project returns what plan.json says of the plan of prog's questions,
+// whose stored relations are sch's, once its code is generated: its
+// decisions, the sites generation skipped and why, the targets it
+// records inexactly, and the sites it records. The driver fills in the
+// module, the overlay and the build.
+func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, inexact []Inexact) *Project {
+	pr := &Project{Tables: sch.Tables, Statements: sch.Statements()}
+	for _, q := range prog.Questions {
+		pr.Questions = append(pr.Questions, q.Name)
+	}
+	for _, d := range p.Decisions() {
+		what := "decided at run time: " + d.What
+		if !d.On {
+			what = "left to the answer (a site cannot take part): " + d.What
+		}
+		pr.RunTime = append(pr.RunTime, ProjectDecision{Question: prog.Questions[d.Question].Name, What: what, On: d.On})
+	}
+	skip := map[*Site]bool{}
+	for _, s := range skipped {
+		skip[s.Site] = true
+		pr.Skipped = append(pr.Skipped, fmt.Sprintf("%s: %s of %s not instrumented: %s", s.Site.Position(), s.Site.Kind, strings.Join(s.Site.Functions(), ", "), s.Reason))
+	}
+	pr.Incomplete = p.Incomplete(skipped, inexact)
+	for _, s := range p.Sites {
+		if skip[s] {
+			continue
+		}
+		for _, t := range s.Targets {
+			ps := ProjectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col,
+				Vars: t.Vars, Filtered: len(s.Targets) == 1 && t.Filters != nil}
+			seen := map[string]bool{}
+			for _, e := range t.Emits {
+				if !seen[e.Question] {
+					seen[e.Question] = true
+					ps.Questions = append(ps.Questions, e.Question)
+				}
+			}
+			pr.Sites = append(pr.Sites, ps)
+		}
+	}
+	return pr
+}
+
+// NumSiteIDs returns the largest site number of the plan.
+func (p *Plan) NumSiteIDs() int {
+	n := 0
+	for _, s := range p.Sites {
+		for _, t := range s.Targets {
+			if t.SiteID > n {
+				n = t.SiteID
+			}
+		}
+	}
+	return n
+}
+
+// Write writes the project to path (plan.json).
+func (pr *Project) Write(path string) error {
+	data, err := json.MarshalIndent(pr, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// ReadProject reads the project of plan.json at path.
+func ReadProject(path string) (*Project, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var pr Project
+	if err := json.Unmarshal(data, &pr); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &pr, nil
+}
