@@ -115,6 +115,14 @@ func (c *checker) primitiveAtom(a *AtomF, p *Primitive) {
 			if t.Lit != nil {
 				c.diags.errorf(t.Pos, "write "+p.Example, "argument %s of %s is an event variable, found the literal %s", arg.Name, p.Name, t)
 			}
+		case ArgValue:
+			// pmm records lists only as parameters and return-values
+			// (a slice or struct argument is its %v string): a list
+			// literal anywhere else would match nothing.
+			if t.Lit != nil && t.Lit.Kind == LitList && p.Kind == Attribute && arg.Value != ValList {
+				c.diags.errorf(t.Pos, "compare lists with (parameters x v) or (return-values x v); a slice or struct value is the string fmt prints for it with %v",
+					"argument %s of %s is %s, never a list, found %s", arg.Name, p.Name, valueNoun(arg.Value), t)
+			}
 		case ArgPosition:
 			if t.Lit == nil || t.Lit.Kind != LitInt || t.Lit.Int < 1 {
 				c.diags.errorf(t.Pos, "write "+p.Example+"; positions count from 1", "argument %s of %s is a position, an integer literal ≥ 1, found %s", arg.Name, p.Name, t)
@@ -607,4 +615,15 @@ func (c *checker) recursion(defs []*Def) {
 			}
 		}
 	}
+}
+
+// valueNoun names a value type in an error message.
+func valueNoun(v ValueType) string {
+	switch v {
+	case ValAny:
+		return "one Go value"
+	case ValName:
+		return "a function name"
+	}
+	return "a " + string(v)
 }

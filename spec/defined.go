@@ -88,8 +88,11 @@ func (n *normalizer) expandDefined(c *Conj, outer VarTypes) []*Conj {
 	var nots []*Conj
 	for _, neg := range c.Not {
 		pos := firstPos(neg) // before its type tests are dropped
+		errs := len(n.diags.errs)
 		for _, part := range n.expandDefined(neg, inner) {
-			if len(part.Atoms) == 0 && len(part.Not) == 0 {
+			// A part emptied by a type test that contradicts its
+			// declaration (reported) never holds negated, rather always.
+			if len(part.Atoms) == 0 && len(part.Not) == 0 && len(n.diags.errs) == errs {
 				n.diags.errorf(pos, "remove the negation: the event types it tests are declared around it",
 					"this negation never holds (IC4)")
 				continue

@@ -183,14 +183,17 @@ func TestListLiterals(t *testing.T) {
 	}
 	roundTrip(t, prog)
 
-	// A list is a value: not a function name, a position or an event.
-	for _, bad := range []string{
-		`(defquestion q :definition ((x) s.t. (function-execution x '(1))))`,
-		`(defquestion q :definition ((x v) s.t. (and (function-execution x "main.F") (parameter x '(1) v))))`,
-		`(defquestion q :definition ((x) s.t. (and (function-execution x "main.F") (parameters x '(1 2))`,
+	// A list is a value: not a function name, a position or an event,
+	// nor the value of an attribute that is never a list.
+	for _, bad := range []struct{ src, err string }{
+		{`(defquestion q :definition ((x) s.t. (function-execution x '(1))))`, "is a function name, found '(1)"},
+		{`(defquestion q :definition ((x v) s.t. (and (function-execution x "main.F") (parameter x '(1) v))))`, "is a position, an integer literal ≥ 1, found '(1)"},
+		{`(defquestion q :definition ((v) s.t. (parameters '(1 2) v)))`, "is an event variable, found the literal '(1 2)"},
+		{`(defquestion q :definition ((x) s.t. (and (function-execution x "main.F") (goroutine x '(1)))))`, "never a list, found '(1)"},
 	} {
-		if _, err := Compile(Source{Name: "bad.pmm", Text: []byte(bad)}); err == nil {
-			t.Errorf("accepted: %s", bad)
+		_, err := Compile(Source{Name: "bad.pmm", Text: []byte(bad.src)})
+		if err == nil || !strings.Contains(err.Error(), bad.err) {
+			t.Errorf("%s: error %v, want one saying %q", bad.src, err, bad.err)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package refeval
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -86,42 +85,33 @@ func listValue(xs []any) value {
 }
 
 // listText is the canonical text pmm's loader stores a list as (JSON, as
-// rt/load's appendList writes it), so that lists compare by their text.
-func listText(xs []any) string {
-	var b strings.Builder
-	b.WriteByte('[')
+// rt/load's appendList writes it), so that lists compare by their text:
+// that of the list literal of the same values, written by spec.
+func listText(xs []any) string { return listLiteral(xs).ListText() }
+
+// listLiteral is the list literal of trace values (int64, float64,
+// string, bool, nil, and []any for a nested list).
+func listLiteral(xs []any) *spec.Literal {
+	l := &spec.Literal{Kind: spec.LitList, List: make([]*spec.Literal, len(xs))}
 	for i, x := range xs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
 		switch x := x.(type) {
 		case int64:
-			b.WriteString(strconv.FormatInt(x, 10))
+			l.List[i] = &spec.Literal{Kind: spec.LitInt, Int: x}
 		case float64:
-			switch {
-			case math.IsNaN(x):
-				b.WriteString(`"NaN"`)
-			case math.IsInf(x, 1):
-				b.WriteString(`"+Inf"`)
-			case math.IsInf(x, -1):
-				b.WriteString(`"-Inf"`)
-			default:
-				b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
-			}
+			l.List[i] = &spec.Literal{Kind: spec.LitFloat, Float: x}
 		case bool:
-			b.WriteString(strconv.FormatBool(x))
+			l.List[i] = &spec.Literal{Kind: spec.LitBool, Bool: x}
 		case string:
-			spec.WriteJSONString(&b, x)
+			l.List[i] = &spec.Literal{Kind: spec.LitString, Str: x}
 		case nil:
-			b.WriteString("null")
+			l.List[i] = &spec.Literal{Kind: spec.LitNil}
 		case []any:
-			b.WriteString(listText(x))
+			l.List[i] = listLiteral(x)
 		default:
-			spec.WriteJSONString(&b, fmt.Sprint(x))
+			l.List[i] = &spec.Literal{Kind: spec.LitString, Str: fmt.Sprint(x)}
 		}
 	}
-	b.WriteByte(']')
-	return b.String()
+	return l
 }
 
 // numeric reports whether v is a number: integers, floats and booleans,

@@ -32,12 +32,11 @@ func ReadCounters(logDir string) (*Counts, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(data) < logfmt.CounterHeaderSize || string(data[:8]) != logfmt.CounterMagic {
+		_, words, ok := logfmt.ParseCounterHeader(data)
+		if !ok {
 			return nil, fmt.Errorf("%s is not a counters file", f)
 		}
-		sites := int(binary.LittleEndian.Uint64(data[8:]))
-		words := data[logfmt.CounterHeaderSize:]
-		for site := 0; site <= sites && 8*site+8 <= len(words); site++ {
+		for site := 0; 8*site+8 <= len(words); site++ {
 			if n := binary.LittleEndian.Uint64(words[8*site:]); n > 0 {
 				c.Checked[site] += n
 			}

@@ -565,7 +565,7 @@ type segmentFile struct {
 // records: segments prepared but never used, and files whose writer died
 // before writing the header.
 func readDir(dir string) (procs []*process, notSegments []string, err error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.pmmlog"))
+	paths, err := filepath.Glob(filepath.Join(dir, "*"+logfmt.SegmentFileSuffix))
 	if err != nil {
 		return nil, nil, err
 	}

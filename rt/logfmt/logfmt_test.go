@@ -131,3 +131,34 @@ func TestAggChunk(t *testing.T) {
 		t.Errorf("a short header: %v, want ErrNotAggChunk", err)
 	}
 }
+
+// TestCounterHeader writes a counters file's header and counters as the
+// runtime lays them out (sites 0 to 2, and page padding after them), and
+// reads them back: the counters of sites 0 to 2 only.
+func TestCounterHeader(t *testing.T) {
+	data := make([]byte, CounterHeaderSize+5*8)
+	PutCounterHeader(data, 2)
+	for site := 0; site < 5; site++ {
+		binary.LittleEndian.PutUint64(data[CounterHeaderSize+8*site:], uint64(10+site))
+	}
+	sites, counters, ok := ParseCounterHeader(data)
+	if !ok || sites != 2 || len(counters) != 3*8 {
+		t.Fatalf("sites %d, %d bytes of counters, ok %v; want 2, 24, true", sites, len(counters), ok)
+	}
+	for site := 0; site <= 2; site++ {
+		if n := binary.LittleEndian.Uint64(counters[8*site:]); n != uint64(10+site) {
+			t.Errorf("site %d: %d, want %d", site, n, 10+site)
+		}
+	}
+	// A file cut short holds the counters it has.
+	if _, counters, ok := ParseCounterHeader(data[:CounterHeaderSize+8]); !ok || len(counters) != 8 {
+		t.Errorf("cut short: %d bytes of counters, ok %v; want 8, true", len(counters), ok)
+	}
+	if _, _, ok := ParseCounterHeader(data[:CounterHeaderSize-1]); ok {
+		t.Error("a short header parsed")
+	}
+	copy(data, "PMMCNT99")
+	if _, _, ok := ParseCounterHeader(data); ok {
+		t.Error("a wrong magic parsed")
+	}
+}
