@@ -176,6 +176,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr) error {
 	if err := sg.filterSetup(); err != nil {
 		return err
 	}
+	sg.publish()
 	sg.takeClocks()
 	if err := sg.action(); err != nil {
 		return err
@@ -493,4 +494,28 @@ func callsRecover(body *ast.BlockStmt) bool {
 		return !calls
 	})
 	return calls
+}
+
+// publish makes a call site that records an execution only as the
+// callee of a relation (Target.Publish) publish its id just before the
+// call, once it knows which function runs, for that function's
+// definition to adopt (adoptID); the call's end takes it back.
+func (sg *siteGen) publish() {
+	rt := sg.pc.Imports[sg.g.rtPath]
+	declared := false
+	for i, t := range sg.s.Targets {
+		if !t.Publish || !sg.caps[CapID] {
+			continue
+		}
+		if !declared {
+			declared = true
+			sg.declare("exec", rt+".ExecCtx")
+			sg.tmpl.After = append(sg.tmpl.After, "s.exec.Leave()")
+		}
+		when := "s.on"
+		if len(sg.s.Targets) > 1 {
+			when += " && s.target == " + strconv.Itoa(i+1)
+		}
+		sg.enters = append(sg.enters, "if "+when+" {", "\ts.exec = "+rt+".ExecEnterFor(s.id, "+strconv.FormatInt(t.FuncID, 10)+")", "}")
+	}
 }

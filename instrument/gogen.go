@@ -115,6 +115,12 @@ func Generate(plan *Plan, pkgs []*packages.Package, root, rtPath string) (*Code,
 	for {
 		g = &generator{code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[*bool]bool{}}
 		g.index(pkgs)
+		g.adopters = map[int64]bool{}
+		for _, s := range plan.Sites {
+			for _, t := range s.Targets {
+				g.adopters[t.FuncID] = g.adopters[t.FuncID] || t.Publish
+			}
+		}
 		// Definition sites first: call sites refer to their state variables.
 		for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
 			for _, s := range plan.Sites {
@@ -157,6 +163,9 @@ type generator struct {
 	// defVals are the values each definition site generated captures, for
 	// the tests of its callees.
 	defVals map[*Site]map[string]value
+	// adopters are the functions whose definition adopts the id a call
+	// site publishes (Target.Publish).
+	adopters map[int64]bool
 	// failed are the Off flags of the tests decided at run time (Pair,
 	// Absence) some site could not generate.
 	failed map[*bool]bool

@@ -69,6 +69,9 @@ type siteGen struct {
 	// enter goroutine-local contexts, after them.
 	clocks []string
 	enters []string
+	// adopt is the statement of a definition's enter, before its tests,
+	// that takes the id a call site published for it (adoptID).
+	adopt string
 	// imports are the packages the site's code in the user's file names
 	// with the helpers' names for them (type arguments of generic calls).
 	imports []string
