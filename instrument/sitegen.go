@@ -14,7 +14,7 @@ import (
 )
 
 func (g *generator) site(s *Site) (err error) {
-	fi, n, _, err := g.node(s)
+	fi, n, nodes, err := g.node(s)
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (g *generator) site(s *Site) (err error) {
 	if s.Kind == spec.SiteDefinition {
 		return g.definition(s, fi, n)
 	}
-	return g.call(s, fi, n.(*ast.CallExpr))
+	return g.call(s, fi, n.(*ast.CallExpr), nodes)
 }
 
 // siteGen accumulates the code of one site.
