@@ -150,7 +150,7 @@ func (g *generator) call(s *Site, fi *fileInfo, call *ast.CallExpr, path []ast.N
 
 	var results, resultNames, exitParams, exitArgs, reads []string
 	needResults := sg.caps[CapResults] || sg.caps[CapResult]
-	if split != nil && (needResults || sg.caps[CapPanicked]) {
+	if split != nil && (needResults && sig.Results().Len() > 0 || sg.caps[CapPanicked]) {
 		return fmt.Errorf("%s calls recover, so its deferred call stays direct, where its results and whether it panicked are not seen", s.Function)
 	}
 	for i := 0; i < sig.Results().Len(); i++ {

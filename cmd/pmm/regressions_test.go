@@ -21,8 +21,9 @@ func TestIssue10Regressions(t *testing.T) {
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
 		t.Run(mode, func(t *testing.T) {
 			// The recovering closures of panicked.go stay direct deferred
-			// calls (issue 10, class 2); no question asks for their calls.
-			out, db := instrumentInMode(t, "../../testdata/regress", mode, "the deferred function literal calls recover")
+			// calls (issue 10, class 2), where whether they panicked is
+			// not seen; no question asks for their calls.
+			out, db := instrumentInMode(t, "../../testdata/regress", mode, "calls recover, so its deferred call stays direct, where its results and whether it panicked are not seen")
 			want := wantLines(out)
 			for _, c := range regressionQueries {
 				t.Run(c.class, func(t *testing.T) { checkWant(t, db, want, c.queries) })
