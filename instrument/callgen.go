@@ -21,7 +21,7 @@ import (
 // their meaning (W runs on the new goroutine, or when deferred). A
 // /*line*/ comment gives the call inside W the position of the original
 // call, so that runtime.Caller in F still sees the user's line.
-func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr) error {
+func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []ast.Node) error {
 	info := fi.pkg.TypesInfo
 	// A function type's underlying signature: h(n) with h a HandlerFunc.
 	var sig *types.Signature
@@ -42,9 +42,18 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr) error {
 			return fmt.Errorf("the call of %s passes a multi-valued call as arguments", s.Function)
 		}
 	}
+	// A deferred call of a function that calls recover stays a direct
+	// deferred call, with the site's code deferred beside it (split).
+	var split *ast.DeferStmt
 	if s.Via == "defer" {
-		if err := g.deferrable(fi, call); err != nil {
+		recovers, err := g.deferrable(fi, call)
+		if err != nil {
 			return err
+		}
+		if recovers {
+			if split, err = splittable(s, path, call); err != nil {
+				return err
+			}
 		}
 	}
 	sg := g.newSiteGen(s, fi)
@@ -142,6 +151,9 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr) error {
 
 	var results, resultNames, exitParams, exitArgs, reads []string
 	needResults := sg.caps[plan.CapResults] || sg.caps[plan.CapResult]
+	if split != nil && (needResults && sig.Results().Len() > 0 || sg.caps[plan.CapPanicked]) {
+		return fmt.Errorf("%s calls recover, so its deferred call stays direct, where its results and whether it panicked are not seen", s.Function)
+	}
 	for i := 0; i < sig.Results().Len(); i++ {
 		r := "r" + strconv.Itoa(i+1)
 		ts, err := sg.typeName(sig.Results().At(i).Type())
@@ -177,9 +189,14 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr) error {
 	if err := sg.filterSetup(); err != nil {
 		return err
 	}
+	sg.publish()
 	sg.takeClocks()
 	if err := sg.action(); err != nil {
 		return err
+	}
+
+	if split != nil {
+		return sg.splitDefer(split, call, params[0], args[0])
 	}
 
 	// The call itself, at the user's position.
@@ -431,49 +448,47 @@ func (g *generator) findPackage(path string, self *types.Package) *types.Package
 	return visit(self)
 }
 
-// deferrable reports an error for a deferred call whose callee may call
-// recover: recover works only when called by the deferred function
-// itself, so such a call must stay as it is.
-func (g *generator) deferrable(fi *fileInfo, call *ast.CallExpr) error {
+// deferrable reports whether the callee of a deferred call calls
+// recover itself (recover works only when called by the deferred
+// function, so such a call must stay a direct deferred call), and an
+// error when it cannot tell.
+func (g *generator) deferrable(fi *fileInfo, call *ast.CallExpr) (bool, error) {
 	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
-		if callsRecover(lit.Body) {
-			return fmt.Errorf("the deferred function literal calls recover, which works only when it is deferred directly")
-		}
-		return nil
+		return callsRecover(lit.Body), nil
 	}
 	fn := typeutil.StaticCallee(fi.pkg.TypesInfo, call)
 	if fn == nil {
-		return fmt.Errorf("a deferred call of a dynamic function may call recover, which must stay direct")
+		return false, fmt.Errorf("a deferred call of a dynamic function may call recover, which must stay direct")
 	}
 	pos := fi.pkg.Fset.Position(fn.Pos())
-	calls := false
 	if g.files[pos.Filename] != nil {
 		if body, _ := g.bodyOf(fi.pkg.Fset, fn); body != nil {
-			calls = callsRecover(body)
+			return callsRecover(body), nil
 		}
-	} else if pos.Filename != "" {
-		// A package without sites, a dependency or the standard
-		// library: read the callee's source.
-		fset := token.NewFileSet()
-		file, err := parser.ParseFile(fset, pos.Filename, nil, parser.SkipObjectResolution)
-		if err != nil && !standard(fn) {
-			return fmt.Errorf("cannot tell whether %s calls recover: %v", fn.FullName(), err)
-		}
-		if err != nil {
-			return nil
-		}
-		for _, d := range file.Decls {
-			if d, ok := d.(*ast.FuncDecl); ok && d.Name.Name == fn.Name() && fset.Position(d.Name.Pos()).Line == pos.Line && d.Body != nil {
-				calls = callsRecover(d.Body)
-			}
-		}
-	} else if !standard(fn) {
-		return fmt.Errorf("cannot tell whether %s calls recover: its source is not available", fn.FullName())
+		return false, nil
 	}
-	if calls {
-		return fmt.Errorf("%s calls recover, which works only when it is deferred directly", fn.FullName())
+	if pos.Filename == "" {
+		if !standard(fn) {
+			return false, fmt.Errorf("cannot tell whether %s calls recover: its source is not available", fn.FullName())
+		}
+		return false, nil
 	}
-	return nil
+	// A package without sites, a dependency or the standard library:
+	// read the callee's source.
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, pos.Filename, nil, parser.SkipObjectResolution)
+	if err != nil && !standard(fn) {
+		return false, fmt.Errorf("cannot tell whether %s calls recover: %v", fn.FullName(), err)
+	}
+	if err != nil {
+		return false, nil
+	}
+	for _, d := range file.Decls {
+		if d, ok := d.(*ast.FuncDecl); ok && d.Name.Name == fn.Name() && fset.Position(d.Name.Pos()).Line == pos.Line && d.Body != nil {
+			return callsRecover(d.Body), nil
+		}
+	}
+	return false, nil
 }
 
 // standard reports whether fn looks like a function of the standard
@@ -482,16 +497,140 @@ func standard(fn *types.Func) bool {
 	return fn.Pkg() != nil && !strings.Contains(strings.Split(fn.Pkg().Path(), "/")[0], ".")
 }
 
-// callsRecover reports whether body calls recover.
+// callsRecover reports whether body calls recover itself. A function
+// literal inside it that calls recover recovers only panics it is
+// deferred for, by the function of body: wrapping a call of that
+// function changes nothing for it.
 func callsRecover(body *ast.BlockStmt) bool {
 	calls := false
 	ast.Inspect(body, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok {
-			if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok && id.Name == "recover" {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && id.Name == "recover" {
 				calls = true
 			}
 		}
 		return !calls
 	})
 	return calls
+}
+
+// splittable returns the defer statement of a deferred call whose callee
+// calls recover, when its site can be split around it: the call stays
+// `defer F(A)`, between `defer exit(&s)` before it and `defer before(&s,
+// A)` after it, which run after and before it. So the site must not
+// need F to tell which function runs, and A must be evaluated twice with
+// no effect.
+func splittable(s *plan.Site, path []ast.Node, call *ast.CallExpr) (*ast.DeferStmt, error) {
+	why := s.Function + " calls recover, so its deferred call stays direct"
+	var d *ast.DeferStmt
+	if len(path) >= 2 {
+		d, _ = path[len(path)-2].(*ast.DeferStmt)
+	}
+	if d == nil || d.Call != call {
+		return nil, fmt.Errorf("%s, and it is not a defer statement", why)
+	}
+	if s.Dynamic() {
+		return nil, fmt.Errorf("%s, and the site cannot tell which function it runs", why)
+	}
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && !pure(sel.X) {
+		return nil, fmt.Errorf("%s, and its receiver may have effects", why)
+	}
+	for _, a := range call.Args {
+		if !pure(a) {
+			return nil, fmt.Errorf("%s, and its argument %s may have effects", why, types.ExprString(a))
+		}
+	}
+	return d, nil
+}
+
+// pure reports whether evaluating e twice in a row gives the same value
+// and has no effect: names, constants, selectors, and operators on them.
+func pure(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident, *ast.BasicLit:
+		return true
+	case *ast.ParenExpr:
+		return pure(e.X)
+	case *ast.SelectorExpr:
+		return pure(e.X)
+	case *ast.StarExpr:
+		return pure(e.X)
+	case *ast.UnaryExpr:
+		return e.Op != token.ARROW && pure(e.X)
+	case *ast.BinaryExpr:
+		return pure(e.X) && pure(e.Y)
+	case *ast.IndexExpr:
+		return pure(e.X) && pure(e.Index)
+	}
+	return false
+}
+
+// splitDefer generates a deferred call of a function that recovers:
+// `defer F(A)` becomes `{var d state; defer exit(&d); defer F(A); defer
+// before(&d, caller, A)}`. The deferred calls run in reverse: before
+// (the pre-condition and before-form), F, called directly by the
+// deferring function as recover needs, then exit (after-form,
+// post-condition, action). Nothing tells whether F returned: the site
+// records no results (splittable).
+func (sg *siteGen) splitDefer(d *ast.DeferStmt, call *ast.CallExpr, callerParam, callerArg string) error {
+	var params, args []string
+	params = append(params, "s *"+sg.name("state")+sg.targs, callerParam)
+	sig, _ := sg.fi.pkg.TypesInfo.TypeOf(call.Fun).Underlying().(*types.Signature)
+	for i := 0; i < sig.Params().Len(); i++ {
+		ts, err := sg.typeName(sig.Params().At(i).Type())
+		if err != nil {
+			return err
+		}
+		p := "p" + strconv.Itoa(i+1)
+		if sig.Variadic() && i == sig.Params().Len()-1 {
+			params = append(params, p+" ..."+strings.TrimPrefix(ts, "[]"))
+		} else {
+			params = append(params, p+" "+ts)
+		}
+	}
+	for _, a := range call.Args {
+		args = append(args, types.ExprString(a))
+	}
+	if call.Ellipsis.IsValid() {
+		args[len(args)-1] += "..."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "func %s%s(%s) {\n\tif !(%s) {\n\t\treturn\n\t}\n\ts.on = true\n", sg.name("before"), sg.tparam, strings.Join(params, ", "), sg.tmpl.Pre)
+	for _, l := range sg.tmpl.Before {
+		b.WriteString("\t" + l + "\n")
+	}
+	b.WriteString("}")
+	v := sg.name("d")
+	start, end := sg.fi.tf.Offset(d.Pos()), sg.fi.tf.Offset(d.End())
+	open := "{var " + v + " " + sg.name("state") + sg.uargs + "; defer " + sg.name("exit") + sg.uargs + "(&" + v + "); "
+	closing := "; defer " + sg.name("before") + sg.uargs + "(" + strings.Join(append([]string{"&" + v, callerArg}, args...), ", ") + ")}"
+	sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: open, Order: orderCall*1_000_000 + (1_000_000 - (end - start))}, Edit{Off: end, End: end, Text: closing})
+	return sg.finish(sg.stateDecl(), b.String(), sg.exitDecl(nil, nil))
+}
+
+// publish makes a call site that records an execution only as the
+// callee of a relation (Target.Publish) publish its id just before the
+// call, once it knows which function runs, for that function's
+// definition to adopt (adoptID); the call's end takes it back.
+func (sg *siteGen) publish() {
+	rt := sg.pc.Imports[sg.g.rtPath]
+	declared := false
+	for i, t := range sg.s.Targets {
+		if !t.Publish || !sg.caps[plan.CapID] {
+			continue
+		}
+		if !declared {
+			declared = true
+			sg.declare("exec", rt+".ExecCtx")
+			sg.tmpl.After = append(sg.tmpl.After, "s.exec.Leave()")
+		}
+		when := "s.on"
+		if len(sg.s.Targets) > 1 {
+			when += " && s.target == " + strconv.Itoa(i+1)
+		}
+		sg.enters = append(sg.enters, "if "+when+" {", "\ts.exec = "+rt+".ExecEnterFor(s.id, "+strconv.FormatInt(t.FuncID, 10)+")", "}")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,9 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 		return err
 	}
 	sg.common()
+	if g.adopters[s.FuncID] && sg.caps[plan.CapID] {
+		sg.adoptID()
+	}
 	state := sg.name("s")
 	var enterParams, enterArgs []string
 	capture := func(field string, t types.Type, arg string) error {
@@ -333,8 +337,8 @@ func (sg *siteGen) enterDecls(params []string) []string {
 		names = append(names, strings.Fields(p)[0])
 	}
 	args := strings.Join(append([]string{"s"}, names...), ", ")
-	enter := fmt.Sprintf("func %s%s(%s) bool {\n\tif !(%s) {\n\t\treturn false\n\t}\n\t%s%s(%s)\n\treturn s.on\n}",
-		sg.name("enter"), sg.tparam, all, sg.tmpl.Pre, sg.name("begin"), sg.targs, args)
+	enter := fmt.Sprintf("func %s%s(%s) bool {\n%s\tif !(%s) {\n\t\treturn false\n\t}\n\t%s%s(%s)\n\treturn s.on\n}",
+		sg.name("enter"), sg.tparam, all, sg.adopt, sg.tmpl.Pre, sg.name("begin"), sg.targs, args)
 	var b strings.Builder
 	fmt.Fprintf(&b, "func %s%s(%s) {\n\ts.on = true\n", sg.name("begin"), sg.tparam, all)
 	for _, l := range sg.tmpl.Before {
@@ -364,4 +368,22 @@ func (sg *siteGen) retDecl(sig *types.Signature, capture bool) string {
 	}
 	fmt.Fprintf(&b, "\treturn %s\n}", strings.Join(names, ", "))
 	return b.String()
+}
+
+// adoptID makes a definition whose call sites publish ids (a call site
+// that records the execution as a callee, Target.Publish) take the id of
+// the call that entered it, if any: one execution, one id. Adopt runs on
+// every entry, before the tests, so that no published id outlives the
+// execution it was published for.
+func (sg *siteGen) adoptID() {
+	rt := sg.pc.Imports[sg.g.rtPath]
+	sg.declare("pend", "uint64")
+	sg.adopt = "\ts.pend = " + rt + ".Adopt(" + strconv.FormatInt(sg.s.FuncID, 10) + ")\n"
+	for i, l := range sg.clocks {
+		if l == "s.id = "+rt+".NextID()" {
+			sg.clocks[i] = "s.id = s.pend"
+			sg.clocks = slices.Insert(sg.clocks, i+1, "if s.id == 0 {", "\ts.id = "+rt+".NextID()", "}")
+			return
+		}
+	}
 }

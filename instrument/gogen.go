@@ -114,8 +114,13 @@ const runtimeName = "rt"
 // generated code for (Code.Off), the code is to be generated again from
 // p.Without those tests: tests only ever turn off, so that ends.
 func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*Code, error) {
-	g := &generator{plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}}
+	g := &generator{plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}, adopters: map[int64]bool{}}
 	g.index(pkgs)
+	for _, s := range p.Sites {
+		for _, t := range s.Targets {
+			g.adopters[t.FuncID] = g.adopters[t.FuncID] || t.Publish
+		}
+	}
 	// Definition sites first: call sites refer to their state variables.
 	for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
 		for _, s := range p.Sites {
@@ -147,6 +152,9 @@ type generator struct {
 	// defVals are the values each definition site generated captures, for
 	// the tests of its callees.
 	defVals map[*plan.Site]map[string]value
+	// adopters are the functions whose definition adopts the id a call
+	// site publishes (Target.Publish).
+	adopters map[int64]bool
 	// failed are the tests decided at run time, on in the plan, that some
 	// site could not take part in (Code.Off).
 	failed map[plan.RunTimeTest]bool

@@ -17,9 +17,10 @@ func TestIncomplete(t *testing.T) {
 	}
 	want := []string{
 		"areas-in-total x main.go:29:8 skip=true",
-		"safes-in-risky x main.go:46:8 skip=true",
 		"tris-in-measure x main.go:79:41 skip=false", // the interface's method value runs a shared wrapper
-		"top-fibs x main.go:84:1 skip=false",         // the calls of the negation, at Fib's definition
+		// safes-in-risky (a deferred call of a function that recovers)
+		// and top-fibs (the calls of a negation, whose callee is recorded
+		// at its definition) are exact: none.
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("incomplete:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -15,7 +15,7 @@ import (
 )
 
 func (g *generator) site(s *plan.Site) (err error) {
-	fi, n, _, err := g.node(s)
+	fi, n, nodes, err := g.node(s)
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (g *generator) site(s *plan.Site) (err error) {
 	if s.Kind == spec.SiteDefinition {
 		return g.definition(s, fi, n)
 	}
-	return g.call(s, fi, n.(*ast.CallExpr))
+	return g.call(s, fi, n.(*ast.CallExpr), nodes)
 }
 
 // siteGen accumulates the code of one site.
@@ -70,6 +70,9 @@ type siteGen struct {
 	// enter goroutine-local contexts, after them.
 	clocks []string
 	enters []string
+	// adopt is the statement of a definition's enter, before its tests,
+	// that takes the id a call site published for it (adoptID).
+	adopt string
 	// imports are the packages the site's code in the user's file names
 	// with the helpers' names for them (type arguments of generic calls).
 	imports []string

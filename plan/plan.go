@@ -99,6 +99,9 @@ type Target struct {
 	Filters map[int][]*Filters
 	// Vars are the events it records, as QUESTION/VARIABLE.
 	Vars []string
+	// Publish says the site publishes the id of an execution of it, which
+	// the function's definition adopts (a RelationOnly call site).
+	Publish bool
 	// impossible are those of Vars static approximation finds it cannot
 	// be an event of: not recording it loses nothing.
 	impossible map[string]bool
@@ -486,9 +489,6 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		}
 	}
 	for _, v := range d.Vars {
-		if err := linkable(q, v, root); err != nil {
-			return err
-		}
 		for _, g := range v.Gaps {
 			b.gaps.add(q.Name, b.qindex, v.Name, g.Reason, g.Position)
 		}
@@ -541,7 +541,12 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 					target.impossible[qv] = true
 				}
 			}
-			for _, n := range needs {
+			own := needs
+			if s.RelationOnly {
+				// The definition records them, with the id it adopts.
+				own, target.Publish = nil, true
+			}
+			for _, n := range own {
 				if err := target.add(q.Name, b.qindex, n, nil, sch); err != nil {
 					return err
 				}
@@ -550,7 +555,7 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 				if s.Kind != spec.SiteCall {
 					// The relation is recorded at call sites only: at a
 					// definition the caller is unknown.
-					if !s.Impossible {
+					if !s.Impossible && !v.RelationsAtCalls {
 						b.gaps.add(q.Name, b.qindex, v.Name, fmt.Sprintf("recorded at the definition of %s, where the caller is not known, "+
 							"so no %s relation with it as the callee is recorded", s.Function, r.prim), site.Position())
 					}
@@ -565,6 +570,13 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 					target.Filters = map[int][]*Filters{}
 				}
 				f := *filters
+				if s.RelationOnly {
+					// No test: the definition tests the execution.
+					f = Filters{Var: v.Name, Disjunct: b.dindex}
+					if b.aggregate != nil {
+						b.off[b.aggregate] = true
+					}
+				}
 				if s.Kind != spec.SiteCall {
 					f.Caller = "" // a callee recorded at its definition knows no caller
 				}
@@ -739,34 +751,6 @@ func needsOf(v string, root *spec.Conj) (needs []need, callees []need) {
 		}
 	})
 	return dedupNeeds(needs), dedupNeeds(callees)
-}
-
-// linkable reports an error for an event that is both the callee of a
-// lexical relation, recorded at its call sites, and the caller of one,
-// recorded at its definition: the two sites would take two ids for one
-// execution, and the answer would be silently empty. Linking them needs a
-// goroutine-local context (issue 5).
-func linkable(q *spec.Question, v *sites.Var, root *spec.Conj) error {
-	if !isCaller(v.Name, root) {
-		return nil
-	}
-	var callee, caller *spec.Atom
-	root.EachAtom(func(a *spec.Atom) {
-		if a.Prim.Lexical && a.Args[1].Lit == nil && a.Args[1].Var == v.Name {
-			callee = a
-		}
-		if a.Prim.Lexical && a.Args[0].Lit == nil && a.Args[0].Var == v.Name {
-			caller = a
-		}
-	})
-	for _, s := range v.Sites {
-		if s.Kind == spec.SiteCall && callee != nil {
-			return fmt.Errorf("%s: event %s is the callee of %s, recorded at its call sites, and the caller of %s, recorded at its definition; "+
-				"pmm cannot yet tell that both are one execution, so the answer would be empty (write %s with calls* instead, or ask the two relations in two questions)",
-				q.Pos, v.Name, callee, caller, callee)
-		}
-	}
-	return nil
 }
 
 // isCaller reports whether v is the first event of a lexical relation.

@@ -87,7 +87,7 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 				site.Reason = "code outside the module may call it back, and the body is in the module"
 			}
 			if !useDefinition {
-				site.Reason = "its id is taken at entry, for the call sites in its body"
+				site.Reason = "its id is taken at entry, for the call sites in its body; it adopts the id of the call sites that record it as a callee"
 			}
 			vs.Sites = append(vs.Sites, site)
 		}
@@ -105,8 +105,17 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 			}
 		}
 		for _, c := range selected {
-			vs.Sites = append(vs.Sites, Site{Kind: spec.SiteCall, Function: f.Name, FuncID: f.ID, CallID: c.id, Caller: c.caller, CallerID: c.callerID, Via: c.via,
-				File: c.file, Line: c.line, Col: c.col, EndLine: c.endLine, EndCol: c.endCol, Reason: reason, CallTargets: dynamicTargets(c.targets), Impossible: impossible})
+			site := callSiteOf(f, c, reason, impossible)
+			if caller && f.InModule {
+				// Callee and caller: recorded at its definition, where its
+				// id is taken for the call sites in its body; the call
+				// sites record the relation, with the id the definition
+				// adopts.
+				site.RelationOnly = true
+				site.Reason = "records " + describeCallers(vs) + " only; the definition adopts its id"
+				vs.RelationsAtCalls = true
+			}
+			vs.Sites = append(vs.Sites, site)
 		}
 	}
 	if synthetic > 0 {
@@ -126,16 +135,7 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 	if dropped > 0 {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: dropped, Reason: "call sites outside the callers allowed by " + describeCallers(vs)})
 	}
-	sort.SliceStable(vs.Sites, func(i, j int) bool {
-		a, b := vs.Sites[i], vs.Sites[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
+	sortSites(vs.Sites)
 	return nil
 }
 
@@ -331,4 +331,24 @@ func (s *selector) definition(f Function) (Site, error) {
 	err := s.db.QueryRowContext(s.ctx, "SELECT coalesce(file, ''), coalesce(line, 0), coalesce(col, 0), coalesce(end_line, 0), coalesce(end_col, 0) FROM functions WHERE id = ?", f.ID).
 		Scan(&site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol)
 	return site, err
+}
+
+// sortSites sorts sites in source order.
+func sortSites(sites []Site) {
+	sort.SliceStable(sites, func(i, j int) bool {
+		a, b := sites[i], sites[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}
+
+// callSiteOf is call site c of function f.
+func callSiteOf(f Function, c callSite, reason string, impossible bool) Site {
+	return Site{Kind: spec.SiteCall, Function: f.Name, FuncID: f.ID, CallID: c.id, Caller: c.caller, CallerID: c.callerID, Via: c.via,
+		File: c.file, Line: c.line, Col: c.col, EndLine: c.endLine, EndCol: c.endCol, Reason: reason, CallTargets: dynamicTargets(c.targets), Impossible: impossible}
 }

@@ -45,17 +45,21 @@ type Var struct {
 	Name string `json:"var"`
 	// SQL is the query over static.db whose rows are the functions this
 	// variable's executions can be of.
-	SQL        string         `json:"sql"`
-	Functions  []Function     `json:"functions"`
-	Sites      []Site         `json:"sites"`
-	Candidates int            `json:"candidates"` // functions in the database
-	Eliminated []Elimination  `json:"eliminated,omitempty"`
-	Lexical    bool           `json:"lexical,omitempty"` // recorded at call sites in its caller's body
-	Gaps       []Gap          `json:"gaps,omitempty"`
-	atoms      []*spec.Atom   // the static atoms of its query
-	name       *spec.Literal  // the function name it must have, if a literal
-	callers    []calleeOfAtom // the relations in which it is the callee
-	caller     bool           // it is the first event of a lexical relation
+	SQL        string        `json:"sql"`
+	Functions  []Function    `json:"functions"`
+	Sites      []Site        `json:"sites"`
+	Candidates int           `json:"candidates"` // functions in the database
+	Eliminated []Elimination `json:"eliminated,omitempty"`
+	Lexical    bool          `json:"lexical,omitempty"` // recorded at call sites in its caller's body
+	// RelationsAtCalls says the lexical relations in which it is the
+	// callee are recorded at call sites (RelationOnly ones, beside its
+	// definition), so that a definition site knows its caller.
+	RelationsAtCalls bool           `json:"relations_at_calls,omitempty"`
+	Gaps             []Gap          `json:"gaps,omitempty"`
+	atoms            []*spec.Atom   // the static atoms of its query
+	name             *spec.Literal  // the function name it must have, if a literal
+	callers          []calleeOfAtom // the relations in which it is the callee
+	caller           bool           // it is the first event of a lexical relation
 	// possible are, when not approximating, the functions static
 	// approximation would keep (nil: all of Functions).
 	possible map[int64]bool
@@ -90,6 +94,11 @@ type Site struct {
 	// apply, finds that its executions cannot be events of the variable:
 	// not recording them loses nothing.
 	Impossible bool `json:"impossible,omitempty"`
+	// RelationOnly says a call site records only the lexical relations
+	// (calls, spawns) in which the execution it runs is the callee: the
+	// execution is recorded at its definition, which adopts the id the
+	// call site takes (one id for one execution).
+	RelationOnly bool `json:"relation_only,omitempty"`
 }
 
 // Position is file:line:col.
@@ -184,8 +193,77 @@ func (s *selector) disjunct(c *spec.Conj, outer []*spec.Atom, outerTypes spec.Va
 			return nil, err
 		}
 		d.Negated = append(d.Negated, nd)
+		if err := s.negatedCallers(d, neg, atoms, types); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
+}
+
+// negatedCallers adds, for a variable of d recorded at its definition
+// that is the callee of a lexical relation in the negated part neg
+// (executions of x not called by an f), the call sites of its functions
+// in the bodies neg allows its caller to be: they record only the
+// relation, with the id the definition adopts.
+func (s *selector) negatedCallers(d *Disjunct, neg *spec.Conj, outer []*spec.Atom, outerTypes spec.VarTypes) error {
+	types, ok := neg.Types(outerTypes)
+	if !ok {
+		return fmt.Errorf("the types of the variables do not agree (run pmm check)")
+	}
+	atoms := append(append([]*spec.Atom(nil), outer...), neg.Atoms...)
+	if !s.approximate {
+		atoms = nil
+	}
+	for _, vs := range d.Vars {
+		for _, a := range neg.Atoms {
+			if a.Prim.Lexical && a.Args[1].Lit == nil && a.Args[1].Var == vs.Name && a.Args[0].Lit == nil {
+				rel := &Var{Name: vs.Name, callers: []calleeOfAtom{{atom: a, caller: a.Args[0].Var}}}
+				if err := s.relationSites(vs, rel, atoms, types); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// relationSites adds to vs, for each of its functions recorded at its
+// definition, the call sites that rel's relations allow, recording only
+// the relation.
+func (s *selector) relationSites(vs, rel *Var, atoms []*spec.Atom, types spec.VarTypes) error {
+	allowed, err := s.allowedCallers(rel, atoms, types)
+	if err != nil {
+		return err
+	}
+	have := map[[2]int64]bool{}
+	for _, site := range vs.Sites {
+		if site.Kind == spec.SiteCall {
+			have[[2]int64{site.FuncID, site.CallID}] = true
+		}
+	}
+	var added []Site
+	for _, def := range vs.Sites {
+		if def.Kind != spec.SiteDefinition {
+			continue
+		}
+		calls, err := s.callSites(def.FuncID, "callgraph_edges")
+		if err != nil {
+			return err
+		}
+		for _, c := range calls {
+			if !allowedCall(c, allowed) || have[[2]int64{def.FuncID, c.id}] {
+				continue
+			}
+			have[[2]int64{def.FuncID, c.id}] = true
+			site := callSiteOf(Function{ID: def.FuncID, Name: def.Function}, c, "records "+describeCallers(rel)+" only; the definition adopts its id", def.Impossible)
+			site.RelationOnly = true
+			added = append(added, site)
+		}
+	}
+	vs.Sites = append(vs.Sites, added...)
+	vs.RelationsAtCalls = true
+	sortSites(vs.Sites)
+	return s.unresolvedGaps(vs, allowed)
 }
 
 // ownEvents lists the function-execution variables that c introduces:

@@ -21,13 +21,20 @@ func TestIssue10Regressions(t *testing.T) {
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
 		t.Run(mode, func(t *testing.T) {
 			// The recovering closures of panicked.go stay direct deferred
-			// calls (issue 10, class 2); no question asks for their calls.
-			out, db := instrumentInMode(t, "../../testdata/regress", mode, "the deferred function literal calls recover")
+			// calls (issue 10, class 2), where whether they panicked is
+			// not seen; no question asks for their calls.
+			out, db := instrumentInMode(t, "../../testdata/regress", mode, "calls recover, so its deferred call stays direct, where its results and whether it panicked are not seen")
 			want := wantLines(out)
 			for _, c := range regressionQueries {
 				t.Run(c.class, func(t *testing.T) { checkWant(t, db, want, c.queries) })
 			}
 			t.Run("class 5: panicked", func(t *testing.T) { panicked(t, db, out) })
+			t.Run("class 3: exact", func(t *testing.T) {
+				// One id per execution: nothing left to say incomplete.
+				for _, r := range queryStrings(t, db, "SELECT question || ': ' || reason FROM pmm_incomplete WHERE question LIKE 'fib-%'") {
+					t.Errorf("incomplete: %s", r)
+				}
+			})
 		})
 	}
 }
@@ -149,6 +156,16 @@ var regressionQueries = []struct {
 		"big_fills":     "SELECT count(DISTINCT x) FROM big_fills",
 		"growing_fills": "SELECT count(DISTINCT x) FROM growing_fills",
 		"drain_end":     "SELECT sum(n) FROM (SELECT DISTINCT x, n FROM drain_end)",
+	}},
+	// Class 3, one execution, two identities: the executions of Fib
+	// not called by a Fib, recorded at Fib's definition, the relation at
+	// the call sites (which publish the id the definition adopts); the
+	// positive form, callee of one relation and caller of another.
+	{"class 3: identities", map[string]string{
+		"fib_roots":     "SELECT count(DISTINCT x) FROM fib_roots",
+		"fib_roots_sum": "SELECT sum FROM fib_roots_sum",
+		"fib_middle":    "SELECT count(DISTINCT x) FROM fib_middle",
+		"fib_execs":     "SELECT count FROM fib_execs",
 	}},
 	// Class 6, the lost executions of TestSemantics' flaky runs: an
 	// execution whose end is never recorded (a goroutine blocked when the

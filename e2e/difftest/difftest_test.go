@@ -99,14 +99,14 @@ func TestDifferentialMany(t *testing.T) {
 // function type that calls its receiver (handler-func), panics (the
 // results of an execution that panicked, deferred closures as callees:
 // recovered-panics), derived events defined with or, which do not
-// compile in --mode runtime (or-runtime), the executions of a function
-// not called by another, which pmm gives two identities
-// (two-identities), and goroutines: a worker whose end comes after main
-// returned is lost, so answers about workers depend on timing
-// (unfinished-workers).
+// compile in --mode runtime (or-runtime), and goroutines: a worker whose
+// end comes after main returned is lost, so answers about workers
+// depend on timing (unfinished-workers). The executions of a function
+// not called by another (two-identities) are in: one execution has one
+// id.
 var defaultFeatures = progen.Features{
 	MethodValues: true, Closures: true, Recursion: true, Defers: true,
-	Negations: true, CallsStar: true, Contains: true, Cache: true, Names: true,
+	Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Names: true,
 }
 
 // defaultSeeds are the programs of the fast test.

@@ -63,7 +63,11 @@ type ctxEntry struct {
 	exec  uint64    // the innermost ExecEnter not yet left, 0 if none
 	busy  int       // the Enters and ExecEnters not yet left
 	goid  int64     // the owner's id in the id-keyed store, 0 in the fast one
-	_     [16]byte  // 64 bytes: entries of goroutines on other cores share no cache line
+	// pending is the function (its tag) whose definition may adopt exec:
+	// exec was published by a call site of it (ExecEnterFor), and no
+	// definition has adopted it yet; 0 if none.
+	pending uint64
+	_       [8]byte // 64 bytes: entries of goroutines on other cores share no cache line
 }
 
 // ctxSlot holds a goroutine's marks of one slot. The flags of the
@@ -283,8 +287,9 @@ func MarkAll(k int) {
 // ExecCtx is an active ExecEnter; Leave ends it. The zero ExecCtx is
 // none: its Leave does nothing.
 type ExecCtx struct {
-	e      *ctxEntry // nil: none or left
-	parent uint64
+	e       *ctxEntry // nil: none or left
+	parent  uint64
+	pending uint64 // the entry's pending tag before the ExecEnter
 }
 
 // ExecEnter makes id (an id of NextID, never 0) the innermost
@@ -293,12 +298,51 @@ type ExecCtx struct {
 // Generated code leaves it from a deferred function, so that it ends
 // when the execution returns, panics or calls runtime.Goexit.
 func ExecEnter(id uint64) (parent uint64, c ExecCtx) {
+	c = execEnter(id, 0)
+	return c.parent, c
+}
+
+// ExecEnterFor is ExecEnter at a call site, just before the call: id is
+// the execution the call runs, of the function tag (never 0), and stays
+// pending until that function's definition adopts it (Adopt). So one
+// execution has one id, whether a question records it at the call or at
+// the definition. Leave ends it as ExecEnter's.
+func ExecEnterFor(id, tag uint64) ExecCtx { return execEnter(id, tag) }
+
+func execEnter(id, tag uint64) ExecCtx {
 	markUsed(&execUsed)
 	e := ownEntry(true)
-	parent = e.exec
-	e.exec = id
+	c := ExecCtx{e: e, parent: e.exec, pending: e.pending}
+	e.exec, e.pending = id, tag
 	e.busy++
-	return parent, ExecCtx{e: e, parent: parent}
+	return c
+}
+
+// Adopt is called on entry to every execution of a function whose call
+// sites publish ids (ExecEnterFor), before its own tests: if the calling
+// goroutine's innermost execution was published for this function (tag)
+// and not yet adopted, the execution is that one, and Adopt returns its
+// id (and marks it adopted); otherwise 0, and the execution takes an id
+// of its own. A call site publishes only once it knows that the call runs
+// that function, and the call enters it before any other instrumented
+// code runs; a call that never reaches the definition (a panic before
+// the callee's first statement) leaves the id pending only until the
+// call site's Leave. Until some goroutine calls ExecEnter it is one
+// atomic load.
+func Adopt(tag uint64) uint64 {
+	if atomic.LoadUint32(&execUsed) == 0 {
+		return 0
+	}
+	return adopt(tag)
+}
+
+func adopt(tag uint64) uint64 {
+	e := ownEntry(false)
+	if e == nil || e.pending != tag || tag == 0 {
+		return 0
+	}
+	e.pending = 0
+	return e.exec
 }
 
 // Leave ends the ExecEnter that returned c: the innermost execution of
@@ -310,7 +354,7 @@ func (c *ExecCtx) Leave() {
 		return
 	}
 	c.e = nil
-	e.exec = c.parent
+	e.exec, e.pending = c.parent, c.pending
 	e.left()
 }
 
@@ -499,7 +543,7 @@ func (t *idTable) get(g int64) *ctxEntry {
 func (t *idTable) release(e *ctxEntry) {
 	t.mu.Lock()
 	delete(t.m, e.goid)
-	e.goid, e.exec = 0, 0
+	e.goid, e.exec, e.pending = 0, 0, 0
 	for i := range e.slots {
 		e.slots[i] = ctxSlot{}
 	}

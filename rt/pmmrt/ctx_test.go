@@ -493,8 +493,13 @@ func TestCtxNoAllocation(t *testing.T) {
 				c.LeaveMarked()
 			},
 			"ExecEnter+Leave": func() { _, x := ExecEnter(1); x.Leave() },
-			"CurrentExec":     func() { CurrentExec() },
-			"GoID":            func() { GoID() },
+			"ExecEnterFor+Adopt+Leave": func() {
+				x := ExecEnterFor(1, 2)
+				Adopt(2)
+				x.Leave()
+			},
+			"CurrentExec": func() { CurrentExec() },
+			"GoID":        func() { GoID() },
 		} {
 			if n := testing.AllocsPerRun(1000, f); n != 0 {
 				t.Errorf("%s: %v allocations", name, n)
@@ -565,4 +570,57 @@ func TestCtxAny(t *testing.T) {
 	}
 	d.Leave()
 	ctxIdle(t)
+}
+
+// TestCtxAdopt checks the ids a call site publishes: the definition of
+// the function it was published for adopts it once, and only that one,
+// in the same goroutine; a nested publication hides it until its Leave;
+// a Leave ends the publication whether or not it was adopted.
+func TestCtxAdopt(t *testing.T) {
+	inStores(t, func(t *testing.T) {
+		if got := Adopt(7); got != 0 {
+			t.Errorf("Adopt with nothing published: %d", got)
+		}
+		x := ExecEnterFor(40, 7)
+		if got := Adopt(8); got != 0 {
+			t.Errorf("Adopt(8) of an id published for 7: %d", got)
+		}
+		got := make(chan uint64)
+		go func() { got <- Adopt(7) }()
+		if id := <-got; id != 0 {
+			t.Errorf("another goroutine adopted %d", id)
+		}
+		if id := Adopt(7); id != 40 {
+			t.Errorf("Adopt(7) = %d, want 40", id)
+		}
+		if id := Adopt(7); id != 0 {
+			t.Errorf("adopted twice: %d", id)
+		}
+		if CurrentExec() != 40 {
+			t.Errorf("CurrentExec %d inside the adopted execution, want 40", CurrentExec())
+		}
+		// A recursive call site publishes again, inside the execution.
+		y := ExecEnterFor(41, 7)
+		z := ExecEnterFor(42, 9) // published, never adopted (a panic before the callee)
+		z.Leave()
+		if id := Adopt(7); id != 41 {
+			t.Errorf("Adopt(7) after an unadopted inner publication = %d, want 41", id)
+		}
+		y.Leave()
+		if id := Adopt(7); id != 0 || CurrentExec() != 40 {
+			t.Errorf("after the inner Leave: Adopt %d, CurrentExec %d, want 0, 40", id, CurrentExec())
+		}
+		x.Leave()
+		// Published and left without adoption: nothing pending after.
+		w := ExecEnterFor(43, 7)
+		_, plain := ExecEnter(44) // an execution entered inside hides it
+		if id := Adopt(7); id != 0 {
+			t.Errorf("adopted %d through an ExecEnter", id)
+		}
+		plain.Leave()
+		w.Leave()
+		if id := Adopt(7); id != 0 || CurrentExec() != 0 {
+			t.Errorf("after every Leave: Adopt %d, CurrentExec %d", id, CurrentExec())
+		}
+	})
 }
