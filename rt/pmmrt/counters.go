@@ -1,7 +1,6 @@
 package pmmrt
 
 import (
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"sync"
@@ -89,8 +88,7 @@ func mapCounters() ([]uint64, error) {
 		os.Remove(f.Name())
 		return nil, err
 	}
-	copy(data, logfmt.CounterMagic)
-	binary.LittleEndian.PutUint64(data[8:], uint64(numSites))
+	logfmt.PutCounterHeader(data, numSites)
 	counterData = data
 	words := data[logfmt.CounterHeaderSize:]
 	n := numSites + 1

@@ -43,10 +43,11 @@ func TestCounters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(data[:8]) != logfmt.CounterMagic || binary.LittleEndian.Uint64(data[8:]) != 3 {
+	sites, counters, ok := logfmt.ParseCounterHeader(data)
+	if !ok || sites != 3 {
 		t.Fatalf("header %q", data[:logfmt.CounterHeaderSize])
 	}
-	word := func(i int) uint64 { return binary.LittleEndian.Uint64(data[logfmt.CounterHeaderSize+8*i:]) }
+	word := func(i int) uint64 { return binary.LittleEndian.Uint64(counters[8*i:]) }
 	want := map[int]uint64{0: 0, 1: 8000, 2: 0, 3: 16000} // by site
 	for i, w := range want {
 		if word(i) != w {

@@ -265,7 +265,7 @@ func createSegment(override string, file uint32, size int, mapped bool) (*segmen
 	if err := os.MkdirAll(dir, 0755); err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("%s-%04d.pmmlog", processFilePrefix(), file)
+	name := fmt.Sprintf("%s-%04d%s", processFilePrefix(), file, logfmt.SegmentFileSuffix)
 	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0644)
 	if err != nil {
 		return nil, err
