@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,19 +137,7 @@ Example:
 							answers = append(answers, jsonAnswer{Question: name, Rows: json.RawMessage(b.String()), Incomplete: notes})
 						}
 					case "csv":
-						w := csv.NewWriter(e.stdout)
-						w.Write(header) //nolint:errcheck // Flush reports it
-						for _, r := range rows {
-							rec := make([]string, len(r))
-							for j, v := range r {
-								if v != nil {
-									rec[j] = fmt.Sprint(v)
-								}
-							}
-							w.Write(rec) //nolint:errcheck // Flush reports it
-						}
-						w.Flush()
-						err = w.Error()
+						err = printCSV(e.stdout, header, rows)
 						for _, n := range notes { // stdout is the data
 							fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", name, n.label(*all))
 						}
@@ -264,6 +253,25 @@ func incompleteNotes(ctx context.Context, db *sql.DB, q string, run int64, all b
 	return notes, rows.Err()
 }
 
+// printCSV prints rows as CSV under a header; NULL is an empty field.
+func printCSV(out io.Writer, header []string, rows [][]any) error {
+	w := csv.NewWriter(out)
+	w.Write(header) //nolint:errcheck // Flush reports it
+	for _, r := range rows {
+		rec := make([]string, len(r))
+		for j, v := range r {
+			if v != nil {
+				rec[j] = cellText(v)
+			}
+		}
+		w.Write(rec) //nolint:errcheck // Flush reports it
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// dropColumn removes the column name from header and rows, in place in
+// rows (a copy of a million rows would cost as much as printing them).
 func dropColumn(header []string, rows [][]any, name string) ([]string, [][]any) {
 	idx := -1
 	for i, h := range header {
@@ -274,13 +282,11 @@ func dropColumn(header []string, rows [][]any, name string) ([]string, [][]any) 
 	if idx < 0 {
 		return header, rows
 	}
-	cut := func(r []any) []any { return append(append([]any(nil), r[:idx]...), r[idx+1:]...) }
-	var out [][]any
-	for _, r := range rows {
-		out = append(out, cut(r))
+	for i, r := range rows {
+		rows[i] = append(r[:idx], r[idx+1:]...)
 	}
 	h := append(append([]string(nil), header[:idx]...), header[idx+1:]...)
-	return h, out
+	return h, rows
 }
 
 func cleanCommand() *command {
