@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/csv"
@@ -101,6 +102,7 @@ Example:
 					known[schema.SQLName(q)] = true
 				}
 				var answers []jsonAnswer
+				var answerRows []string // the rows of each of answers, as JSON
 				incomplete := 0
 				for i, name := range names {
 					view := schema.SQLName(name)
@@ -132,9 +134,10 @@ Example:
 					}
 					switch *formatName {
 					case "json":
-						var b strings.Builder
-						if err = printJSON(&b, header, rows); err == nil {
-							answers = append(answers, jsonAnswer{Question: name, Rows: json.RawMessage(b.String()), Incomplete: notes})
+						var text string
+						if text, err = answerRowsJSON(header, rows); err == nil {
+							answers = append(answers, jsonAnswer{Question: name, Rows: json.RawMessage(rowsPlaceholder), Incomplete: notes})
+							answerRows = append(answerRows, text)
 						}
 					case "csv":
 						err = printCSV(e.stdout, header, rows)
@@ -168,9 +171,7 @@ Example:
 					if !*all {
 						doc.Run = run
 					}
-					enc := json.NewEncoder(e.stdout)
-					enc.SetIndent("", "  ")
-					if err := enc.Encode(doc); err != nil {
+					if err := encodeAnswers(e.stdout, doc, answerRows); err != nil {
 						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
 						return exitFailure
 					}
@@ -196,6 +197,54 @@ type jsonAnswers struct {
 	Answers    []jsonAnswer `json:"answers"`
 	Incomplete int          `json:"incomplete"` // the answers with notes
 	Questions  int          `json:"questions"`
+}
+
+// answerRowsDepth is how deep an answer's rows are in jsonAnswers: the
+// document, its answers, the answer.
+const answerRowsDepth = 3
+
+// rowsPlaceholder stands for an answer's rows while encoding/json encodes
+// the document: through it, the Encoder would compact and indent the rows
+// again, which took longer than writing them.
+const rowsPlaceholder = "null"
+
+// answerRowsJSON is an answer's rows laid out for their place in
+// jsonAnswers (encodeAnswers).
+func answerRowsJSON(header []string, rows [][]any) (string, error) {
+	var b strings.Builder
+	err := writeJSONRows(&b, header, rows, indentedJSONLayout(answerRowsDepth))
+	return b.String(), err
+}
+
+// encodeAnswers writes doc as encoding/json's Encoder indented by two
+// spaces writes it, with rows[i], already laid out for its depth
+// (indentedJSONLayout), as the rows of answer i.
+func encodeAnswers(w io.Writer, doc jsonAnswers, rows []string) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	out := b.Bytes()
+	// A key is quoted with plain quotes only where it is a key: inside a
+	// string value, the quotes would be escaped.
+	placeholder := []byte(`"rows": ` + rowsPlaceholder)
+	for _, r := range rows {
+		at := bytes.Index(out, placeholder)
+		if at < 0 {
+			return fmt.Errorf("no place for the rows of an answer in %s", out)
+		}
+		if _, err := w.Write(out[:at+len(placeholder)-len(rowsPlaceholder)]); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, r); err != nil {
+			return err
+		}
+		out = out[at+len(placeholder):]
+	}
+	_, err := w.Write(out)
+	return err
 }
 
 // jsonAnswer is one question's answer: its rows, and why it may be

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -22,8 +23,9 @@ const answerPrintRowsEnv = "PMM_BENCH_ROWS"
 
 // BenchmarkAnswerPrint measures what pmm answer does after SQLite: read
 // an answer of N rows (run, x, fn, d) from a table through database/sql
-// (queryRows), drop its run column and print it as a table, CSV or JSON
-// to io.Discard. It reports the wall and the CPU seconds of each step:
+// (queryRows), drop its run column and print it as a table, as CSV, or
+// as the JSON document of pmm answer --json, to io.Discard. It reports
+// the wall and the CPU seconds of each step:
 // query-s (the read alone) and print-s (dropping and printing).
 //
 //	go test ./cmd/pmm -run '^$' -bench AnswerPrint -benchtime 1x -count 3
@@ -48,7 +50,7 @@ func BenchmarkAnswerPrint(b *testing.B) {
 	printers := map[string]func(io.Writer, []string, [][]any) error{
 		"table": printTable,
 		"csv":   printCSV,
-		"json":  printJSON,
+		"json":  printAnswerJSON,
 	}
 	for _, format := range []string{"table", "csv", "json"} {
 		b.Run(format, func(b *testing.B) {
@@ -78,6 +80,16 @@ func BenchmarkAnswerPrint(b *testing.B) {
 			b.ReportMetric(printCPU.Seconds()/float64(b.N), "print-cpu-s")
 		})
 	}
+}
+
+// printAnswerJSON prints rows as the one answer of pmm answer --json.
+func printAnswerJSON(w io.Writer, header []string, rows [][]any) error {
+	text, err := answerRowsJSON(header, rows)
+	if err != nil {
+		return err
+	}
+	doc := jsonAnswers{Run: 1, Answers: []jsonAnswer{{Question: "durations", Rows: json.RawMessage(rowsPlaceholder), Incomplete: []incompleteNote{}}}, Questions: 1}
+	return encodeAnswers(w, doc, []string{text})
 }
 
 // processCPU is the processor time this process used so far, user and
@@ -156,5 +168,56 @@ func TestDropColumn(t *testing.T) {
 	header, rows := dropColumn([]string{"run", "x", "fn"}, [][]any{{int64(1), int64(2), "f"}, {int64(1), int64(4), nil}}, "run")
 	if fmt.Sprint(header, rows) != "[x fn] [[2 f] [4 <nil>]]" {
 		t.Errorf("got %v %v", header, rows)
+	}
+}
+
+// TestEncodeAnswersAsEncoder checks that pmm answer --json writes what
+// encoding/json's indenting Encoder writes for the answers with their
+// rows embedded (as before: the rows as printJSON prints them, in a
+// json.RawMessage): values of every kind, no rows, no columns, and text
+// that looks like the rows' key inside strings.
+func TestEncodeAnswersAsEncoder(t *testing.T) {
+	type answer struct {
+		header []string
+		rows   [][]any
+		notes  []incompleteNote
+	}
+	answers := []answer{
+		{[]string{"x", "fn", "d"}, [][]any{{int64(2), "main.f1", 2.5}, {int64(-1) << 41, `"rows": null <&> é` + "\u2028", nil}}, []incompleteNote{{Run: 1, Reason: `"rows": null`, Position: "a.go:1:2"}}},
+		{[]string{"fn"}, nil, []incompleteNote{}},
+		{nil, [][]any{{}, {}}, []incompleteNote{}},
+		{[]string{"n"}, [][]any{{int64(0)}}, nil},
+	}
+	for _, run := range []int64{0, 7} {
+		doc := jsonAnswers{Run: run, Incomplete: 1, Questions: len(answers)}
+		var rows []string
+		for i, a := range answers {
+			text, err := answerRowsJSON(a.header, a.rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, text)
+			doc.Answers = append(doc.Answers, jsonAnswer{Question: fmt.Sprintf("q%d", i), Rows: json.RawMessage(rowsPlaceholder), Incomplete: a.notes})
+		}
+		var got strings.Builder
+		if err := encodeAnswers(&got, doc, rows); err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range answers {
+			var b strings.Builder
+			if err := printJSON(&b, a.header, a.rows); err != nil {
+				t.Fatal(err)
+			}
+			doc.Answers[i].Rows = json.RawMessage(b.String())
+		}
+		var want strings.Builder
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("run %d: encodeAnswers:\n%s\nencoding/json:\n%s", run, got.String(), want.String())
+		}
 	}
 }

@@ -200,12 +200,41 @@ func printTabwriter(w io.Writer, header []string, rows [][]any, cells []string) 
 }
 
 // printJSON prints rows as a JSON array of objects whose keys keep the
-// order of the columns.
+// order of the columns, one object a line.
 func printJSON(w io.Writer, header []string, rows [][]any) error {
+	return writeJSONRows(w, header, rows, jsonLayout{row: "\n  {", firstField: "", field: ", ", rowEnd: "}", end: "\n]\n", empty: "[\n]\n"})
+}
+
+// jsonLayout is where writeJSONRows puts its line breaks and indents.
+type jsonLayout struct {
+	row               string // before each object, after the "[" or ","
+	firstField, field string // before an object's first and other fields
+	rowEnd            string // after an object's last field
+	end               string // after the last object
+	empty             string // the whole array when there are no rows
+}
+
+// indentedJSONLayout is the layout of encoding/json's Encoder with
+// SetIndent("", "  ") for an array nested depth levels deep.
+func indentedJSONLayout(depth int) jsonLayout {
+	p := strings.Repeat("  ", depth)
+	return jsonLayout{row: "\n" + p + "  {", firstField: "\n" + p + "    ", field: ",\n" + p + "    ", rowEnd: "\n" + p + "  }", end: "\n" + p + "]", empty: "[]"}
+}
+
+// writeJSONRows writes rows as a JSON array of objects in layout.
+func writeJSONRows(w io.Writer, header []string, rows [][]any, layout jsonLayout) error {
+	if len(rows) == 0 {
+		_, err := io.WriteString(w, layout.empty)
+		return err
+	}
+	rowEnd := layout.rowEnd
+	if len(header) == 0 {
+		rowEnd = "}" // an empty object is {} in every layout
+	}
 	keys := make([]string, len(header))
 	for j, name := range header {
 		key, _ := json.Marshal(name)
-		keys[j] = string(key)
+		keys[j] = string(key) + ": "
 	}
 	var bw bytes.Buffer // nothing is written when a value has no JSON
 	bw.WriteString("[")
@@ -214,13 +243,14 @@ func printJSON(w io.Writer, header []string, rows [][]any) error {
 		if i > 0 {
 			bw.WriteString(",")
 		}
-		bw.WriteString("\n  {")
+		bw.WriteString(layout.row)
 		for j, key := range keys {
 			if j > 0 {
-				bw.WriteString(", ")
+				bw.WriteString(layout.field)
+			} else {
+				bw.WriteString(layout.firstField)
 			}
 			bw.WriteString(key)
-			bw.WriteString(": ")
 			switch v := row[j].(type) {
 			case nil:
 				bw.WriteString("null")
@@ -235,9 +265,9 @@ func printJSON(w io.Writer, header []string, rows [][]any) error {
 				bw.Write(value)
 			}
 		}
-		bw.WriteString("}")
+		bw.WriteString(rowEnd)
 	}
-	bw.WriteString("\n]\n")
+	bw.WriteString(layout.end)
 	_, err := w.Write(bw.Bytes())
 	return err
 }
