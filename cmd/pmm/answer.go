@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -233,7 +234,7 @@ func encodeAnswers(w io.Writer, doc jsonAnswers, rows []string) error {
 	for _, r := range rows {
 		at := bytes.Index(out, placeholder)
 		if at < 0 {
-			return fmt.Errorf("no place for the rows of an answer in %s", out)
+			return errors.New("no place for the rows of an answer in the encoded answers")
 		}
 		if _, err := w.Write(out[:at+len(placeholder)-len(rowsPlaceholder)]); err != nil {
 			return err
