@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +103,7 @@ Example:
 					known[schema.SQLName(q)] = true
 				}
 				var answers []jsonAnswer
+				var answerRows []string // the rows of each of answers, as JSON
 				incomplete := 0
 				for i, name := range names {
 					view := schema.SQLName(name)
@@ -131,24 +135,13 @@ Example:
 					}
 					switch *formatName {
 					case "json":
-						var b strings.Builder
-						if err = printJSON(&b, header, rows); err == nil {
-							answers = append(answers, jsonAnswer{Question: name, Rows: json.RawMessage(b.String()), Incomplete: notes})
+						var text string
+						if text, err = answerRowsJSON(header, rows); err == nil {
+							answers = append(answers, jsonAnswer{Question: name, Rows: json.RawMessage(rowsPlaceholder), Incomplete: notes})
+							answerRows = append(answerRows, text)
 						}
 					case "csv":
-						w := csv.NewWriter(e.stdout)
-						w.Write(header) //nolint:errcheck // Flush reports it
-						for _, r := range rows {
-							rec := make([]string, len(r))
-							for j, v := range r {
-								if v != nil {
-									rec[j] = fmt.Sprint(v)
-								}
-							}
-							w.Write(rec) //nolint:errcheck // Flush reports it
-						}
-						w.Flush()
-						err = w.Error()
+						err = printCSV(e.stdout, header, rows)
 						for _, n := range notes { // stdout is the data
 							fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", name, n.label(*all))
 						}
@@ -179,9 +172,7 @@ Example:
 					if !*all {
 						doc.Run = run
 					}
-					enc := json.NewEncoder(e.stdout)
-					enc.SetIndent("", "  ")
-					if err := enc.Encode(doc); err != nil {
+					if err := encodeAnswers(e.stdout, doc, answerRows); err != nil {
 						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
 						return exitFailure
 					}
@@ -207,6 +198,54 @@ type jsonAnswers struct {
 	Answers    []jsonAnswer `json:"answers"`
 	Incomplete int          `json:"incomplete"` // the answers with notes
 	Questions  int          `json:"questions"`
+}
+
+// answerRowsDepth is how deep an answer's rows are in jsonAnswers: the
+// document, its answers, the answer.
+const answerRowsDepth = 3
+
+// rowsPlaceholder stands for an answer's rows while encoding/json encodes
+// the document: through it, the Encoder would compact and indent the rows
+// again, which took longer than writing them.
+const rowsPlaceholder = "null"
+
+// answerRowsJSON is an answer's rows laid out for their place in
+// jsonAnswers (encodeAnswers).
+func answerRowsJSON(header []string, rows [][]any) (string, error) {
+	var b strings.Builder
+	err := writeJSONRows(&b, header, rows, indentedJSONLayout(answerRowsDepth))
+	return b.String(), err
+}
+
+// encodeAnswers writes doc as encoding/json's Encoder indented by two
+// spaces writes it, with rows[i], already laid out for its depth
+// (indentedJSONLayout), as the rows of answer i.
+func encodeAnswers(w io.Writer, doc jsonAnswers, rows []string) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	out := b.Bytes()
+	// A key is quoted with plain quotes only where it is a key: inside a
+	// string value, the quotes would be escaped.
+	placeholder := []byte(`"rows": ` + rowsPlaceholder)
+	for _, r := range rows {
+		at := bytes.Index(out, placeholder)
+		if at < 0 {
+			return errors.New("no place for the rows of an answer in the encoded answers")
+		}
+		if _, err := w.Write(out[:at+len(placeholder)-len(rowsPlaceholder)]); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, r); err != nil {
+			return err
+		}
+		out = out[at+len(placeholder):]
+	}
+	_, err := w.Write(out)
+	return err
 }
 
 // jsonAnswer is one question's answer: its rows, and why it may be
@@ -264,6 +303,25 @@ func incompleteNotes(ctx context.Context, db *sql.DB, q string, run int64, all b
 	return notes, rows.Err()
 }
 
+// printCSV prints rows as CSV under a header; NULL is an empty field.
+func printCSV(out io.Writer, header []string, rows [][]any) error {
+	w := csv.NewWriter(out)
+	w.Write(header) //nolint:errcheck // Flush reports it
+	for _, r := range rows {
+		rec := make([]string, len(r))
+		for j, v := range r {
+			if v != nil {
+				rec[j] = cellText(v)
+			}
+		}
+		w.Write(rec) //nolint:errcheck // Flush reports it
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// dropColumn removes the column name from header and rows, in place in
+// rows (a copy of a million rows would cost as much as printing them).
 func dropColumn(header []string, rows [][]any, name string) ([]string, [][]any) {
 	idx := -1
 	for i, h := range header {
@@ -274,13 +332,11 @@ func dropColumn(header []string, rows [][]any, name string) ([]string, [][]any) 
 	if idx < 0 {
 		return header, rows
 	}
-	cut := func(r []any) []any { return append(append([]any(nil), r[:idx]...), r[idx+1:]...) }
-	var out [][]any
-	for _, r := range rows {
-		out = append(out, cut(r))
+	for i, r := range rows {
+		rows[i] = append(r[:idx], r[idx+1:]...)
 	}
 	h := append(append([]string(nil), header[:idx]...), header[idx+1:]...)
-	return h, out
+	return h, rows
 }
 
 func cleanCommand() *command {

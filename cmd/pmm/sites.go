@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"pmm.dev/pmm/static"
 )
@@ -93,67 +98,177 @@ func queryRows(ctx context.Context, db *sql.DB, query string, args ...any) ([]st
 		return nil, nil, err
 	}
 	var rows [][]any
+	scanned := make([]any, len(header))
+	ptrs := make([]any, len(header))
+	for i := range scanned {
+		ptrs[i] = &scanned[i]
+	}
 	for rs.Next() {
-		row := make([]any, len(header))
-		ptrs := make([]any, len(header))
-		for i := range row {
-			ptrs[i] = &row[i]
-		}
 		if err := rs.Scan(ptrs...); err != nil {
 			return nil, nil, err
 		}
-		for i, v := range row {
+		row := make([]any, len(header))
+		for i, v := range scanned {
 			if b, ok := v.([]byte); ok {
-				row[i] = string(b)
+				v = string(b)
 			}
+			row[i] = v
 		}
 		rows = append(rows, row)
 	}
 	return header, rows, rs.Err()
 }
 
+// cellText is a value as the answers print it (fmt.Sprint), without
+// fmt's reflection for the types SQLite returns most.
+func cellText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case int:
+		return strconv.Itoa(v)
+	}
+	return fmt.Sprint(v)
+}
+
 // printTable prints rows in aligned columns under a header; NULL is "-".
+// The output is text/tabwriter's (no minimum width, two spaces of
+// padding); tabwriter itself only formats tables whose cells hold its
+// control characters or whose rows differ in length: at a million rows
+// it keeps a cell structure per value and costs several times the
+// alignment below.
 func printTable(w io.Writer, header []string, rows [][]any) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	n := len(header)
+	cells := make([]string, 0, n*(len(rows)+1))
+	cells = append(cells, header...)
+	plain := true
 	for _, row := range rows {
-		cells := make([]string, len(row))
-		for i, v := range row {
-			cells[i] = "-"
+		plain = plain && len(row) == n
+		for _, v := range row {
+			text := "-"
 			if v != nil {
-				cells[i] = fmt.Sprint(v)
+				text = cellText(v)
 			}
+			cells = append(cells, text)
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	for _, c := range cells {
+		plain = plain && !strings.ContainsAny(c, tabwriterControls)
+	}
+	if !plain || n == 0 {
+		return printTabwriter(w, header, rows, cells)
+	}
+	widths := make([]int, n-1) // the last column is not padded
+	for i, c := range cells {
+		if col := i % n; col < n-1 {
+			widths[col] = max(widths[col], utf8.RuneCountInString(c)+tablePadding)
+		}
+	}
+	bw := bufio.NewWriter(w)
+	spaces := strings.Repeat(" ", slices.Max(append(widths, 0)))
+	for i, c := range cells {
+		bw.WriteString(c)
+		if col := i % n; col < n-1 {
+			bw.WriteString(spaces[:widths[col]-utf8.RuneCountInString(c)])
+		} else {
+			bw.WriteByte('\n')
+		}
+	}
+	return bw.Flush()
+}
+
+// tablePadding is the spaces after the widest cell of a column.
+const tablePadding = 2
+
+// tabwriterControls are the characters text/tabwriter does not print as
+// text: cell and line separators and its escape.
+const tabwriterControls = "\t\n\v\f\xff"
+
+// printTabwriter is printTable through text/tabwriter, for any rows;
+// cells are the header's then the rows' texts, in order.
+func printTabwriter(w io.Writer, header []string, rows [][]any, cells []string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, tablePadding, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	cells = cells[len(header):]
+	for _, row := range rows {
+		fmt.Fprintln(tw, strings.Join(cells[:len(row)], "\t"))
+		cells = cells[len(row):]
 	}
 	return tw.Flush()
 }
 
 // printJSON prints rows as a JSON array of objects whose keys keep the
-// order of the columns.
+// order of the columns, one object a line.
 func printJSON(w io.Writer, header []string, rows [][]any) error {
-	var b strings.Builder
-	b.WriteString("[")
+	return writeJSONRows(w, header, rows, jsonLayout{row: "\n  {", firstField: "", field: ", ", rowEnd: "}", end: "\n]\n", empty: "[\n]\n"})
+}
+
+// jsonLayout is where writeJSONRows puts its line breaks and indents.
+type jsonLayout struct {
+	row               string // before each object, after the "[" or ","
+	firstField, field string // before an object's first and other fields
+	rowEnd            string // after an object's last field
+	end               string // after the last object
+	empty             string // the whole array when there are no rows
+}
+
+// indentedJSONLayout is the layout of encoding/json's Encoder with
+// SetIndent("", "  ") for an array nested depth levels deep.
+func indentedJSONLayout(depth int) jsonLayout {
+	p := strings.Repeat("  ", depth)
+	return jsonLayout{row: "\n" + p + "  {", firstField: "\n" + p + "    ", field: ",\n" + p + "    ", rowEnd: "\n" + p + "  }", end: "\n" + p + "]", empty: "[]"}
+}
+
+// writeJSONRows writes rows as a JSON array of objects in layout.
+func writeJSONRows(w io.Writer, header []string, rows [][]any, layout jsonLayout) error {
+	if len(rows) == 0 {
+		_, err := io.WriteString(w, layout.empty)
+		return err
+	}
+	rowEnd := layout.rowEnd
+	if len(header) == 0 {
+		rowEnd = "}" // an empty object is {} in every layout
+	}
+	keys := make([]string, len(header))
+	for j, name := range header {
+		key, _ := json.Marshal(name)
+		keys[j] = string(key) + ": "
+	}
+	var bw bytes.Buffer // nothing is written when a value has no JSON
+	bw.WriteString("[")
+	var num []byte
 	for i, row := range rows {
 		if i > 0 {
-			b.WriteString(",")
+			bw.WriteString(",")
 		}
-		b.WriteString("\n  {")
-		for j, name := range header {
-			key, _ := json.Marshal(name)
-			value, err := json.Marshal(row[j])
-			if err != nil {
-				return err
-			}
+		bw.WriteString(layout.row)
+		for j, key := range keys {
 			if j > 0 {
-				b.WriteString(", ")
+				bw.WriteString(layout.field)
+			} else {
+				bw.WriteString(layout.firstField)
 			}
-			fmt.Fprintf(&b, "%s: %s", key, value)
+			bw.WriteString(key)
+			switch v := row[j].(type) {
+			case nil:
+				bw.WriteString("null")
+			case int64:
+				num = strconv.AppendInt(num[:0], v, 10)
+				bw.Write(num)
+			default:
+				value, err := json.Marshal(v)
+				if err != nil {
+					return err
+				}
+				bw.Write(value)
+			}
 		}
-		b.WriteString("}")
+		bw.WriteString(rowEnd)
 	}
-	b.WriteString("\n]\n")
-	_, err := io.WriteString(w, b.String())
+	bw.WriteString(layout.end)
+	_, err := w.Write(bw.Bytes())
 	return err
 }
 
