@@ -135,7 +135,7 @@ func (g *generator) callerPassesAtBegin(ra *plan.RunAggregate) bool {
 	if known, ok := g.callerAtBegin[ra]; ok {
 		return known
 	}
-	known := ra.Caller != ""
+	known, found := ra.Caller != "", false
 	for _, s := range g.plan.Sites {
 		for _, t := range s.Targets {
 			for _, fs := range t.Filters {
@@ -143,6 +143,7 @@ func (g *generator) callerPassesAtBegin(ra *plan.RunAggregate) bool {
 					if f.Aggregate != ra || f.Var != ra.Caller {
 						continue
 					}
+					found = true
 					for _, c := range f.Callees {
 						known = known && c == ra.Event
 					}
@@ -152,6 +153,7 @@ func (g *generator) callerPassesAtBegin(ra *plan.RunAggregate) bool {
 			}
 		}
 	}
+	known = known && found
 	g.callerAtBegin[ra] = known
 	return known
 }
