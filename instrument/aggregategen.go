@@ -54,7 +54,9 @@ func (sg *siteGen) contribute(qi int, t *plan.Target, ra *plan.RunAggregate, f *
 			sg.turnOff(ra)
 			return nil, nil
 		}
-		dest = "s.cs." + pendingField(qi)
+		if !sg.g.callerPassesAtBegin(ra) {
+			dest = "s.cs." + pendingField(qi)
+		}
 	}
 	lines := []string{"var r " + rt + ".Rec"}
 	for _, g := range ra.Group {
@@ -75,17 +77,106 @@ func (sg *siteGen) contribute(qi int, t *plan.Target, ra *plan.RunAggregate, f *
 		call = fmt.Sprintf("%s.Agg%s(%d, &r, %s)", dest, typ, ra.Table, expr)
 	}
 	lines = append(lines, call)
-	read := append([]plan.Field(nil), ra.Group...)
-	if ra.Value != nil {
-		read = append(read, *ra.Value)
-	}
-	if readsResults(read) {
+	if readsResults(aggregateFields(ra)) {
 		lines = append([]string{"if s.ok { // no results, no tuple to add"}, append(indent(lines), "}")...)
 	}
 	if f == nil {
 		return append([]string{"{"}, append(indent(lines), "}")...), nil // every execution is one
 	}
 	return append([]string{"if " + sg.passes(qi, f) + " {"}, append(indent(lines), "}")...), nil
+}
+
+// aggregateFields are the values an addition to the cells of ra reads:
+// its group, then its value.
+func aggregateFields(ra *plan.RunAggregate) []plan.Field {
+	read := append([]plan.Field(nil), ra.Group...)
+	if ra.Value != nil {
+		read = append(read, *ra.Value)
+	}
+	return read
+}
+
+// aggregateAtBegin returns the run-time aggregate of question qi at
+// target t when its executions are added to the cells as they begin
+// (fs, the question's filters there, nil at a site without filters):
+// when the group and the value are known at the begin, and whether an
+// execution is in the relation too (its tests run at its begin; no
+// callee, negated part or later event to wait for, and a caller only if
+// it passes at its own begin). An
+// execution that began is then counted even if the process ends before
+// it does (a worker whose deferred wg.Done lets main return first), as
+// the reference semantics counts it. An aggregate that needs the end
+// adds at the end: an execution that never ended is in no relation that
+// reads its end.
+func (sg *siteGen) aggregateAtBegin(t *plan.Target, qi int, fs []*plan.Filters) *plan.RunAggregate {
+	ra := sg.unfilteredAggregate(t, qi)
+	if fs != nil {
+		ra = sg.aggregating(fs)
+	}
+	if ra == nil || ra.Caller != "" && !sg.g.callerPassesAtBegin(ra) || len(ra.Pairs) > 0 || len(ra.Absences) > 0 || atEnd(aggregateFields(ra)) {
+		return nil
+	}
+	for _, f := range fs {
+		if f.Var == ra.Event && !plan.NeverAt(sg.s, f) && (len(f.Post) > 0 || len(f.Callees) > 0 || len(f.Absences) > 0 ||
+			f.Absent != nil || f.Hold != nil || f.Probe != nil || len(f.Holds) > 0 || f.Buffers || f.Buffered) {
+			return nil
+		}
+	}
+	return ra
+}
+
+// callerPassesAtBegin reports whether the caller of ra's event passes on
+// what is known at its begin and on having called the event: then a
+// callee that passed (it tests its caller's pre-condition) is in the
+// relation, and adds to the cells itself instead of waiting for its
+// caller's end, which may never come (a worker still running when the
+// process exits).
+func (g *generator) callerPassesAtBegin(ra *plan.RunAggregate) bool {
+	if known, ok := g.callerAtBegin[ra]; ok {
+		return known
+	}
+	known, found := ra.Caller != "", false
+	for _, s := range g.plan.Sites {
+		for _, t := range s.Targets {
+			for _, fs := range t.Filters {
+				for _, f := range fs {
+					if f.Aggregate != ra || f.Var != ra.Caller {
+						continue
+					}
+					found = true
+					for _, c := range f.Callees {
+						known = known && c == ra.Event
+					}
+					known = known && len(f.Post) == 0 && len(f.Absences) == 0 && f.Absent == nil && f.Hold == nil && f.Probe == nil &&
+						len(f.Holds) == 0 && !f.Buffers && !f.Buffered
+				}
+			}
+		}
+	}
+	known = known && found
+	g.callerAtBegin[ra] = known
+	return known
+}
+
+// additions renders the additions of the executions of ra's event at
+// the site to the cells of question qi: one for each of its filters fs
+// (one for every execution at a site without filters).
+func (sg *siteGen) additions(qi int, t *plan.Target, ra *plan.RunAggregate, fs []*plan.Filters) ([]string, error) {
+	if fs == nil {
+		return sg.contribute(qi, t, ra, nil)
+	}
+	var out []string
+	for _, f := range fs {
+		if f.Var != ra.Event || plan.NeverAt(sg.s, f) {
+			continue
+		}
+		lines, err := sg.contribute(qi, t, ra, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lines...)
+	}
+	return out, nil
 }
 
 // unfilteredAggregate returns the run-time aggregate of question qi at a
@@ -128,24 +219,22 @@ func (sg *siteGen) aggValue(f plan.Field) (string, string, bool) {
 // aggregateBlock renders question qi at a site whose tuples go to cells:
 // the event adds its tuple, the caller releases its callees' additions
 // when it passes, and an earlier event of an inter-event test holds only
-// its key (held, with the calls holds that return its Held).
+// its key (held, with the calls holds that return its Held). An event
+// added at its begin (aggregateAtBegin) adds nothing here.
 func (sg *siteGen) aggregateBlock(qi int, t *plan.Target, ra *plan.RunAggregate, fs, held []*plan.Filters, holds []string) ([]string, error) {
 	var out []string
 	for i, f := range held {
 		out = append(out, "if "+sg.passes(qi, f)+" {", "\t_ = "+holds[i], "}")
 	}
-	for _, f := range fs {
-		if plan.NeverAt(sg.s, f) {
-			continue
+	if sg.aggregateAtBegin(t, qi, fs) != ra {
+		lines, err := sg.additions(qi, t, ra, fs)
+		if err != nil {
+			return nil, err
 		}
-		switch f.Var {
-		case ra.Event:
-			lines, err := sg.contribute(qi, t, ra, f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, lines...)
-		case ra.Caller:
+		out = append(out, lines...)
+	}
+	for _, f := range fs {
+		if f.Var == ra.Caller && !plan.NeverAt(sg.s, f) {
 			out = append(out, "if "+sg.passes(qi, f)+" {", "\ts."+pendingField(qi)+".Release()", "}")
 		}
 	}

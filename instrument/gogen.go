@@ -114,7 +114,7 @@ const runtimeName = "rt"
 // generated code for (Code.Off), the code is to be generated again from
 // p.Without those tests: tests only ever turn off, so that ends.
 func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*Code, error) {
-	g := &generator{plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}, adopters: map[int64]bool{}}
+	g := &generator{plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}, callerAtBegin: map[*plan.RunAggregate]bool{}, adopters: map[int64]bool{}}
 	g.index(pkgs)
 	for _, s := range p.Sites {
 		for _, t := range s.Targets {
@@ -158,6 +158,8 @@ type generator struct {
 	// failed are the tests decided at run time, on in the plan, that some
 	// site could not take part in (Code.Off).
 	failed map[plan.RunTimeTest]bool
+	// callerAtBegin caches callerPassesAtBegin.
+	callerAtBegin map[*plan.RunAggregate]bool
 	// ifaceMethodValues are the interface methods the loaded packages
 	// take as function values, found when a site first needs them.
 	ifaceMethodValues []ifaceMethodValue

@@ -253,6 +253,14 @@ func (sg *siteGen) action() error {
 				}
 				early = append(early, begin...)
 			}
+			ra := sg.aggregateAtBegin(t, qi, fs)
+			if ra != nil {
+				adds, err := sg.additions(qi, t, ra, fs)
+				if err != nil {
+					return err
+				}
+				early = append(early, adds...)
+			}
 			block, err := tuples(sg.tupleDest(qi, fs))
 			if err != nil {
 				return err
@@ -261,9 +269,11 @@ func (sg *siteGen) action() error {
 				if block, err = sg.filteredBlock(qi, t, fs, block, tuples); err != nil {
 					return err
 				}
-			} else if ra := sg.unfilteredAggregate(t, qi); ra != nil {
-				if block, err = sg.contribute(qi, t, ra, nil); err != nil {
-					return err
+			} else if ra == nil {
+				if ra = sg.unfilteredAggregate(t, qi); ra != nil {
+					if block, err = sg.contribute(qi, t, ra, nil); err != nil {
+						return err
+					}
 				}
 			}
 			stmts = append(stmts, block...)

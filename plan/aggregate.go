@@ -16,7 +16,9 @@ import (
 // of the head; the other head variables are E's values). When E is a
 // direct callee of an outermost caller C, the tuple is known only when C
 // ends and passes (its other callees, its negated parts): E's addition is
-// held in C's state until then, and forgotten if C does not pass.
+// held in C's state until then, and forgotten if C does not pass (unless
+// C passes at its begin: instrument's aggregateAtBegin adds what is known
+// at an execution's begin then, so that one that never ends is counted).
 type RunAggregate struct {
 	Table  uint16 // the question's cells table
 	Event  string // E
