@@ -16,10 +16,11 @@ import (
 )
 
 // Segment sizes: the first segment of a process is small (a process that
-// records little writes little), each next one doubles, up to the largest,
-// which bounds the memory a process maps for its log.
+// records little writes little) but one huge page (a smaller segment
+// cannot be mapped with huge pages), each next one doubles, up to the
+// largest, which bounds the memory a process maps for its log.
 const (
-	firstSegmentSize = 1 << 20
+	firstSegmentSize = 2 << 20
 	lastSegmentSize  = 16 << 20
 	fallbackInterval = 50 * time.Millisecond // write period without mmap
 	retirePoll       = time.Millisecond      // how often to look for stragglers
@@ -32,8 +33,9 @@ var (
 	defaultDir   string // set by the zz_config.go file that pmm generates
 )
 
-// std is the log of the process.
-var std = logger{mapped: useMmap, firstSize: firstSegmentSize, lastSize: lastSegmentSize}
+// std is the log of the process. PMM_HUGEPAGES=off maps its segments
+// with small pages (to compare; docs/PERFORMANCE.md).
+var std = logger{mapped: useMmap, hugePages: os.Getenv("PMM_HUGEPAGES") != "off", firstSize: firstSegmentSize, lastSize: lastSegmentSize}
 
 func init() { std.ready.L = &std.mu }
 
@@ -69,6 +71,7 @@ type logger struct {
 
 	// Configuration; tests change it (under mu, with no segment open).
 	mapped              bool
+	hugePages           bool // ask for huge pages where mapped (linux)
 	firstSize, lastSize int
 	dir                 string // overrides PMM_DIR when set
 }
@@ -223,16 +226,16 @@ func (l *logger) createLocked(size int) (*segment, error) {
 	l.mu.Lock()
 	file := l.files
 	l.files++
-	dir, mapped := l.dir, l.mapped
+	dir, mapped, huge := l.dir, l.mapped, l.hugePages
 	l.mu.Unlock()
-	return createSegment(dir, file, size, mapped)
+	return createSegment(dir, file, size, mapped, huge)
 }
 
 // create creates a segment of size bytes. l.mu is held.
 func (l *logger) create(size int) (*segment, error) {
 	file := l.files
 	l.files++
-	s, err := createSegment(l.dir, file, size, l.mapped)
+	s, err := createSegment(l.dir, file, size, l.mapped, l.hugePages)
 	if err == nil && !l.mapped && !l.flushing {
 		l.flushing = true
 		go l.flushLoop()
@@ -255,9 +258,10 @@ func logDir(override string) (string, error) {
 	return filepath.Join(dir, "logs"), nil
 }
 
-// createSegment creates segment file number file, maps it (or allocates
-// its buffer) and writes its header.
-func createSegment(override string, file uint32, size int, mapped bool) (*segment, error) {
+// createSegment creates segment file number file, maps it (with huge
+// pages if asked and possible) or allocates its buffer, and writes its
+// header.
+func createSegment(override string, file uint32, size int, mapped, huge bool) (*segment, error) {
 	dir, err := logDir(override)
 	if err != nil {
 		return nil, err
@@ -272,7 +276,9 @@ func createSegment(override string, file uint32, size int, mapped bool) (*segmen
 	}
 	s := &segment{size: uint64(size), file: f, mapped: mapped, reserved: logfmt.SegHeaderSize}
 	if mapped {
-		s.data, err = mapFile(f, size)
+		if s.data, err = mapFile(f, size); err == nil && huge {
+			adviseHugePages(s.data)
+		}
 	} else {
 		s.data = make([]byte, size)
 	}
