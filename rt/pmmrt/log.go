@@ -104,6 +104,15 @@ func (l *logger) reserveSlow(s *segment, start uint64, size int) (*segment, int)
 			return nil, 0
 		}
 		cur := (*segment)(atomic.LoadPointer(&l.cur))
+		if (cur == s || cur == nil) && l.preparing {
+			// Wait for the spare: what is left of its page faults is
+			// less than those of a new segment, which the writers would
+			// take themselves. Then look again: another writer may
+			// have rotated meanwhile.
+			l.ready.Wait()
+			l.mu.Unlock()
+			continue
+		}
 		if cur == s || cur == nil { // nobody rotated yet, or closed
 			next, err := l.nextSegment(size)
 			if err != nil {
@@ -150,9 +159,9 @@ func (s *segment) commit(rec []byte, size int) {
 }
 
 // nextSegment returns the segment to use after the current one, with room
-// for a record of size bytes: the spare if it is ready (writers never wait
-// for it: creating a segment is faster than waiting), else a new one. It
-// starts preparing the next spare. l.mu is held.
+// for a record of size bytes: the spare if there is one (reserveSlow
+// waits for the spare being prepared), else a new one. It starts
+// preparing the next spare. l.mu is held.
 func (l *logger) nextSegment(size int) (*segment, error) {
 	need := logfmt.SegHeaderSize + size
 	var s *segment
