@@ -196,8 +196,9 @@ func (l *logger) nextSegment(size int) (*segment, error) {
 
 // prepareNext creates the next segment in the background and touches its
 // pages, so that the records written into it later take no page fault
-// (the kernel's page allocation, about 5 µs per 4 KiB page, is then paid
-// by another core). l.mu is held.
+// (microseconds per fault, 20-60 µs per 4 KiB page on the development VM
+// with small pages: docs/PERFORMANCE.md; paid by another core). l.mu is
+// held.
 func (l *logger) prepareNext() {
 	if !l.mapped {
 		return
