@@ -150,7 +150,7 @@ func (s *segment) markEnd(start uint64) {
 // begin stores the size of a record whose space was just reserved, so
 // that a reader can skip it if its writer dies before commit. In a
 // mapped segment the store is a plain one (an atomic store is a full
-// barrier on amd64, 7-9 ns of a timed event's 80: docs/PERFORMANCE.md):
+// barrier on amd64, about 5 ns of a timed event's 80: docs/PERFORMANCE.md):
 // the only reader before the process ends, the retiring goroutine, acts
 // on the commit bit alone, which the atomic commit publishes after this
 // store; after a SIGKILL the page cache holds every store the process
