@@ -201,14 +201,22 @@ func recordedTuples(t testing.TB, dir string) float64 {
 // as medians over interleaved runs, for Outer's question alone ("alone":
 // Leaf is not instrumented), with a calls* question that instruments Leaf
 // (calls.pmm, the case of the issue), and with a question that records
-// Leaf's durations too (timed.pmm).
+// Leaf's durations too (timed.pmm); the last two again with the log
+// mapped with small pages (PMM_HUGEPAGES=off: "calls-small",
+// "timed-small"), the page faults on the recording path as they were.
 //
 //	go test ./cmd/pmm -run '^$' -bench NestedBias -benchtime 1x
 func BenchmarkNestedBias(b *testing.B) {
 	const nestedCalls = 100 // testdata/nested's Nested
-	configs := []struct{ name, second string }{{"alone", ""}, {"calls", "calls.pmm"}, {"timed", "timed.pmm"}}
+	configs := []struct {
+		name, second string
+		smallPages   bool
+	}{{"alone", "", false}, {"calls", "calls.pmm", false}, {"timed", "timed.pmm", false}, {"calls-small", "calls.pmm", true}, {"timed-small", "timed.pmm", true}}
 	dirs := map[string]string{}
 	for _, c := range configs {
+		if c.smallPages {
+			continue // the same program as its huge-pages twin
+		}
 		dir := copyModule(b, "../../testdata/nested")
 		args := []string{"instrument", "./...", "questions.pmm"}
 		if c.second != "" {
@@ -217,12 +225,17 @@ func BenchmarkNestedBias(b *testing.B) {
 		if code, out, errOut := runPMM(b, dir, args...); code != exitOK {
 			b.Fatalf("%s: pmm instrument: %s%s", c.name, out, errOut)
 		}
-		dirs[c.name] = dir
+		dirs[c.second] = dir
 	}
 	bias, outside := map[string][]float64{}, map[string][]float64{}
 	for round := 0; round < 5; round++ {
 		for _, c := range configs {
-			dir := dirs[c.name]
+			dir := dirs[c.second]
+			hugePages := "on"
+			if c.smallPages {
+				hugePages = "off"
+			}
+			b.Setenv("PMM_HUGEPAGES", hugePages)
 			code, out, errOut := runPMM(b, dir, "run", ".", "--", "-rounds", "2000")
 			if code != exitOK {
 				b.Fatalf("%s: pmm run: %s%s", c.name, out, errOut)

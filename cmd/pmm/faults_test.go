@@ -364,15 +364,15 @@ func pmmCommand(t *testing.T, dir string, args ...string) (code int, stdout, std
 	return code, out.String(), errOut.String()
 }
 
-// TestFaultDiskFull: the disk of the run's logs (a 2 MiB tmpfs on
-// .pmm/runs) fills up while the program records. The program must go on
+// TestFaultDiskFull: the disk of the run's logs (a 3 MiB tmpfs on
+// .pmm/runs: the first segment, 2 MiB, fits, the second does not) fills up while the program records. The program must go on
 // as if uninstrumented (its output and exit status), the runtime say
 // once that recording stopped, pmm load what fit (the first executions,
 // each once) and the answer say that it is incomplete.
 func TestFaultDiskFull(t *testing.T) {
 	dir := faultModule(t)
-	tmpfs.Mount(t, filepath.Join(dir, ".pmm", "runs"), "2m")
-	const n = 200000 // 24 bytes a tuple: more than 2 MiB
+	tmpfs.Mount(t, filepath.Join(dir, ".pmm", "runs"), "3m")
+	const n = 200000 // 24 bytes a tuple: more than 3 MiB
 	code, out, errOut := pmmCommand(t, dir, "run", ".", "--", "-n", fmt.Sprint(n))
 	if code != 0 {
 		t.Fatalf("pmm run: exit %d, want the program's 0\n%s", code, errOut)

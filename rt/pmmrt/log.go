@@ -16,10 +16,11 @@ import (
 )
 
 // Segment sizes: the first segment of a process is small (a process that
-// records little writes little), each next one doubles, up to the largest,
-// which bounds the memory a process maps for its log.
+// records little writes little) but one huge page (a smaller segment
+// cannot be mapped with huge pages), each next one doubles, up to the
+// largest, which bounds the memory a process maps for its log.
 const (
-	firstSegmentSize = 1 << 20
+	firstSegmentSize = 2 << 20
 	lastSegmentSize  = 16 << 20
 	fallbackInterval = 50 * time.Millisecond // write period without mmap
 	retirePoll       = time.Millisecond      // how often to look for stragglers
@@ -32,8 +33,9 @@ var (
 	defaultDir   string // set by the zz_config.go file that pmm generates
 )
 
-// std is the log of the process.
-var std = logger{mapped: useMmap, firstSize: firstSegmentSize, lastSize: lastSegmentSize}
+// std is the log of the process. PMM_HUGEPAGES=off maps its segments
+// with small pages (to compare; docs/PERFORMANCE.md).
+var std = logger{mapped: useMmap, hugePages: os.Getenv("PMM_HUGEPAGES") != "off", firstSize: firstSegmentSize, lastSize: lastSegmentSize}
 
 func init() { std.ready.L = &std.mu }
 
@@ -69,6 +71,7 @@ type logger struct {
 
 	// Configuration; tests change it (under mu, with no segment open).
 	mapped              bool
+	hugePages           bool // ask for huge pages where mapped (linux)
 	firstSize, lastSize int
 	dir                 string // overrides PMM_DIR when set
 }
@@ -101,6 +104,15 @@ func (l *logger) reserveSlow(s *segment, start uint64, size int) (*segment, int)
 			return nil, 0
 		}
 		cur := (*segment)(atomic.LoadPointer(&l.cur))
+		if (cur == s || cur == nil) && l.preparing {
+			// Wait for the spare: what is left of its page faults is
+			// less than those of a new segment, which the writers would
+			// take themselves. Then look again: another writer may
+			// have rotated meanwhile.
+			l.ready.Wait()
+			l.mu.Unlock()
+			continue
+		}
 		if cur == s || cur == nil { // nobody rotated yet, or closed
 			next, err := l.nextSegment(size)
 			if err != nil {
@@ -136,8 +148,19 @@ func (s *segment) markEnd(start uint64) {
 }
 
 // begin stores the size of a record whose space was just reserved, so
-// that a reader can skip it if its writer dies before commit.
+// that a reader can skip it if its writer dies before commit. In a
+// mapped segment the store is a plain one (an atomic store is a full
+// barrier on amd64, about 5 ns of a timed event's 80: docs/PERFORMANCE.md):
+// the only reader before the process ends, the retiring goroutine, acts
+// on the commit bit alone, which the atomic commit publishes after this
+// store; after a SIGKILL the page cache holds every store the process
+// made, and the compiler keeps stores in program order. Without mmap the
+// periodic writer reads the word concurrently: there it stays atomic.
 func (s *segment) begin(rec []byte, size int) {
+	if s.mapped {
+		*(*uint32)(unsafe.Pointer(&rec[0])) = uint32(size)
+		return
+	}
 	atomic.StoreUint32((*uint32)(unsafe.Pointer(&rec[0])), uint32(size))
 }
 
@@ -147,9 +170,9 @@ func (s *segment) commit(rec []byte, size int) {
 }
 
 // nextSegment returns the segment to use after the current one, with room
-// for a record of size bytes: the spare if it is ready (writers never wait
-// for it: creating a segment is faster than waiting), else a new one. It
-// starts preparing the next spare. l.mu is held.
+// for a record of size bytes: the spare if there is one (reserveSlow
+// waits for the spare being prepared), else a new one. It starts
+// preparing the next spare. l.mu is held.
 func (l *logger) nextSegment(size int) (*segment, error) {
 	need := logfmt.SegHeaderSize + size
 	var s *segment
@@ -173,8 +196,9 @@ func (l *logger) nextSegment(size int) (*segment, error) {
 
 // prepareNext creates the next segment in the background and touches its
 // pages, so that the records written into it later take no page fault
-// (the kernel's page allocation, about 5 µs per 4 KiB page, is then paid
-// by another core). l.mu is held.
+// (microseconds per fault, 20-60 µs per 4 KiB page on the development VM
+// with small pages: docs/PERFORMANCE.md; paid by another core). l.mu is
+// held.
 func (l *logger) prepareNext() {
 	if !l.mapped {
 		return
@@ -223,16 +247,16 @@ func (l *logger) createLocked(size int) (*segment, error) {
 	l.mu.Lock()
 	file := l.files
 	l.files++
-	dir, mapped := l.dir, l.mapped
+	dir, mapped, huge := l.dir, l.mapped, l.hugePages
 	l.mu.Unlock()
-	return createSegment(dir, file, size, mapped)
+	return createSegment(dir, file, size, mapped, huge)
 }
 
 // create creates a segment of size bytes. l.mu is held.
 func (l *logger) create(size int) (*segment, error) {
 	file := l.files
 	l.files++
-	s, err := createSegment(l.dir, file, size, l.mapped)
+	s, err := createSegment(l.dir, file, size, l.mapped, l.hugePages)
 	if err == nil && !l.mapped && !l.flushing {
 		l.flushing = true
 		go l.flushLoop()
@@ -255,9 +279,10 @@ func logDir(override string) (string, error) {
 	return filepath.Join(dir, "logs"), nil
 }
 
-// createSegment creates segment file number file, maps it (or allocates
-// its buffer) and writes its header.
-func createSegment(override string, file uint32, size int, mapped bool) (*segment, error) {
+// createSegment creates segment file number file, maps it (with huge
+// pages if asked and possible) or allocates its buffer, and writes its
+// header.
+func createSegment(override string, file uint32, size int, mapped, huge bool) (*segment, error) {
 	dir, err := logDir(override)
 	if err != nil {
 		return nil, err
@@ -272,7 +297,9 @@ func createSegment(override string, file uint32, size int, mapped bool) (*segmen
 	}
 	s := &segment{size: uint64(size), file: f, mapped: mapped, reserved: logfmt.SegHeaderSize}
 	if mapped {
-		s.data, err = mapFile(f, size)
+		if s.data, err = mapFile(f, size); err == nil && huge {
+			adviseHugePages(s.data)
+		}
 	} else {
 		s.data = make([]byte, size)
 	}
