@@ -145,25 +145,10 @@ func keyField(a *spec.Atom) (Field, bool) {
 }
 
 // attributeField is the captured value an attribute atom reads, for the
-// attributes a site captures.
+// attributes whose row lets run-time tests read it (Recorded.Tested).
 func attributeField(a *spec.Atom) (Field, bool) {
-	switch a.Prim.Name {
-	case "parameter":
-		return Field{Cap: CapParam, N: int(a.Args[1].Lit.Int)}, true
-	case "parameters":
-		return Field{Cap: CapParams}, true
-	case "return-value":
-		return Field{Cap: CapResult, N: int(a.Args[1].Lit.Int)}, true
-	case "return-values":
-		return Field{Cap: CapResults}, true
-	case "receiver":
-		return Field{Cap: CapReceiver}, true
-	case "duration":
-		return Field{Cap: CapDuration}, true
-	case "panicked":
-		return Field{Cap: CapPanicked}, true
-	case "data-condition":
-		return Field{Cap: CapDataCond, Expr: a.Args[1].Lit.Str}, true
+	if a.Prim.Recorded == nil || !a.Prim.Recorded.Tested {
+		return Field{}, false
 	}
-	return Field{}, false
+	return recordedField(a.Prim, needOf(a, PointBegin)), true
 }

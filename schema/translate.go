@@ -399,7 +399,7 @@ func (s *scope) attribute(a *spec.Atom) {
 	p := a.Prim
 	ev := s.event(a.Args[0], p.Args[0])
 	keys := [][2]string{{"id", ev.expr}}
-	if acceptsPoints(p.Args[0]) {
+	if p.OfPoints() {
 		point := "0" // an execution's attributes are read at its begin point
 		if ev.kind == pointVar {
 			point = ev.point
@@ -455,7 +455,7 @@ func (s *scope) bindOrEqual(t spec.Term, expr string) {
 func (s *scope) control(a *spec.Atom) {
 	x := s.event(a.Args[0], a.Prim.Args[0])
 	y := s.event(a.Args[1], a.Prim.Args[1])
-	if pair, ok := storedPairs[a.Pred()]; ok {
+	if pair, ok := storedPair(a.Pred()); ok {
 		s.join(a.Pred(), x.name+"_"+a.Pred()+"_"+y.name, "", [][2]string{{pair[0], x.expr}, {pair[1], y.expr}})
 		return
 	}

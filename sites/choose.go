@@ -250,16 +250,10 @@ func (s *selector) allowedCallers(vs *Var, atoms []*spec.Atom, types spec.VarTyp
 		if len(q.where) > 0 {
 			sqlText += " WHERE " + strings.Join(q.where, " AND ")
 		}
-		switch c.atom.Pred() {
-		case "calls*":
-			sqlText = "WITH RECURSIVE reach(id) AS (" + sqlText +
-				" UNION SELECT t.callee_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN call_targets t ON t.call_id = k.id WHERE k.via <> 'go'" +
-				// What code outside the module may call back, as in the
-				// Static template of calls*.
-				" UNION SELECT t.callee_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN callback_targets t ON t.call_id = k.id WHERE k.via <> 'go'" +
-				" UNION SELECT -s.set_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN callback_sets s ON s.call_id = k.id WHERE k.via <> 'go'" +
-				" UNION SELECT m.callee_id FROM reach r JOIN callback_set_members m ON m.set_id = -r.id)" +
-				" SELECT id FROM reach"
+		if st := c.atom.Prim.Stored; st != nil && st.Closure != "" {
+			// A transitive relation: the call sites may also lie in what
+			// the callers reach, as its Static template closes.
+			sqlText = "WITH RECURSIVE reach(id) AS (" + sqlText + " " + st.Closure + ") SELECT id FROM reach"
 		}
 		ids, err := s.ids(sqlText)
 		if err != nil {
