@@ -133,7 +133,7 @@ func sqlType(v spec.ValueType) string {
 	switch v {
 	case spec.ValInt, spec.ValBool, spec.ValDuration, spec.ValTime:
 		return "INTEGER"
-	case spec.ValList, spec.ValName:
+	case spec.ValList, spec.ValName, spec.ValText:
 		return "TEXT"
 	}
 	return ""

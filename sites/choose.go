@@ -2,6 +2,7 @@ package sites
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,7 +34,7 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 		return err
 	}
 	caller := vs.caller
-	dropped, synthetic, unrecorded := 0, 0, 0
+	dropped, synthetic, unrecorded, unknownCallers := 0, 0, 0, 0
 	var external []string // functions outside the module recorded at call sites
 	for _, f := range vs.Functions {
 		// Only an event can be missed: a function static approximation
@@ -65,7 +66,15 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 				calledBack = true
 			}
 		}
-		useDefinition := f.InModule && !vs.Lexical && (len(selected) == len(all) || calledBack)
+		atDefinition := slices.Contains(vs.kinds, spec.SiteDefinition)
+		if caller && f.InModule && !atDefinition {
+			return fmt.Errorf("%s: an execution that is the caller of a relation recorded at call sites (calls, spawns) is recorded at its definition, "+
+				"which does not know %s", vs.Name, kindsNote(vs))
+		}
+		if calledBack && !atDefinition {
+			unknownCallers++
+		}
+		useDefinition := f.InModule && !vs.Lexical && atDefinition && (len(selected) == len(all) || calledBack)
 		if useDefinition || caller && f.InModule {
 			site, err := s.definition(f)
 			if err != nil {
@@ -125,6 +134,10 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("%s synthesized by the compiler (package initializers) may be events, but have no source to record them in",
 			plural(unrecorded, "function"))})
 	}
+	if unknownCallers > 0 {
+		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("%s may be called back by code outside the module, whose call sites no site records: %s, "+
+			"those executions are missing", plural(unknownCallers, "function"), kindsNote(vs))})
+	}
 	if len(external) > 0 {
 		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("executions of %s, outside the module, are recorded at the module's call sites: those called from outside the module are missing",
 			nameList(external, 3))})
@@ -137,6 +150,11 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 	}
 	sortSites(vs.Sites)
 	return nil
+}
+
+// kindsNote says why vs is recorded only at the kinds of sites it is.
+func kindsNote(vs *Var) string {
+	return "what is said of " + vs.Name + " is known only at " + fmt.Sprint(vs.kinds) + " sites"
 }
 
 // unresolvedGaps notes, for a variable recorded at call sites, the

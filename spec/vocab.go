@@ -71,6 +71,7 @@ const (
 	ValList     ValueType = "list"     // a tuple of Go values (parameters, results)
 	ValAny      ValueType = "any"      // a Go value whose type the site decides
 	ValName     ValueType = "name"     // a function name, string
+	ValText     ValueType = "text"     // a string
 )
 
 // Arg describes one argument position of a primitive.
@@ -144,7 +145,9 @@ type Primitive struct {
 	// at those call sites.
 	Lexical bool
 	// Sites are the kinds of sites where an event of this type is
-	// recorded; empty for primitives that are not events.
+	// recorded; for an attribute, the kinds of its event's sites that know
+	// its value (sites/ records the event only there), empty when all do;
+	// empty for other primitives.
 	Sites []SiteKind
 	// Denotes, for the point events begin and end, which point of the
 	// interval (the second argument) the point (the first argument) is.
