@@ -26,13 +26,14 @@ const (
 	CapDataCond  Capture = "datacond" // the value of a Go expression at the begin or end point
 	CapConst     Capture = "const"    // a constant field: N, or the expression text
 	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
+	CapCallLine  Capture = "line"     // the file:line of a call site (call sites only)
 )
 
 // Captures returns all the captures, for the tests that check that every
 // table of them covers each.
 func Captures() []Capture {
 	return []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
-		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction}
+		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine}
 }
 
 // captureMeaning is when a capture is known, and what the site takes
@@ -64,6 +65,7 @@ var captureMeanings = map[Capture]captureMeaning{
 	CapDataCond:  {},
 	CapConst:     {takes: []Capture{}},
 	CapFunction:  {takes: []Capture{}},
+	CapCallLine:  {takes: []Capture{}},
 }
 
 // AtEnd reports whether the value of f is known only when the execution

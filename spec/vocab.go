@@ -350,6 +350,15 @@ var vocabulary = []*Primitive{
 	attribute("goroutine", fnExec, ValInt,
 		"g is the id of the goroutine x runs on.",
 		`(goroutine x g)`, &Recording{Capture: "g", Column: "g"}),
+	{
+		Name: "caller-line", Kind: Attribute,
+		Args: []Arg{{Name: "x", Kind: ArgEvent, Events: fnExec}, {Name: "l", Kind: ArgValue, Value: ValText}},
+		Doc: "l is the position, file:line with the file relative to the module root, of the call, " +
+			"go or defer statement that started x; only call sites know it.",
+		Example:  `(caller-line x l)`,
+		Sites:    []SiteKind{SiteCall},
+		Recorded: &Recording{Capture: "line"},
+	},
 	attribute("receiver", fnExec, ValAny,
 		"r is the receiver of the method execution x.",
 		`(receiver x r)`, &Recording{Capture: "recv", Tested: true}),
