@@ -33,6 +33,11 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 	if err != nil {
 		return err
 	}
+	if !slices.Contains(vs.kinds, spec.SiteCall) {
+		// Call sites are where every event can be recorded: the
+		// definition alone misses the functions outside the module.
+		return fmt.Errorf("no kind of site that records %s knows all that the question asks of it", vs.Name)
+	}
 	caller := vs.caller
 	dropped, synthetic, unrecorded, unknownCallers := 0, 0, 0, 0
 	var external []string // functions outside the module recorded at call sites
@@ -68,8 +73,8 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 		}
 		atDefinition := slices.Contains(vs.kinds, spec.SiteDefinition)
 		if caller && f.InModule && !atDefinition {
-			return fmt.Errorf("%s: an execution that is the caller of a relation recorded at call sites (calls, spawns) is recorded at its definition, "+
-				"which does not know %s", vs.Name, kindsNote(vs))
+			return fmt.Errorf("%s is the caller in a relation recorded at call sites (calls, spawns), so its definition records it, "+
+				"which does not know all that is asked of it: %s", vs.Name, kindsNote(vs))
 		}
 		if calledBack && !atDefinition {
 			unknownCallers++
@@ -135,8 +140,8 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 			plural(unrecorded, "function"))})
 	}
 	if unknownCallers > 0 {
-		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("%s may be called back by code outside the module, whose call sites no site records: %s, "+
-			"those executions are missing", plural(unknownCallers, "function"), kindsNote(vs))})
+		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("%s may be called back by code outside the module, where no site records the call: "+
+			"%s, so those executions are missing", plural(unknownCallers, "function"), kindsNote(vs))})
 	}
 	if len(external) > 0 {
 		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("executions of %s, outside the module, are recorded at the module's call sites: those called from outside the module are missing",
@@ -154,7 +159,11 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 
 // kindsNote says why vs is recorded only at the kinds of sites it is.
 func kindsNote(vs *Var) string {
-	return "what is said of " + vs.Name + " is known only at " + fmt.Sprint(vs.kinds) + " sites"
+	kinds := make([]string, len(vs.kinds))
+	for i, k := range vs.kinds {
+		kinds[i] = string(k)
+	}
+	return "only " + strings.Join(kinds, " and ") + " sites know what the question asks of " + vs.Name
 }
 
 // unresolvedGaps notes, for a variable recorded at call sites, the
