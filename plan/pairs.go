@@ -38,10 +38,10 @@ func pairsOf(root *spec.Conj, a *Conj) []*Pair {
 		if at.Args[0].Lit != nil || len(at.Args) < 2 || at.Args[1].Lit != nil {
 			continue
 		}
-		switch at.Prim.Name {
-		case "calls":
+		switch {
+		case isDirectCall(at.Prim):
 			callers[at.Args[1].Var] = append(callers[at.Args[1].Var], at.Args[0].Var)
-		case "before":
+		case at.Prim.EndsBefore():
 			before[[2]string{at.Args[0].Var, at.Args[1].Var}] = true
 		}
 	}
@@ -133,6 +133,10 @@ func attributeBinding(v string, root *spec.Conj) map[string]*spec.Atom {
 	}
 	return m
 }
+
+// isDirectCall reports whether p relates an execution to those it calls
+// directly (calls): recorded at the call sites in the caller's body.
+func isDirectCall(p *spec.Primitive) bool { return p.Calls() && p.Lexical }
 
 // keyField is the captured value an attribute atom reads, for the
 // attributes a key can hold.

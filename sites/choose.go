@@ -287,7 +287,7 @@ func (s *selector) allowedCallers(vs *Var, atoms []*spec.Atom, types spec.VarTyp
 			return nil, err
 		}
 		rule := callerRule{callers: ids, via: func(v string) bool { return v != "go" }}
-		if c.atom.Pred() == "spawns" {
+		if c.atom.Prim.Stored != nil && c.atom.Prim.Stored.Go {
 			rule.via = func(v string) bool { return v == "go" }
 		}
 		rules = append(rules, rule)

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -204,6 +205,9 @@ type Storage struct {
 	// Derived, for a relation the views compute, names the stored
 	// relations it reads: "end" (end sequence numbers) and attributes.
 	Derived []string
+	// Go says that the first event starts the second with a go
+	// statement: its call sites are go statements, and no others.
+	Go bool
 	// Closure, for a transitive relation, extends a set reach(id) of
 	// functions (static.db) by those its events may reach: SQL UNION
 	// terms that sites/ appends to its own start set, as Static does.
@@ -231,6 +235,27 @@ func (p *Primitive) Keys() []Arg {
 		return nil
 	}
 	return p.Args[1 : len(p.Args)-1]
+}
+
+// The shapes of control relations that the run-time analyses of package
+// plan recognize, read from the row's columns rather than its name.
+
+// Nests reports whether p's second event lies within its first (its
+// temporal meaning is that of calls, calls* and contains).
+func (p *Primitive) Nests() bool { return slices.Equal(p.Temporal, nests) }
+
+// Calls reports whether p relates an execution to those it calls, on its
+// goroutine: directly (recorded at the call sites in its body) or
+// transitively (closed over the call graph).
+func (p *Primitive) Calls() bool { return p.Nests() && (p.Lexical || p.Transitive()) }
+
+// Transitive reports whether p is closed over the call graph (Closure).
+func (p *Primitive) Transitive() bool { return p.Stored != nil && p.Stored.Closure != "" }
+
+// EndsBefore reports whether p says exactly that its first event ends
+// before its second begins.
+func (p *Primitive) EndsBefore() bool {
+	return len(p.Temporal) == 1 && p.Temporal[0] == Edge{ends(0), begins(1)}
 }
 
 // Arity is the number of arguments of p.
@@ -430,7 +455,7 @@ var vocabulary = []*Primitive{
 		Temporal: []Edge{{begins(0), begins(1)}},
 		Static:   "EXISTS (SELECT 1 FROM spawns_static s WHERE s.def_id = {1}.id AND s.callee_def_id = {2}.id)",
 		Lexical:  true,
-		Stored:   &Storage{Pair: [2]string{"parent", "child"}},
+		Stored:   &Storage{Pair: [2]string{"parent", "child"}, Go: true},
 	},
 	{
 		Name: "same-goroutine", Kind: ControlRelation,
