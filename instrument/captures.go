@@ -47,6 +47,7 @@ var captureCodes = map[plan.Capture]captureCode{
 	plan.CapSite:      {},
 	plan.CapConst:     {},
 	plan.CapFunction:  {},
+	plan.CapCallLine:  {},
 }
 
 // takenCaptures are the captures whose state fields every kind of site

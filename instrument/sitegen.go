@@ -505,6 +505,11 @@ func (sg *siteGen) encodeField(t *plan.Target, f plan.Field) ([]string, error) {
 		return []string{"r.Str(" + strconv.Quote(f.Expr) + ")"}, nil
 	case plan.CapFunction:
 		return []string{"r.Str(" + strconv.Quote(t.Function) + ")"}, nil
+	case plan.CapCallLine:
+		if sg.s.Kind != spec.SiteCall {
+			return nil, fmt.Errorf("%s: only a call site knows the line of the call (sites/ records at call sites what reads it)", sg.s.Span.File)
+		}
+		return []string{"r.Str(" + strconv.Quote(sg.s.File+":"+strconv.Itoa(sg.s.Line)) + ")"}, nil
 	case plan.CapPanicked:
 		return []string{"r.Bool(" + captureCodes[f.Cap].boolean + ")"}, nil
 	case plan.CapParams, plan.CapResults:

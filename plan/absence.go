@@ -50,11 +50,11 @@ func absenceOf(n *spec.Conj) *Absence {
 	var a *Absence
 	var link *spec.Atom // (calls c h) or (calls* c h)
 	for _, at := range n.Atoms {
-		if (at.Prim.Name == "calls" || at.Prim.Name == "calls*") && at.Args[0].Lit == nil && at.Args[1].Lit == nil && !inside[at.Args[0].Var] && inside[at.Args[1].Var] {
+		if at.Prim.Calls() && at.Args[0].Lit == nil && at.Args[1].Lit == nil && !inside[at.Args[0].Var] && inside[at.Args[1].Var] {
 			if a != nil {
 				return nil
 			}
-			a = &Absence{Caller: at.Args[0].Var, Var: at.Args[1].Var, Dynamic: at.Prim.Name == "calls*"}
+			a = &Absence{Caller: at.Args[0].Var, Var: at.Args[1].Var, Dynamic: at.Prim.Transitive()}
 			link = at
 		}
 	}

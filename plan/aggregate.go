@@ -93,7 +93,7 @@ func runAggregateOf(q *spec.Question, root *spec.Conj, a *Conj, pairs []*Pair, a
 	// Direct calls from one caller that nothing calls.
 	callers := map[string]string{}
 	for _, at := range root.Atoms {
-		if at.Prim.Name == "calls" {
+		if isDirectCall(at.Prim) {
 			if at.Args[0].Lit != nil || at.Args[1].Lit != nil || callers[at.Args[1].Var] != "" {
 				return nil
 			}
@@ -156,8 +156,8 @@ func runAggregateOf(q *spec.Question, root *spec.Conj, a *Conj, pairs []*Pair, a
 			if uses[at.Args[1].Var] > 1 || at.Args[1].Var != name && slices.Contains(q.Head, at.Args[1].Var) {
 				return nil // a function name tested, or another event's in the answer
 			}
-		case at.Prim.Name == spec.TypeFunctionExecution, at.Prim.Name == "calls":
-		case at.Prim.Name == "before":
+		case at.Prim.Name == spec.TypeFunctionExecution, isDirectCall(at.Prim):
+		case at.Prim.EndsBefore():
 			if !coveredByPair(at, pairs, root) {
 				return nil
 			}
@@ -195,7 +195,7 @@ func runAggregateOf(q *spec.Question, root *spec.Conj, a *Conj, pairs []*Pair, a
 // earlier later), or one of its equal values.
 func coveredByPair(at *spec.Atom, pairs []*Pair, root *spec.Conj) bool {
 	for _, p := range pairs {
-		if at.Prim.Name == "before" && at.Args[0].Var == p.Earlier && at.Args[1].Var == p.Later {
+		if at.Prim.EndsBefore() && at.Args[0].Var == p.Earlier && at.Args[1].Var == p.Later {
 			return true
 		}
 		if _, _, ok := equalValues(at, p.Earlier, p.Later, root); ok {

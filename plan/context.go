@@ -29,9 +29,9 @@ func contextsOf(root *spec.Conj, types spec.VarTypes, next int) []*Context {
 	var out []*Context
 	for _, at := range root.Atoms {
 		a, d := at.Args[0], at.Args[len(at.Args)-1]
-		if (at.Prim.Name == "calls*" || at.Prim.Name == "contains") && a.Lit == nil && d.Lit == nil && a.Var != d.Var &&
+		if at.Prim.Nests() && !at.Prim.Lexical && a.Lit == nil && d.Lit == nil && a.Var != d.Var &&
 			types[a.Var] == spec.TypeFunctionExecution && types[d.Var] == spec.TypeFunctionExecution {
-			out = append(out, &Context{Ancestor: a.Var, Descendant: d.Var, Slot: next + len(out), Anywhere: at.Prim.Name == "contains"})
+			out = append(out, &Context{Ancestor: a.Var, Descendant: d.Var, Slot: next + len(out), Anywhere: !at.Prim.Transitive()})
 		}
 	}
 	return out

@@ -123,7 +123,7 @@ func filtersOf(v string, root *spec.Conj, a *Conj, pairs []*Pair, absences map[*
 	// Direct calls: v requires its callees, and a callee its caller.
 	callers := 0
 	for _, at := range root.Atoms {
-		if at.Prim.Name != "calls" || at.Args[0].Lit != nil || at.Args[1].Lit != nil {
+		if !isDirectCall(at.Prim) || at.Args[0].Lit != nil || at.Args[1].Lit != nil {
 			continue
 		}
 		switch v {

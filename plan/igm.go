@@ -1,5 +1,7 @@
 package plan
 
+import "pmm.dev/pmm/spec"
+
 // Capture is a value a site takes when the event it records happens.
 type Capture string
 
@@ -24,13 +26,14 @@ const (
 	CapDataCond  Capture = "datacond" // the value of a Go expression at the begin or end point
 	CapConst     Capture = "const"    // a constant field: N, or the expression text
 	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
+	CapCallLine  Capture = "line"     // the file:line of a call site (call sites only)
 )
 
 // Captures returns all the captures, for the tests that check that every
 // table of them covers each.
 func Captures() []Capture {
 	return []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
-		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction}
+		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine}
 }
 
 // captureMeaning is when a capture is known, and what the site takes
@@ -62,6 +65,7 @@ var captureMeanings = map[Capture]captureMeaning{
 	CapDataCond:  {},
 	CapConst:     {takes: []Capture{}},
 	CapFunction:  {takes: []Capture{}},
+	CapCallLine:  {takes: []Capture{}},
 }
 
 // AtEnd reports whether the value of f is known only when the execution
@@ -95,17 +99,6 @@ type Field struct {
 	Expr string // CapDataCond, or CapConst with a text value
 }
 
-// igmRow is one row of the instrumentation generation mapping (seed
-// 4.3.2, IGM): for a stored relation of the schema, the tuple a site
-// emits for an event, in terms of what the site captures. The six template
-// parameters follow from the captures (package instrument).
-type igmRow struct {
-	fields func(need need) []Field
-	// callee: the tuple is emitted at the site of the second event of a
-	// relation, with the first event's id in CapCaller (seed Table 4.1).
-	callee bool
-}
-
 // need is one stored relation a site must fill for one question.
 type need struct {
 	prim string // the schema's Table.Prim
@@ -116,55 +109,69 @@ type need struct {
 
 func id(f ...Field) []Field { return append([]Field{{Cap: CapID}}, f...) }
 
-// igm maps each stored relation of the schema (schema.Table.Prim) to what
-// its sites emit. Adding a primitive is adding a row here.
-var igm = map[string]igmRow{
-	"exec":          {fields: func(need) []Field { return id(Field{Cap: CapSite}) }},
-	"end":           {fields: func(need) []Field { return id(Field{Cap: CapEnd}) }},
-	"goroutine":     {fields: func(need) []Field { return id(Field{Cap: CapGoroutine}) }},
-	"duration":      {fields: func(need) []Field { return id(Field{Cap: CapDuration}) }},
-	"parameters":    {fields: func(need) []Field { return id(Field{Cap: CapParams}) }},
-	"return-values": {fields: func(need) []Field { return id(Field{Cap: CapResults}) }},
-	"receiver":      {fields: func(need) []Field { return id(Field{Cap: CapReceiver}) }},
-	"panicked":      {fields: func(need) []Field { return id(Field{Cap: CapPanicked}) }},
-	"parameter": {fields: func(n need) []Field {
-		return id(Field{Cap: CapConst, N: n.n}, Field{Cap: CapParam, N: n.n})
-	}},
-	"return-value": {fields: func(n need) []Field {
-		return id(Field{Cap: CapConst, N: n.n}, Field{Cap: CapResult, N: n.n})
-	}},
-	"time": {fields: func(n need) []Field {
-		clock := CapBegin
-		if n.end == 1 {
-			clock = CapFinish
+// igmFields is the instrumentation generation mapping (seed 4.3.2, IGM):
+// for a stored relation of the schema, the tuple a site emits for an
+// event, in terms of what the site captures. Executions and their end
+// points are pmm's own; an attribute's tuple follows from its vocabulary
+// row (Recorded), a stored pair's is emitted at the site of the second
+// event with the first event's id in CapCaller (seed Table 4.1). The six
+// template parameters follow from the captures (package instrument).
+func igmFields(n need) ([]Field, bool) {
+	switch n.prim {
+	case "exec":
+		return id(Field{Cap: CapSite}), true
+	case "end":
+		return id(Field{Cap: CapEnd}), true
+	}
+	p := spec.Lookup(n.prim)
+	switch {
+	case p == nil:
+		return nil, false
+	case p.Kind == spec.Attribute && p.Recorded != nil:
+		fields := id()
+		if p.OfPoints() {
+			fields = append(fields, Field{Cap: CapConst, N: n.end})
 		}
-		return id(Field{Cap: CapConst, N: n.end}, Field{Cap: clock})
-	}},
-	"data-condition": {fields: func(n need) []Field {
-		return id(Field{Cap: CapConst, N: n.end}, Field{Cap: CapConst, Expr: n.expr}, Field{Cap: CapDataCond, Expr: n.expr, N: n.end})
-	}},
-	"calls":  {callee: true, fields: func(need) []Field { return []Field{{Cap: CapCaller}, {Cap: CapID}} }},
-	"spawns": {callee: true, fields: func(need) []Field { return []Field{{Cap: CapCaller}, {Cap: CapID}} }},
+		for _, a := range p.Keys() {
+			if a.Kind == spec.ArgGoExpr {
+				fields = append(fields, Field{Cap: CapConst, Expr: n.expr})
+			} else {
+				fields = append(fields, Field{Cap: CapConst, N: n.n})
+			}
+		}
+		return append(fields, recordedField(p, n)), true
+	case p.Kind == spec.ControlRelation && p.Lexical && p.Stored != nil && p.Stored.Pair != [2]string{}:
+		return []Field{{Cap: CapCaller}, {Cap: CapID}}, true
+	}
+	return nil, false
 }
 
-// attributeTables maps the attributes and relations of the vocabulary to
-// the stored relation that holds them; relations derived from ids, end
-// sequence numbers and goroutines need those.
-var attributeTables = map[string][]string{
-	"parameters":     {"parameters"},
-	"parameter":      {"parameter"},
-	"return-values":  {"return-values"},
-	"return-value":   {"return-value"},
-	"duration":       {"duration"},
-	"goroutine":      {"goroutine"},
-	"receiver":       {"receiver"},
-	"panicked":       {"panicked"},
-	"time":           {"time"},
-	"data-condition": {"data-condition"},
-	"calls":          {"calls"},
-	"spawns":         {"spawns"},
-	"before":         {"end"},
-	"contains":       {"end"},
-	"calls*":         {"end", "goroutine"},
-	"same-goroutine": {"goroutine"},
+// recordedField is the captured value of attribute p for need n (its
+// position, expression and point): the row's capture at that point.
+func recordedField(p *spec.Primitive, n need) Field {
+	c := Capture(p.Recorded.Capture)
+	if n.end == PointEnd && p.Recorded.FinishCapture != "" {
+		c = Capture(p.Recorded.FinishCapture)
+	}
+	f := Field{Cap: c, N: n.n, Expr: n.expr}
+	if c == CapDataCond {
+		f.N = n.end
+	}
+	return f
+}
+
+// needOf is the stored relation that attribute atom a fills, at point end
+// of its event: its table, position and expression (the row's Keys).
+func needOf(a *spec.Atom, end int) need {
+	n := need{prim: a.Prim.Name, end: end}
+	for i, arg := range a.Prim.Args {
+		switch {
+		case i == 0 || i == len(a.Prim.Args)-1 || a.Args[i].Lit == nil:
+		case arg.Kind == spec.ArgGoExpr:
+			n.expr = a.Args[i].Lit.Str
+		case arg.Kind == spec.ArgPosition:
+			n.n = int(a.Args[i].Lit.Int)
+		}
+	}
+	return n
 }

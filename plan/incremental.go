@@ -153,14 +153,13 @@ type placer struct {
 
 // available returns where an attribute atom's value is available: at the
 // begin of its event for what is known at entry, at the end for what is
-// known at exit.
+// known at exit (its capture's meaning says which).
 func available(a *spec.Atom, alias map[string]spec.Point) spec.Point {
 	x := a.Args[0].Var
 	if p, ok := alias[x]; ok { // a point: its own time
 		return p
 	}
-	switch a.Prim.Name {
-	case "duration", "return-values", "return-value", "panicked":
+	if a.Prim.Recorded != nil && recordedField(a.Prim, needOf(a, PointBegin)).AtEnd() {
 		return spec.Point{Var: x, End: spec.Finish}
 	}
 	return spec.Point{Var: x, End: spec.Begin}

@@ -38,10 +38,10 @@ func pairsOf(root *spec.Conj, a *Conj) []*Pair {
 		if at.Args[0].Lit != nil || len(at.Args) < 2 || at.Args[1].Lit != nil {
 			continue
 		}
-		switch at.Prim.Name {
-		case "calls":
+		switch {
+		case isDirectCall(at.Prim):
 			callers[at.Args[1].Var] = append(callers[at.Args[1].Var], at.Args[0].Var)
-		case "before":
+		case at.Prim.EndsBefore():
 			before[[2]string{at.Args[0].Var, at.Args[1].Var}] = true
 		}
 	}
@@ -134,6 +134,10 @@ func attributeBinding(v string, root *spec.Conj) map[string]*spec.Atom {
 	return m
 }
 
+// isDirectCall reports whether p relates an execution to those it calls
+// directly (calls): recorded at the call sites in the caller's body.
+func isDirectCall(p *spec.Primitive) bool { return p.Calls() && p.Lexical }
+
 // keyField is the captured value an attribute atom reads, for the
 // attributes a key can hold.
 func keyField(a *spec.Atom) (Field, bool) {
@@ -145,25 +149,10 @@ func keyField(a *spec.Atom) (Field, bool) {
 }
 
 // attributeField is the captured value an attribute atom reads, for the
-// attributes a site captures.
+// attributes whose row lets run-time tests read it (Recorded.Tested).
 func attributeField(a *spec.Atom) (Field, bool) {
-	switch a.Prim.Name {
-	case "parameter":
-		return Field{Cap: CapParam, N: int(a.Args[1].Lit.Int)}, true
-	case "parameters":
-		return Field{Cap: CapParams}, true
-	case "return-value":
-		return Field{Cap: CapResult, N: int(a.Args[1].Lit.Int)}, true
-	case "return-values":
-		return Field{Cap: CapResults}, true
-	case "receiver":
-		return Field{Cap: CapReceiver}, true
-	case "duration":
-		return Field{Cap: CapDuration}, true
-	case "panicked":
-		return Field{Cap: CapPanicked}, true
-	case "data-condition":
-		return Field{Cap: CapDataCond, Expr: a.Args[1].Lit.Str}, true
+	if a.Prim.Recorded == nil || !a.Prim.Recorded.Tested {
+		return Field{}, false
 	}
-	return Field{}, false
+	return recordedField(a.Prim, needOf(a, PointBegin)), true
 }

@@ -631,11 +631,11 @@ func (t *Target) add(q string, qindex int, n need, caller *callerRef, sch *schem
 	if table == nil {
 		return fmt.Errorf("the schema has no stored relation %s for question %s", n.prim, q)
 	}
-	row, ok := igm[n.prim]
+	fields, ok := igmFields(n)
 	if !ok {
 		return fmt.Errorf("no instrumentation for stored relation %s", n.prim)
 	}
-	e := Emit{Question: q, QIndex: qindex, Table: table, Fields: row.fields(n)}
+	e := Emit{Question: q, QIndex: qindex, Table: table, Fields: fields}
 	for _, old := range t.Emits {
 		if old.Table == table && fmt.Sprint(old.Fields) == fmt.Sprint(e.Fields) {
 			return nil
@@ -716,24 +716,18 @@ func needsOf(v string, root *spec.Conj) (needs []need, callees []need) {
 	}
 	needs = append(needs, need{prim: "exec"})
 	root.EachAtom(func(a *spec.Atom) {
-		tables := attributeTables[a.Prim.Name]
-		if len(tables) == 0 {
+		if a.Prim.Kind != spec.Attribute && a.Prim.Kind != spec.ControlRelation {
+			return
+		}
+		tables, err := schema.StoredRelations(a.Prim)
+		if err != nil || len(tables) == 0 {
 			return
 		}
 		switch a.Prim.Kind {
 		case spec.Attribute:
-			ok, end := isV(a.Args[0])
-			if !ok {
-				return
+			if ok, end := isV(a.Args[0]); ok {
+				needs = append(needs, needOf(a, end))
 			}
-			n := need{prim: tables[0], end: end}
-			switch a.Prim.Name {
-			case "parameter", "return-value":
-				n.n = int(a.Args[1].Lit.Int)
-			case "data-condition":
-				n.expr = a.Args[1].Lit.Str
-			}
-			needs = append(needs, n)
 		case spec.ControlRelation:
 			first, _ := isV(a.Args[0])
 			second, _ := isV(a.Args[1])

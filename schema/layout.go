@@ -20,44 +20,35 @@ const (
 	kindCells = KindCells
 )
 
-// storedPairs are the control relations the instrumentation records as
-// pairs of event ids, with their column names.
-var storedPairs = map[string][2]string{
-	"calls":  {"caller", "callee"},
-	"spawns": {"parent", "child"},
+// storedPair returns the column names of the control relation named
+// kind when the instrumentation records it as pairs of event ids (its
+// vocabulary row's Stored.Pair), and whether it does.
+func storedPair(kind string) ([2]string, bool) {
+	p := spec.Lookup(kind)
+	if p == nil || p.Kind != spec.ControlRelation || p.Stored == nil || p.Stored.Pair == [2]string{} {
+		return [2]string{}, false
+	}
+	return p.Stored.Pair, true
 }
 
-// derivedRelations are the control relations computed in the views from
-// ids, end sequence numbers and goroutines, with the stored relations each
-// reads.
-var derivedRelations = map[string][]string{
-	"before":         {kindEnd},
-	"contains":       {kindEnd},
-	"calls*":         {kindEnd, kindGoroutine},
-	"same-goroutine": {kindGoroutine},
-}
-
-// valueColumns names the value column of the attributes whose name says
-// more than "v".
-var valueColumns = map[string]string{"duration": "d", "goroutine": "g", "time": "t"}
-
-// storedKinds returns the stored relations (Table.Prim) that a question
+// StoredRelations returns the stored relations (Table.Prim) that a question
 // using primitive p needs.
-func storedKinds(p *spec.Primitive) ([]string, error) {
+func StoredRelations(p *spec.Primitive) ([]string, error) {
 	switch {
 	case p.Name == spec.TypeFunctionExecution:
 		return []string{kindExec}, nil
 	case p.IsEvent(), p.Kind == spec.ValueRelation:
 		// A point is (execution, 0 or 1); comparisons read other columns.
 		return nil, nil
-	case p.Kind == spec.Attribute:
+	case p.Kind == spec.Attribute && p.Recorded != nil:
 		return []string{p.Name}, nil
-	}
-	if _, ok := storedPairs[p.Name]; ok {
-		return []string{p.Name}, nil
-	}
-	if kinds, ok := derivedRelations[p.Name]; ok {
-		return kinds, nil
+	case p.Kind == spec.ControlRelation && p.Stored != nil:
+		if _, ok := storedPair(p.Name); ok {
+			return []string{p.Name}, nil
+		}
+		if len(p.Stored.Derived) > 0 {
+			return p.Stored.Derived, nil
+		}
 	}
 	return nil, fmt.Errorf("schema: no stored relation is defined for the primitive %s", p.Name)
 }
@@ -72,15 +63,15 @@ func columns(kind string) []Column {
 	case kindEnd:
 		return []Column{id, {Name: "seq", Type: "INTEGER", Event: true}}
 	}
-	if pair, ok := storedPairs[kind]; ok {
+	if pair, ok := storedPair(kind); ok {
 		return []Column{{Name: pair[0], Type: "INTEGER", Event: true}, {Name: pair[1], Type: "INTEGER", Event: true}}
 	}
 	p := spec.Lookup(kind)
 	cols := []Column{id}
-	if acceptsPoints(p.Args[0]) {
+	if p.OfPoints() {
 		cols = append(cols, Column{Name: "point", Type: "INTEGER"})
 	}
-	for _, a := range p.Args[1 : len(p.Args)-1] {
+	for _, a := range p.Keys() {
 		cols = append(cols, keyColumn(a))
 	}
 	return append(cols, Column{Name: valueColumn(kind), Type: sqlType(p.Args[len(p.Args)-1].Value)})
@@ -106,7 +97,7 @@ func indexColumns(kind string, cols []Column) [][]string {
 		return nil
 	case kind == kindGoroutine:
 		return [][]string{names, {names[1], names[0]}}
-	case storedPairs[kind] != [2]string{}:
+	case isPair(kind):
 		return [][]string{names, {names[1], names[0]}}
 	}
 	return [][]string{names}
@@ -121,9 +112,16 @@ func keyColumn(a spec.Arg) Column {
 	return Column{Name: "n", Type: "INTEGER"}
 }
 
+func isPair(kind string) bool {
+	_, ok := storedPair(kind)
+	return ok
+}
+
+// valueColumn is the name of the value column of an attribute's stored
+// relation: its row's Recorded.Column, or "v".
 func valueColumn(attribute string) string {
-	if c, ok := valueColumns[attribute]; ok {
-		return c
+	if p := spec.Lookup(attribute); p != nil && p.Recorded != nil && p.Recorded.Column != "" {
+		return p.Recorded.Column
 	}
 	return "v"
 }
@@ -135,19 +133,10 @@ func sqlType(v spec.ValueType) string {
 	switch v {
 	case spec.ValInt, spec.ValBool, spec.ValDuration, spec.ValTime:
 		return "INTEGER"
-	case spec.ValList, spec.ValName:
+	case spec.ValList, spec.ValName, spec.ValText:
 		return "TEXT"
 	}
 	return ""
-}
-
-func acceptsPoints(a spec.Arg) bool {
-	for _, e := range a.Events {
-		if e == spec.TypePoint {
-			return true
-		}
-	}
-	return false
 }
 
 // kindOrder ranks stored relation kinds so that a question's tables come
@@ -155,7 +144,7 @@ func acceptsPoints(a spec.Arg) bool {
 func kindOrder() []string {
 	order := []string{kindExec, kindEnd}
 	for _, p := range spec.Vocabulary() {
-		if p.Kind == spec.Attribute || storedPairs[p.Name] != [2]string{} {
+		if p.Kind == spec.Attribute && p.Recorded != nil || isPair(p.Name) {
 			order = append(order, p.Name)
 		}
 	}

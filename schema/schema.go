@@ -216,7 +216,7 @@ func (s *Schema) Statements() []string {
 func questionKinds(q *spec.Question) ([]string, error) {
 	used := map[string]bool{}
 	for _, name := range q.Primitives() {
-		kinds, err := storedKinds(spec.Lookup(name))
+		kinds, err := StoredRelations(spec.Lookup(name))
 		if err != nil {
 			return nil, err
 		}

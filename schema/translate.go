@@ -399,7 +399,7 @@ func (s *scope) attribute(a *spec.Atom) {
 	p := a.Prim
 	ev := s.event(a.Args[0], p.Args[0])
 	keys := [][2]string{{"id", ev.expr}}
-	if acceptsPoints(p.Args[0]) {
+	if p.OfPoints() {
 		point := "0" // an execution's attributes are read at its begin point
 		if ev.kind == pointVar {
 			point = ev.point
@@ -451,36 +451,42 @@ func (s *scope) bindOrEqual(t spec.Term, expr string) {
 }
 
 // control translates a control relation: calls and spawns are stored
-// pairs; the others compare sequence numbers and goroutines.
+// pairs; the others, derived, compare sequence numbers as the row's
+// temporal meaning orders its points, and goroutines when the row says
+// its events share one (Stored.Derived names the goroutine relation).
 func (s *scope) control(a *spec.Atom) {
 	x := s.event(a.Args[0], a.Prim.Args[0])
 	y := s.event(a.Args[1], a.Prim.Args[1])
-	if pair, ok := storedPairs[a.Pred()]; ok {
+	if pair, ok := storedPair(a.Pred()); ok {
 		s.join(a.Pred(), x.name+"_"+a.Pred()+"_"+y.name, "", [][2]string{{pair[0], x.expr}, {pair[1], y.expr}})
 		return
 	}
-	switch a.Pred() {
-	case "before":
-		s.where = append(s.where, s.seq(x, true)+" < "+s.seq(y, false))
-	case "contains":
+	if a.Prim.Stored == nil || len(a.Prim.Stored.Derived) == 0 {
+		s.t.fail("no translation for the control relation %s", a.Pred())
+		return
+	}
+	events := []binding{x, y}
+	if a.Prim.Nests() {
 		s.contains(x, y)
-		if y.kind == execVar {
-			s.nest(x, y, y.row)
+	} else {
+		for _, e := range a.Prim.Temporal {
+			s.where = append(s.where, s.seq(events[e.From.Arg], e.From.End == spec.Finish)+" < "+s.seq(events[e.To.Arg], e.To.End == spec.Finish))
 		}
-	case "calls*":
-		// On one goroutine executions nest like a stack, so nesting in time
-		// there is exactly calling, directly or not.
-		s.contains(x, y)
+	}
+	oneGoroutine := slices.Contains(a.Prim.Stored.Derived, kindGoroutine)
+	if oneGoroutine {
+		// On one goroutine executions nest like a stack, so nesting in
+		// time there is exactly calling, directly or not (calls*).
 		s.where = append(s.where, s.goroutine(x)+" = "+s.goroutine(y))
-		if y.kind == execVar {
+	}
+	if a.Prim.Nests() && y.kind == execVar {
+		driver := y.row
+		if oneGoroutine {
 			// The inner's executions are found on the outer's goroutine,
 			// by the (run, g, id) index, in the outer's interval.
-			s.nest(x, y, s.attr(kindGoroutine, y.name, [][2]string{{"id", y.expr}}))
+			driver = s.attr(kindGoroutine, y.name, [][2]string{{"id", y.expr}})
 		}
-	case "same-goroutine":
-		s.where = append(s.where, s.goroutine(x)+" = "+s.goroutine(y))
-	default:
-		s.t.fail("no translation for the control relation %s", a.Pred())
+		s.nest(x, y, driver)
 	}
 }
 

@@ -2,6 +2,7 @@ package sites
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,8 +33,13 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 	if err != nil {
 		return err
 	}
+	if !slices.Contains(vs.kinds, spec.SiteCall) {
+		// Call sites are where every event can be recorded: the
+		// definition alone misses the functions outside the module.
+		return fmt.Errorf("no kind of site that records %s knows all that the question asks of it", vs.Name)
+	}
 	caller := vs.caller
-	dropped, synthetic, unrecorded := 0, 0, 0
+	dropped, synthetic, unrecorded, unknownCallers := 0, 0, 0, 0
 	var external []string // functions outside the module recorded at call sites
 	for _, f := range vs.Functions {
 		// Only an event can be missed: a function static approximation
@@ -65,7 +71,15 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 				calledBack = true
 			}
 		}
-		useDefinition := f.InModule && !vs.Lexical && (len(selected) == len(all) || calledBack)
+		atDefinition := slices.Contains(vs.kinds, spec.SiteDefinition)
+		if caller && f.InModule && !atDefinition {
+			return fmt.Errorf("%s is the caller in a relation recorded at call sites (calls, spawns), so its definition records it, "+
+				"which does not know all that is asked of it: %s", vs.Name, kindsNote(vs))
+		}
+		if calledBack && !atDefinition {
+			unknownCallers++
+		}
+		useDefinition := f.InModule && !vs.Lexical && atDefinition && (len(selected) == len(all) || calledBack)
 		if useDefinition || caller && f.InModule {
 			site, err := s.definition(f)
 			if err != nil {
@@ -125,6 +139,10 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("%s synthesized by the compiler (package initializers) may be events, but have no source to record them in",
 			plural(unrecorded, "function"))})
 	}
+	if unknownCallers > 0 {
+		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("%s may be called back by code outside the module, where no site records the call: "+
+			"%s, so those executions are missing", plural(unknownCallers, "function"), kindsNote(vs))})
+	}
 	if len(external) > 0 {
 		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("executions of %s, outside the module, are recorded at the module's call sites: those called from outside the module are missing",
 			nameList(external, 3))})
@@ -137,6 +155,15 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 	}
 	sortSites(vs.Sites)
 	return nil
+}
+
+// kindsNote says why vs is recorded only at the kinds of sites it is.
+func kindsNote(vs *Var) string {
+	kinds := make([]string, len(vs.kinds))
+	for i, k := range vs.kinds {
+		kinds[i] = string(k)
+	}
+	return "only " + strings.Join(kinds, " and ") + " sites know what the question asks of " + vs.Name
 }
 
 // unresolvedGaps notes, for a variable recorded at call sites, the
@@ -250,23 +277,17 @@ func (s *selector) allowedCallers(vs *Var, atoms []*spec.Atom, types spec.VarTyp
 		if len(q.where) > 0 {
 			sqlText += " WHERE " + strings.Join(q.where, " AND ")
 		}
-		switch c.atom.Pred() {
-		case "calls*":
-			sqlText = "WITH RECURSIVE reach(id) AS (" + sqlText +
-				" UNION SELECT t.callee_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN call_targets t ON t.call_id = k.id WHERE k.via <> 'go'" +
-				// What code outside the module may call back, as in the
-				// Static template of calls*.
-				" UNION SELECT t.callee_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN callback_targets t ON t.call_id = k.id WHERE k.via <> 'go'" +
-				" UNION SELECT -s.set_id FROM reach r JOIN calls k ON k.caller_id = r.id JOIN callback_sets s ON s.call_id = k.id WHERE k.via <> 'go'" +
-				" UNION SELECT m.callee_id FROM reach r JOIN callback_set_members m ON m.set_id = -r.id)" +
-				" SELECT id FROM reach"
+		if st := c.atom.Prim.Stored; st != nil && st.Closure != "" {
+			// A transitive relation: the call sites may also lie in what
+			// the callers reach, as its Static template closes.
+			sqlText = "WITH RECURSIVE reach(id) AS (" + sqlText + " " + st.Closure + ") SELECT id FROM reach"
 		}
 		ids, err := s.ids(sqlText)
 		if err != nil {
 			return nil, err
 		}
 		rule := callerRule{callers: ids, via: func(v string) bool { return v != "go" }}
-		if c.atom.Pred() == "spawns" {
+		if c.atom.Prim.Stored != nil && c.atom.Prim.Stored.Go {
 			rule.via = func(v string) bool { return v == "go" }
 		}
 		rules = append(rules, rule)

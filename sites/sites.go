@@ -13,6 +13,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,6 +61,9 @@ type Var struct {
 	name             *spec.Literal  // the function name it must have, if a literal
 	callers          []calleeOfAtom // the relations in which it is the callee
 	caller           bool           // it is the first event of a lexical relation
+	// kinds are the kinds of sites that know all it needs: those of its
+	// event type's row, less those its attributes' rows exclude.
+	kinds []spec.SiteKind
 	// possible are, when not approximating, the functions static
 	// approximation would keep (nil: all of Functions).
 	possible map[int64]bool
@@ -266,6 +270,20 @@ func (s *selector) relationSites(vs, rel *Var, atoms []*spec.Atom, types spec.Va
 	return s.unresolvedGaps(vs, allowed)
 }
 
+// siteKinds are the kinds of sites that can record event v of a
+// conjunction with atoms all: its type's (the row's Sites), less those
+// that do not know the value of one of its attributes.
+func siteKinds(v string, all []*spec.Atom, types spec.VarTypes) []spec.SiteKind {
+	kinds := spec.Lookup(types[v]).Sites
+	for _, a := range all {
+		if a.Prim.Kind != spec.Attribute || len(a.Prim.Sites) == 0 || a.Args[0].Lit != nil || a.Args[0].Var != v {
+			continue
+		}
+		kinds = slices.DeleteFunc(slices.Clone(kinds), func(k spec.SiteKind) bool { return !slices.Contains(a.Prim.Sites, k) })
+	}
+	return kinds
+}
+
 // ownEvents lists the function-execution variables that c introduces:
 // those not typed by an enclosing conjunction.
 func (s *selector) ownEvents(c *spec.Conj, types, outer spec.VarTypes) []string {
@@ -291,7 +309,7 @@ type query struct {
 
 // variable runs the SAT query of v and chooses its sites.
 func (s *selector) variable(v string, all []*spec.Atom, types spec.VarTypes) (*Var, error) {
-	vs := &Var{Name: v, Candidates: s.total}
+	vs := &Var{Name: v, Candidates: s.total, kinds: siteKinds(v, all, types)}
 	atoms := all // the atoms that approximate
 	if !s.approximate {
 		atoms = nil

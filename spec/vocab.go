@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -71,6 +72,7 @@ const (
 	ValList     ValueType = "list"     // a tuple of Go values (parameters, results)
 	ValAny      ValueType = "any"      // a Go value whose type the site decides
 	ValName     ValueType = "name"     // a function name, string
+	ValText     ValueType = "text"     // a string
 )
 
 // Arg describes one argument position of a primitive.
@@ -144,7 +146,9 @@ type Primitive struct {
 	// at those call sites.
 	Lexical bool
 	// Sites are the kinds of sites where an event of this type is
-	// recorded; empty for primitives that are not events.
+	// recorded; for an attribute, the kinds of its event's sites that know
+	// its value (sites/ records the event only there), empty when all do;
+	// empty for other primitives.
 	Sites []SiteKind
 	// Denotes, for the point events begin and end, which point of the
 	// interval (the second argument) the point (the first argument) is.
@@ -158,6 +162,14 @@ type Primitive struct {
 	// records through others are such rows: interval, point,
 	// function-invocation and function-name.
 	Definition string
+	// Recorded, for an attribute that sites record, is how: the value a
+	// site takes for it and the column that stores it. Nil for the rows
+	// with a Definition.
+	Recorded *Recording
+	// Stored, for a control relation, is how its tuples reach the
+	// database: as pairs of event ids, or derived in the views from the
+	// stored relations it names.
+	Stored *Storage
 	// Aggregated, for an AggregateRelation, is the aggregate question
 	// whose answer the relation is: its view, in run, is what a formula
 	// joins (the aggregate's condition is applied by SQL, never at run
@@ -165,8 +177,86 @@ type Primitive struct {
 	Aggregated *Question
 }
 
+// Recording is how sites record an attribute. When its value is known
+// (at the begin or the end of the execution) is the capture's (package
+// plan, captureMeanings): one place says it.
+type Recording struct {
+	// Capture names the value a site takes for the attribute (package
+	// plan's Capture): at the begin point, or at the only point.
+	Capture string
+	// FinishCapture, for an attribute of points, is the capture taken at
+	// an end point, when it is not Capture.
+	FinishCapture string
+	// Column is the name of its value column in the schema ("v" when
+	// empty); its SQL type follows from the value argument's ValueType.
+	Column string
+	// Tested says that run-time tests (filters, pairs, the keys of
+	// run-time aggregates) may read the captured value; the others are
+	// only stored, and their tests are SQL's.
+	Tested bool
+}
+
+// Storage is how the tuples of a control relation are stored.
+type Storage struct {
+	// Pair, for a relation recorded at the site of its second event
+	// (Lexical), names the columns of the first and second event ids of
+	// its stored relation, which bears the primitive's name.
+	Pair [2]string
+	// Derived, for a relation the views compute, names the stored
+	// relations it reads: "end" (end sequence numbers) and attributes.
+	Derived []string
+	// Go says that the first event starts the second with a go
+	// statement: its call sites are go statements, and no others.
+	Go bool
+	// Closure, for a transitive relation, extends a set reach(id) of
+	// functions (static.db) by those its events may reach: SQL UNION
+	// terms that sites/ appends to its own start set, as Static does.
+	Closure string
+}
+
 // IsEvent reports whether p is an event type.
 func (p *Primitive) IsEvent() bool { return p.Kind == IntervalEvent || p.Kind == PointEvent }
+
+// OfPoints reports whether p's first argument may be a point event, so
+// that its tuples say which point of an execution they are of.
+func (p *Primitive) OfPoints() bool {
+	for _, e := range p.Args[0].Events {
+		if e == TypePoint {
+			return true
+		}
+	}
+	return false
+}
+
+// Keys are the arguments of attribute p between its event and its value:
+// which parameter or result, which Go expression.
+func (p *Primitive) Keys() []Arg {
+	if p.Kind != Attribute || len(p.Args) < 2 {
+		return nil
+	}
+	return p.Args[1 : len(p.Args)-1]
+}
+
+// The shapes of control relations that the run-time analyses of package
+// plan recognize, read from the row's columns rather than its name.
+
+// Nests reports whether p's second event lies within its first (its
+// temporal meaning is that of calls, calls* and contains).
+func (p *Primitive) Nests() bool { return slices.Equal(p.Temporal, nests) }
+
+// Calls reports whether p relates an execution to those it calls, on its
+// goroutine: directly (recorded at the call sites in its body) or
+// transitively (closed over the call graph).
+func (p *Primitive) Calls() bool { return p.Nests() && (p.Lexical || p.Transitive()) }
+
+// Transitive reports whether p is closed over the call graph (Closure).
+func (p *Primitive) Transitive() bool { return p.Stored != nil && p.Stored.Closure != "" }
+
+// EndsBefore reports whether p says exactly that its first event ends
+// before its second begins.
+func (p *Primitive) EndsBefore() bool {
+	return len(p.Temporal) == 1 && p.Temporal[0] == Edge{ends(0), begins(1)}
+}
 
 // Arity is the number of arguments of p.
 func (p *Primitive) Arity() int { return len(p.Args) }
@@ -188,6 +278,17 @@ func ends(arg int) PointRef   { return PointRef{Arg: arg, End: Finish} }
 // nests is the temporal meaning of calls, calls* and contains: the second
 // event lies within the first.
 var nests = []Edge{{begins(0), begins(1)}, {ends(1), ends(0)}}
+
+// callsStarClosure extends reach(id) by what its functions call on the
+// same goroutine: go statements start other goroutines and do not count.
+// Functions that code outside the module may call back count, since the
+// call graph has no edges through that code: callback_targets, and
+// callback_sets, whose set ids enter reach negated so that each set is
+// expanded once.
+const callsStarClosure = "UNION SELECT t.callee_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN call_targets t ON t.call_id = c.id WHERE c.via <> 'go' " +
+	"UNION SELECT t.callee_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN callback_targets t ON t.call_id = c.id WHERE c.via <> 'go' " +
+	"UNION SELECT -s.set_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN callback_sets s ON s.call_id = c.id WHERE c.via <> 'go' " +
+	"UNION SELECT m.callee_id FROM reach r JOIN callback_set_members m ON m.set_id = -r.id"
 
 // vocabulary is the table of Go primitives. Adding a primitive is adding a
 // row here (and its templates in the later stages), not a code path.
@@ -242,7 +343,7 @@ var vocabulary = []*Primitive{
 	},
 	attribute("parameters", fnExec, ValList,
 		"v is the list of the parameters (arguments) of x, receiver excluded.",
-		`(parameters x v)`),
+		`(parameters x v)`, &Recording{Capture: "params", Tested: true}),
 	{
 		Name: "parameter", Kind: Attribute,
 		Args: []Arg{
@@ -250,12 +351,13 @@ var vocabulary = []*Primitive{
 			{Name: "n", Kind: ArgPosition},
 			{Name: "v", Kind: ArgValue, Value: ValAny},
 		},
-		Doc:     "v is the n-th parameter of x, counting from 1, receiver excluded.",
-		Example: `(parameter x 1 v)`,
+		Doc:      "v is the n-th parameter of x, counting from 1, receiver excluded.",
+		Example:  `(parameter x 1 v)`,
+		Recorded: &Recording{Capture: "param", Tested: true},
 	},
 	attribute("return-values", fnExec, ValList,
 		"v is the list of the results of x (empty if x panicked).",
-		`(return-values x v)`),
+		`(return-values x v)`, &Recording{Capture: "results", Tested: true}),
 	{
 		Name: "return-value", Kind: Attribute,
 		Args: []Arg{
@@ -263,24 +365,34 @@ var vocabulary = []*Primitive{
 			{Name: "n", Kind: ArgPosition},
 			{Name: "v", Kind: ArgValue, Value: ValAny},
 		},
-		Doc:     "v is the n-th result of x, counting from 1.",
-		Example: `(return-value x 1 v)`,
+		Doc:      "v is the n-th result of x, counting from 1.",
+		Example:  `(return-value x 1 v)`,
+		Recorded: &Recording{Capture: "result", Tested: true},
 	},
 	attribute("duration", fnExec, ValDuration,
 		"d is the wall-clock duration of x in nanoseconds.",
-		`(duration x d)`),
+		`(duration x d)`, &Recording{Capture: "d", Column: "d", Tested: true}),
 	attribute("goroutine", fnExec, ValInt,
 		"g is the id of the goroutine x runs on.",
-		`(goroutine x g)`),
+		`(goroutine x g)`, &Recording{Capture: "g", Column: "g"}),
+	{
+		Name: "caller-line", Kind: Attribute,
+		Args: []Arg{{Name: "x", Kind: ArgEvent, Events: fnExec}, {Name: "l", Kind: ArgValue, Value: ValText}},
+		Doc: "l is the position, file:line with the file relative to the module root, of the call, " +
+			"go or defer statement that started x; only call sites know it.",
+		Example:  `(caller-line x l)`,
+		Sites:    []SiteKind{SiteCall},
+		Recorded: &Recording{Capture: "line"},
+	},
 	attribute("receiver", fnExec, ValAny,
 		"r is the receiver of the method execution x.",
-		`(receiver x r)`),
+		`(receiver x r)`, &Recording{Capture: "recv", Tested: true}),
 	attribute("panicked", fnExec, ValBool,
 		"b is true when x ended by panicking.",
-		`(panicked x b)`),
+		`(panicked x b)`, &Recording{Capture: "panicked", Tested: true}),
 	attribute("time", point, ValTime,
 		"t is the time of point p, in nanoseconds since the run began.",
-		`(time p t)`),
+		`(time p t)`, &Recording{Capture: "t0", FinishCapture: "t1", Column: "t"}),
 	{
 		Name: "data-condition", Kind: Attribute,
 		Args: []Arg{
@@ -290,7 +402,8 @@ var vocabulary = []*Primitive{
 		},
 		Doc: "v is the value of the Go expression expr, evaluated in the scope of point p " +
 			"(of the begin point when p is an interval); expr must have no side effects.",
-		Example: `(data-condition x "len(items)" n)`,
+		Example:  `(data-condition x "len(items)" n)`,
+		Recorded: &Recording{Capture: "datacond", Tested: true},
 	},
 	{
 		Name: "before", Kind: ControlRelation,
@@ -298,6 +411,7 @@ var vocabulary = []*Primitive{
 		Doc:      "a ends before b begins.",
 		Example:  `(before g1 g2)`,
 		Temporal: []Edge{{ends(0), begins(1)}},
+		Stored:   &Storage{Derived: []string{"end"}},
 	},
 	{
 		Name: "contains", Kind: ControlRelation,
@@ -305,6 +419,7 @@ var vocabulary = []*Primitive{
 		Doc:      "b happens while a runs: a begins before b begins and b ends before a ends.",
 		Example:  `(contains f p)`,
 		Temporal: nests, // it spans goroutines: no static approximation
+		Stored:   &Storage{Derived: []string{"end"}},
 	},
 	{
 		Name: "calls", Kind: ControlRelation,
@@ -315,6 +430,7 @@ var vocabulary = []*Primitive{
 		Static: "EXISTS (SELECT 1 FROM calls c JOIN call_targets t ON t.call_id = c.id " +
 			"WHERE c.caller_id = {1}.id AND t.callee_id = {2}.id AND c.via <> 'go')",
 		Lexical: true,
+		Stored:  &Storage{Pair: [2]string{"caller", "callee"}},
 	},
 	{
 		Name: "calls*", Kind: ControlRelation,
@@ -323,21 +439,13 @@ var vocabulary = []*Primitive{
 		Example:  `(calls* f g)`,
 		Temporal: nests,
 		// Reachability from the candidates of a only, rather than the
-		// calls_star_static view, which closes the whole call graph; go
-		// statements start other goroutines and do not count. Functions
-		// that code outside the module may call back count, since the
-		// call graph has no edges through that code: callback_targets,
-		// and callback_sets, whose set ids enter reach negated so that
-		// each set is expanded once.
+		// calls_star_static view, which closes the whole call graph.
 		Static: "{2}.id IN (WITH RECURSIVE reach(id) AS (" +
 			"SELECT t.callee_id FROM calls c JOIN call_targets t ON t.call_id = c.id WHERE c.caller_id = {1}.id AND c.via <> 'go' " +
 			"UNION SELECT t.callee_id FROM calls c JOIN callback_targets t ON t.call_id = c.id WHERE c.caller_id = {1}.id AND c.via <> 'go' " +
 			"UNION SELECT -s.set_id FROM calls c JOIN callback_sets s ON s.call_id = c.id WHERE c.caller_id = {1}.id AND c.via <> 'go' " +
-			"UNION SELECT t.callee_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN call_targets t ON t.call_id = c.id WHERE c.via <> 'go' " +
-			"UNION SELECT t.callee_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN callback_targets t ON t.call_id = c.id WHERE c.via <> 'go' " +
-			"UNION SELECT -s.set_id FROM reach r JOIN calls c ON c.caller_id = r.id JOIN callback_sets s ON s.call_id = c.id WHERE c.via <> 'go' " +
-			"UNION SELECT m.callee_id FROM reach r JOIN callback_set_members m ON m.set_id = -r.id) " +
-			"SELECT id FROM reach)",
+			callsStarClosure + ") SELECT id FROM reach)",
+		Stored: &Storage{Derived: []string{"end", "goroutine"}, Closure: callsStarClosure},
 	},
 	{
 		Name: "spawns", Kind: ControlRelation,
@@ -347,12 +455,14 @@ var vocabulary = []*Primitive{
 		Temporal: []Edge{{begins(0), begins(1)}},
 		Static:   "EXISTS (SELECT 1 FROM spawns_static s WHERE s.def_id = {1}.id AND s.callee_def_id = {2}.id)",
 		Lexical:  true,
+		Stored:   &Storage{Pair: [2]string{"parent", "child"}, Go: true},
 	},
 	{
 		Name: "same-goroutine", Kind: ControlRelation,
 		Args:    []Arg{{Name: "a", Kind: ArgEvent, Events: anyEvent}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
 		Doc:     "a and b run on the same goroutine.",
 		Example: `(same-goroutine f g)`,
+		Stored:  &Storage{Derived: []string{"goroutine"}},
 	},
 	comparison("=", "a equals b (values, or the same event)."),
 	comparison("/=", "a differs from b."),
@@ -400,12 +510,13 @@ func AggregateRelationOf(q *Question) *Primitive {
 	return p
 }
 
-func attribute(name string, of []string, vt ValueType, doc, example string) *Primitive {
+func attribute(name string, of []string, vt ValueType, doc, example string, recorded *Recording) *Primitive {
 	return &Primitive{
 		Name: name, Kind: Attribute,
-		Args:    []Arg{{Name: "x", Kind: ArgEvent, Events: of}, {Name: "v", Kind: ArgValue, Value: vt}},
-		Doc:     doc,
-		Example: example,
+		Args:     []Arg{{Name: "x", Kind: ArgEvent, Events: of}, {Name: "v", Kind: ArgValue, Value: vt}},
+		Doc:      doc,
+		Example:  example,
+		Recorded: recorded,
 	}
 }
 

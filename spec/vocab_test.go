@@ -2,6 +2,7 @@ package spec
 
 import (
 	"os"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -75,5 +76,37 @@ func definedByRecordedRows(t *testing.T, p *Primitive) {
 	})
 	if len(p.Sites) != 0 || p.Static != "" || len(p.Temporal) != 0 {
 		t.Errorf("%s: a defined row has no sites, static approximation or temporal edges of its own: its definition's rows do", p.Name)
+	}
+}
+
+// TestRelationShapes pins which rows of today have each shape that the
+// run-time analyses recognize by columns (Temporal, Lexical, Stored): a
+// new row with a shape gets those analyses, and this test says so.
+func TestRelationShapes(t *testing.T) {
+	shapes := map[string]func(*Primitive) bool{
+		"Nests":      (*Primitive).Nests,
+		"Calls":      (*Primitive).Calls,
+		"Transitive": (*Primitive).Transitive,
+		"EndsBefore": (*Primitive).EndsBefore,
+		"Go":         func(p *Primitive) bool { return p.Stored != nil && p.Stored.Go },
+	}
+	want := map[string]string{
+		"Nests":      "calls calls* contains",
+		"Calls":      "calls calls*",
+		"Transitive": "calls*",
+		"EndsBefore": "before",
+		"Go":         "spawns",
+	}
+	for name, shape := range shapes {
+		var got []string
+		for _, p := range Vocabulary() {
+			if p.Kind == ControlRelation && shape(p) {
+				got = append(got, p.Name)
+			}
+		}
+		sort.Strings(got)
+		if strings.Join(got, " ") != want[name] {
+			t.Errorf("%s: %v, want %s", name, got, want[name])
+		}
 	}
 }

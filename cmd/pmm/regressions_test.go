@@ -82,6 +82,22 @@ func wantLines(out string) map[string]string {
 	return want
 }
 
+// wantInEveryMode builds and runs module in every mode and compares the
+// answers of queries with the program's "want NAME VALUE" lines; the
+// instrumentation must leave no site out but for the reasons allowed.
+func wantInEveryMode(t *testing.T, module string, queries map[string]string, allowed ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			out, db := instrumentInMode(t, module, mode, allowed...)
+			checkWant(t, db, wantLines(out), queries)
+		})
+	}
+}
+
 // checkWant compares the answer of each query, by name, with the
 // program's "want NAME VALUE" line.
 func checkWant(t *testing.T, db *sql.DB, want map[string]string, queries map[string]string) {

@@ -8,15 +8,7 @@ import "testing"
 // interval and point, function-invocation with function-name. In every
 // mode each answer must be what the program counts for itself.
 func TestSeedLanguage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs instrumented programs")
-	}
-	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
-		t.Run(mode, func(t *testing.T) {
-			out, db := instrumentInMode(t, "../../testdata/seedlang", mode)
-			checkWant(t, db, wantLines(out), seedLanguageQueries)
-		})
-	}
+	wantInEveryMode(t, "../../testdata/seedlang", seedLanguageQueries)
 }
 
 // seedLanguageQueries are the queries of the answers the program counts,

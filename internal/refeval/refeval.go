@@ -96,7 +96,9 @@ func (e *UnsupportedError) Error() string {
 }
 
 // unsupported are the primitives whose values the trace does not record.
-var unsupported = map[string]bool{"duration": true, "time": true, "receiver": true, "data-condition": true}
+var unsupported = map[string]bool{"duration": true, "time": true, "receiver": true, "data-condition": true,
+	"caller-line": true, // the traced twins (internal/progen) record no call positions
+}
 
 // Evaluate answers every defquestion of prog over the trace tr, by name
 // (lower-cased, as spec names them). A question that uses a primitive the

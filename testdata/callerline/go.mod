@@ -1,0 +1,3 @@
+module example.com/callerline
+
+go 1.21
