@@ -30,7 +30,7 @@ var stages = [][]string{
 	{"rt/logfmt"},                       // the log format, written by the runtime, read by the loader
 	{"rt", "rt/pmmrt"},                  // the injected runtime, and its sources for the overlay
 	{"rt/load"},                         // the logs into pmm.db
-	{"cmd/pmm"},                         // the command line drives every stage
+	{"cmd/pmm", "internal/dataflow"},    // the command line drives every stage; a test runs them all, checking no stage changes an earlier output
 	{"e2e/realmodules", "e2e/difftest"}, // run the pmm command on real modules, and on random programs against the reference
 }
 

@@ -1,0 +1,3 @@
+module example.com/mutation
+
+go 1.22
