@@ -9,17 +9,6 @@ import (
 	"pmm.dev/pmm/spec"
 )
 
-// goOperator is the Go operator of a comparison of the vocabulary.
-func goOperator(op string) string {
-	switch op {
-	case "=":
-		return "=="
-	case "/=":
-		return "!="
-	}
-	return op
-}
-
 // flagName names a state field (or method) of variable v in disjunct d
 // of question q. Names are unique by construction: several questions,
 // and the disjuncts of one (the branches of an or), meet at one site and
@@ -263,7 +252,7 @@ func (sg *siteGen) goCond(c plan.Cond) (string, bool) {
 	if !comparableAs(c.Atom, argTypes) {
 		return "", false
 	}
-	g := "(" + args[0] + " " + goOperator(c.Atom.Pred()) + " " + args[1] + ")"
+	g := "(" + args[0] + " " + c.Atom.Prim.Compares.Go + " " + args[1] + ")"
 	if c.Negated {
 		g = "!" + g
 	}

@@ -19,6 +19,7 @@ import (
 // (pmmrt.MarkAll): those that contain it.
 type Absence struct {
 	Caller, Var string
+	Relation    string // the name of the relation between them, as written
 	Dynamic     bool
 	Slot        int // Dynamic: the slot of the goroutine-local context
 	// Name is the function h must be an execution of, if named; Conds
@@ -54,7 +55,7 @@ func absenceOf(n *spec.Conj) *Absence {
 			if a != nil {
 				return nil
 			}
-			a = &Absence{Caller: at.Args[0].Var, Var: at.Args[1].Var, Dynamic: at.Prim.Transitive()}
+			a = &Absence{Caller: at.Args[0].Var, Var: at.Args[1].Var, Relation: at.Pred(), Dynamic: at.Prim.Transitive()}
 			link = at
 		}
 	}

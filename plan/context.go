@@ -18,6 +18,7 @@ import (
 // (pmmrt.Any), a test that costs an atomic load.
 type Context struct {
 	Ancestor, Descendant string
+	Relation             string // the name of the relation between them, as written
 	Slot                 int
 	Anywhere             bool // contains, not calls*
 }
@@ -31,7 +32,7 @@ func contextsOf(root *spec.Conj, types spec.VarTypes, next int) []*Context {
 		a, d := at.Args[0], at.Args[len(at.Args)-1]
 		if at.Prim.Nests() && !at.Prim.Lexical && a.Lit == nil && d.Lit == nil && a.Var != d.Var &&
 			types[a.Var] == spec.TypeFunctionExecution && types[d.Var] == spec.TypeFunctionExecution {
-			out = append(out, &Context{Ancestor: a.Var, Descendant: d.Var, Slot: next + len(out), Anywhere: !at.Prim.Transitive()})
+			out = append(out, &Context{Ancestor: a.Var, Descendant: d.Var, Relation: at.Pred(), Slot: next + len(out), Anywhere: !at.Prim.Transitive()})
 		}
 	}
 	return out

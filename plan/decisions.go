@@ -33,18 +33,10 @@ func (p *Plan) Decisions() []Decision {
 						add(qi, pr, p.On(pr), fmt.Sprintf("equal values of %s and %s, held in %s", pr.Earlier, pr.Later, pr.Caller))
 					}
 					if a := f.Absent; a != nil {
-						link := "calls"
-						if a.Dynamic {
-							link = "calls*"
-						}
-						add(qi, a, p.On(a), fmt.Sprintf("the absence of (%s %s %s)", link, a.Caller, a.Var))
+						add(qi, a, p.On(a), fmt.Sprintf("the absence of (%s %s %s)", a.Relation, a.Caller, a.Var))
 					}
 					for _, c := range f.Contexts {
-						link := "calls*"
-						if c.Anywhere {
-							link = "contains"
-						}
-						add(qi, c, p.On(c), fmt.Sprintf("(%s %s %s)", link, c.Ancestor, c.Descendant))
+						add(qi, c, p.On(c), fmt.Sprintf("(%s %s %s)", c.Relation, c.Ancestor, c.Descendant))
 					}
 					if ra := f.Aggregate; ra != nil {
 						add(qi, ra, p.On(ra), "the aggregate, kept in cells")

@@ -218,7 +218,7 @@ func callerConds(x, c string, root *spec.Conj, a *Conj) []Cond {
 				break
 			}
 			own := w.Var + "'" // not a PMM name: no clash
-			cond.Atom = &spec.Atom{Pos: t.Atom.Pos, Prim: spec.Lookup("="), Args: []spec.Term{{Var: own}, {Var: w.Var}}}
+			cond.Atom = &spec.Atom{Pos: t.Atom.Pos, Prim: spec.Equality(), Args: []spec.Term{{Var: own}, {Var: w.Var}}}
 			cond.Values[own], cond.Values[w.Var], cond.Outer[w.Var] = fx, fc, true
 		default:
 			ok = false

@@ -105,7 +105,7 @@ func equalValues(a *spec.Atom, x, y string, root *spec.Conj) (Field, Field, bool
 				}
 			}
 		}
-	case a.Prim.Kind == spec.ValueRelation && a.Pred() == "=" && a.Args[0].Lit == nil && a.Args[1].Lit == nil:
+	case a.Prim.Kind == spec.ValueRelation && a.Prim.Compares.Binds && a.Args[0].Lit == nil && a.Args[1].Lit == nil:
 		bx, by := attributeBinding(x, root), attributeBinding(y, root)
 		l, r := a.Args[0].Var, a.Args[1].Var
 		if bx[r] != nil && by[l] != nil {

@@ -7,12 +7,13 @@ import (
 )
 
 // The stored relations that are not named after a primitive: executions,
-// their end points (the counter value taken when they end), and the
-// goroutine they run on, which the derived control relations also read.
+// their end points (the counter value taken when they end); and the
+// goroutine they run on, an attribute's, which the derived control
+// relations also read.
 const (
 	kindExec      = "exec"
 	kindEnd       = "end"
-	kindGoroutine = "goroutine"
+	kindGoroutine = spec.AttrGoroutine
 	// KindCells is the table of an aggregate question's cells: the
 	// groups of the partial results the run-time keeps, each with the
 	// number of its cell in CellsTable.

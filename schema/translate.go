@@ -447,7 +447,7 @@ func (s *scope) bindOrEqual(t spec.Term, expr string) {
 		}
 	}
 	rhs, _ := s.term(t)
-	s.where = append(s.where, comparison("=", expr, rhs))
+	s.where = append(s.where, comparison(spec.Equality(), expr, rhs))
 }
 
 // control translates a control relation: calls and spawns are stored
@@ -536,10 +536,10 @@ func (s *scope) compare(pending []*spec.Atom) {
 			r, rok := s.term(a.Args[1])
 			switch {
 			case lok && rok:
-				s.where = append(s.where, comparison(a.Pred(), l, r))
-			case a.Pred() == "=" && lok:
+				s.where = append(s.where, comparison(a.Prim, l, r))
+			case a.Prim.Compares.Binds && lok:
 				s.bindOrEqual(a.Args[1], l)
-			case a.Pred() == "=" && rok:
+			case a.Prim.Compares.Binds && rok:
 				s.bindOrEqual(a.Args[0], r)
 			default:
 				rest = append(rest, a)
@@ -564,19 +564,13 @@ func (s *scope) term(t spec.Term) (sql string, ok bool) {
 	return b.value(), ok
 }
 
-var sqlOperators = map[string]string{"=": "=", "/=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-
-// comparison is l op r in SQL; nil compares with IS.
-func comparison(op, l, r string) string {
-	if l == "NULL" || r == "NULL" {
-		switch op {
-		case "=":
-			return l + " IS " + r
-		case "/=":
-			return l + " IS NOT " + r
-		}
+// comparison is l op r in SQL, op a value relation; nil compares with
+// IS.
+func comparison(op *spec.Primitive, l, r string) string {
+	if c := op.Compares; (l == "NULL" || r == "NULL") && c.NullSQL != "" {
+		return l + " " + c.NullSQL + " " + r
 	}
-	return l + " " + sqlOperators[op] + " " + r
+	return l + " " + op.Compares.SQL + " " + r
 }
 
 // literal is the SQL of a PMM literal.

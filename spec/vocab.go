@@ -59,6 +59,10 @@ const (
 	TypePoint             = "point"
 )
 
+// AttrGoroutine is the attribute whose stored relation the views of the
+// control relations that stay on one goroutine read (Storage.Derived).
+const AttrGoroutine = "goroutine"
+
 // ValueType is the type of the value an attribute yields; later stages
 // use it to type the generated recording code.
 type ValueType string
@@ -170,6 +174,9 @@ type Primitive struct {
 	// database: as pairs of event ids, or derived in the views from the
 	// stored relations it names.
 	Stored *Storage
+	// Compares, for a value relation, is how the stages write it: in
+	// the generated Go, in the answers' SQL.
+	Compares *Comparison
 	// Aggregated, for an AggregateRelation, is the aggregate question
 	// whose answer the relation is: its view, in run, is what a formula
 	// joins (the aggregate's condition is applied by SQL, never at run
@@ -194,6 +201,19 @@ type Recording struct {
 	// run-time aggregates) may read the captured value; the others are
 	// only stored, and their tests are SQL's.
 	Tested bool
+}
+
+// Comparison is how a value relation is written in the languages pmm
+// generates.
+type Comparison struct {
+	Go  string // the Go operator
+	SQL string // the SQL operator
+	// NullSQL, for = and /=, is the SQL operator that compares with NULL
+	// (IS, IS NOT); empty for an ordering, which NULL makes unknown.
+	NullSQL string
+	// Binds says that the relation is equality: where one side is known
+	// and the other a variable not bound yet, it binds the variable.
+	Binds bool
 }
 
 // Storage is how the tuples of a control relation are stored.
@@ -372,7 +392,7 @@ var vocabulary = []*Primitive{
 	attribute("duration", fnExec, ValDuration,
 		"d is the wall-clock duration of x in nanoseconds.",
 		`(duration x d)`, &Recording{Capture: "d", Column: "d", Tested: true}),
-	attribute("goroutine", fnExec, ValInt,
+	attribute(AttrGoroutine, fnExec, ValInt,
 		"g is the id of the goroutine x runs on.",
 		`(goroutine x g)`, &Recording{Capture: "g", Column: "g"}),
 	{
@@ -445,7 +465,7 @@ var vocabulary = []*Primitive{
 			"UNION SELECT t.callee_id FROM calls c JOIN callback_targets t ON t.call_id = c.id WHERE c.caller_id = {1}.id AND c.via <> 'go' " +
 			"UNION SELECT -s.set_id FROM calls c JOIN callback_sets s ON s.call_id = c.id WHERE c.caller_id = {1}.id AND c.via <> 'go' " +
 			callsStarClosure + ") SELECT id FROM reach)",
-		Stored: &Storage{Derived: []string{"end", "goroutine"}, Closure: callsStarClosure},
+		Stored: &Storage{Derived: []string{"end", AttrGoroutine}, Closure: callsStarClosure},
 	},
 	{
 		Name: "spawns", Kind: ControlRelation,
@@ -462,14 +482,14 @@ var vocabulary = []*Primitive{
 		Args:    []Arg{{Name: "a", Kind: ArgEvent, Events: anyEvent}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
 		Doc:     "a and b run on the same goroutine.",
 		Example: `(same-goroutine f g)`,
-		Stored:  &Storage{Derived: []string{"goroutine"}},
+		Stored:  &Storage{Derived: []string{AttrGoroutine}},
 	},
-	comparison("=", "a equals b (values, or the same event)."),
-	comparison("/=", "a differs from b."),
-	comparison("<", "a is less than b."),
-	comparison("<=", "a is less than or equal to b."),
-	comparison(">", "a is greater than b."),
-	comparison(">=", "a is greater than or equal to b."),
+	equality,
+	comparison("/=", "a differs from b.", &Comparison{Go: "!=", SQL: "<>", NullSQL: "IS NOT"}),
+	comparison("<", "a is less than b.", &Comparison{Go: "<", SQL: "<"}),
+	comparison("<=", "a is less than or equal to b.", &Comparison{Go: "<=", SQL: "<="}),
+	comparison(">", "a is greater than b.", &Comparison{Go: ">", SQL: ">"}),
+	comparison(">=", "a is greater than or equal to b.", &Comparison{Go: ">=", SQL: ">="}),
 }
 
 // typeTest is the row of an event type that others define: (name v)
@@ -520,14 +540,23 @@ func attribute(name string, of []string, vt ValueType, doc, example string, reco
 	}
 }
 
-func comparison(op, doc string) *Primitive {
+func comparison(op, doc string, c *Comparison) *Primitive {
 	return &Primitive{
 		Name: op, Kind: ValueRelation,
-		Args:    []Arg{{Name: "a", Kind: ArgValue, Value: ValAny}, {Name: "b", Kind: ArgValue, Value: ValAny}},
-		Doc:     doc,
-		Example: "(" + op + " a b)",
+		Args:     []Arg{{Name: "a", Kind: ArgValue, Value: ValAny}, {Name: "b", Kind: ArgValue, Value: ValAny}},
+		Doc:      doc,
+		Example:  "(" + op + " a b)",
+		Compares: c,
 	}
 }
+
+// equality is the row of =, which the stages also use for the equalities
+// they make (Equality).
+var equality = comparison("=", "a equals b (values, or the same event).", &Comparison{Go: "==", SQL: "=", NullSQL: "IS", Binds: true})
+
+// Equality returns the row of =, for a stage that makes an equality of
+// its own (a value held in a caller equal to the callee's).
+func Equality() *Primitive { return equality }
 
 // Lookup returns the primitive named name (case-insensitive), or nil.
 func Lookup(name string) *Primitive {
