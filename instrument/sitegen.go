@@ -500,6 +500,9 @@ func (sg *siteGen) encodeField(t *plan.Target, f plan.Field) ([]string, error) {
 	if v, ok := sg.intField(t, f); ok {
 		return []string{"r.Int(" + v + ")"}, nil
 	}
+	if b := captureCodes[f.Cap].boolean; b != "" {
+		return []string{"r.Bool(" + b + ")"}, nil
+	}
 	switch f.Cap {
 	case plan.CapConst:
 		return []string{"r.Str(" + strconv.Quote(f.Expr) + ")"}, nil
@@ -510,8 +513,6 @@ func (sg *siteGen) encodeField(t *plan.Target, f plan.Field) ([]string, error) {
 			return nil, fmt.Errorf("%s: only a call site knows the line of the call (sites/ records at call sites what reads it)", sg.s.Span.File)
 		}
 		return []string{"r.Str(" + strconv.Quote(sg.s.File+":"+strconv.Itoa(sg.s.Line)) + ")"}, nil
-	case plan.CapPanicked:
-		return []string{"r.Bool(" + captureCodes[f.Cap].boolean + ")"}, nil
 	case plan.CapParams, plan.CapResults:
 		prefix := captureCodes[f.Cap].field
 		lines := []string{"r.ListBegin()"}
