@@ -191,7 +191,8 @@ func (s *selector) unresolvedGaps(vs *Var, allowed []callerRule) error {
 }
 
 // unresolvedCalls lists the dynamic calls the call graph did not
-// resolve, read once.
+// resolve, read once: those in code the program may run (a definition
+// static.db marks not reached never runs, nor its calls).
 func (s *selector) unresolvedCalls() ([]callSite, error) {
 	if s.unresolved == nil {
 		calls, err := s.readUnresolved()
@@ -207,6 +208,7 @@ func (s *selector) readUnresolved() ([]callSite, error) {
 	rows, err := s.db.QueryContext(s.ctx, `
 		SELECT c.id, coalesce(c.caller_id, 0), c.file, c.line, c.col, c.via FROM calls c
 		WHERE c.external IS NULL AND c.kind <> 'static' AND NOT EXISTS (SELECT 1 FROM call_targets t WHERE t.call_id = c.id)
+		AND NOT EXISTS (SELECT 1 FROM functions f WHERE f.id = c.caller_id AND f.reached = 0)
 		ORDER BY c.file, c.line, c.col`)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,15 @@ func buildCallGraph(pkgs []*packages.Package, algorithm string) (*callgraph.Grap
 	return nil, nil, fmt.Errorf("unknown call-graph algorithm %q (want vta, cha or static)", algorithm)
 }
 
+// markReached marks the definitions whose code is in funcs.
+func (c *collector) markReached(funcs map[*ssa.Function]bool) {
+	for fn := range funcs {
+		if def := c.definition(fn); def != nil {
+			def.reached = true
+		}
+	}
+}
+
 // addCallGraph adds the call graph's callees to the dynamic call sites
 // of the loaded definitions. Calls that SSA makes without a call
 // expression in the source (a range-over-func loop calling its iterator)

@@ -64,6 +64,12 @@ type function struct {
 	parent   *function
 	closures int // direct function literals numbered so far
 	used     bool
+	// reached: some function of the program's SSA (ssautil.AllFunctions,
+	// the linker-style reachability from package members and the method
+	// sets of the types the program uses) has this definition's code.
+	// A definition not reached never runs: a method of a type the
+	// program never uses, and the closures in it.
+	reached bool
 }
 
 // call is a row of the calls table.

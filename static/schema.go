@@ -29,7 +29,8 @@ CREATE TABLE functions (
 	col        INTEGER,
 	end_line   INTEGER,
 	end_col    INTEGER,
-	parent_id  INTEGER REFERENCES functions(id)
+	parent_id  INTEGER REFERENCES functions(id),
+	reached    INTEGER
 );
 CREATE INDEX functions_name ON functions(name);
 CREATE INDEX functions_match_name ON functions(match_name);

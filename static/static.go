@@ -98,6 +98,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	c.resolveStatic()
+	c.markReached(funcs)
 	c.addCallGraph(graph)
 	c.addCallbacks(graph, funcs)
 	meta := map[string]string{

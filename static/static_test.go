@@ -156,6 +156,32 @@ func TestProgram(t *testing.T) {
 	}
 }
 
+// TestUnreached checks that the definitions no code of the program
+// reaches are marked so (a method of a type the program never uses, and
+// the closure in it), and that the dynamic calls in them are the ones the
+// call graph leaves without a callee: VTA, which sees only reached code,
+// resolves the live call and not theirs.
+func TestUnreached(t *testing.T) {
+	_, db := build(t, "../testdata/static/unreached", Config{})
+	reached := rows(t, db, `SELECT name, reached FROM functions WHERE in_module AND defined`)
+	want := []string{"main.apply 1", "main.double 1", "main.handler.serve 0", "main.handler.serve.func1 0", "main.main 1"}
+	if !slices.Equal(reached, want) {
+		t.Errorf("reached = %q, want %q", reached, want)
+	}
+	if got := rows(t, db, `SELECT reached FROM functions WHERE name = 'fmt.Println'`); !slices.Equal(got, []string{"<nil>"}) {
+		t.Errorf("reached of fmt.Println = %q, want NULL: only the module's definitions are known", got)
+	}
+	unresolved := rows(t, db, `
+		SELECT f.name FROM calls c JOIN functions f ON f.id = c.caller_id
+		WHERE c.kind <> 'static' AND NOT EXISTS (SELECT 1 FROM call_targets t WHERE t.call_id = c.id)`)
+	if want := []string{"main.handler.serve", "main.handler.serve.func1"}; !slices.Equal(unresolved, want) {
+		t.Errorf("dynamic calls without a callee in %q, want %q", unresolved, want)
+	}
+	if got := rows(t, db, targetsQuery, "main.apply", "funcvalue"); !slices.Equal(got, []string{"main.double"}) {
+		t.Errorf("targets of f(a) in apply = %q, want [main.double]", got)
+	}
+}
+
 // TestRuntimeNames runs the test program, whose functions print their
 // runtime.FuncForPC names, and checks that the innermost definition in
 // static.db around each printing line has that name.

@@ -21,8 +21,10 @@ var update = flag.Bool("update", false, "rewrite the reference answers of testda
 // casesDir holds the regression cases: one directory per class of
 // disagreement the differential test found, each a module (main.go,
 // questions.pmm) with its traced twin (twin/main.go, written by hand
-// like the generator's twins), want.txt (the reference's answers) and
-// known.txt (the questions and modes where pmm disagrees today).
+// like the generator's twins), want.txt (the reference's answers),
+// known.txt (the questions and modes where pmm disagrees today) and, for
+// a class where pmm flagged answers it can give exactly, exact.txt (why
+// every answer of the case must be exact).
 const casesDir = "../../testdata/difftest"
 
 // TestRegressionCases checks the reference's answers to each regression
@@ -30,7 +32,8 @@ const casesDir = "../../testdata/difftest"
 // it also runs pmm in the four modes and checks that pmm disagrees with
 // the reference, without flagging the answer as incomplete, exactly
 // where known.txt says: a fix makes the test fail until its lines are
-// removed from known.txt.
+// removed from known.txt. A case with exact.txt fails on a flagged
+// answer too.
 func TestRegressionCases(t *testing.T) {
 	cases, err := os.ReadDir(casesDir)
 	if err != nil {
@@ -55,6 +58,8 @@ func TestRegressionCases(t *testing.T) {
 			e := env(t)
 			e.Dir = filepath.Join(e.Dir, c.Name())
 			known := readKnown(t, dir)
+			_, err := os.Stat(filepath.Join(dir, "exact.txt"))
+			exact := err == nil
 			for _, mode := range Modes {
 				mdir := filepath.Join(e.Dir, mode)
 				copyFiles(t, dir, mdir, "go.mod", "main.go", "questions.pmm")
@@ -70,6 +75,8 @@ func TestRegressionCases(t *testing.T) {
 						t.Errorf("%s --mode %s is %s now: remove it from known.txt", r.Question, mode, r.Outcome)
 					case wrong:
 						t.Logf("known: %s --mode %s: %s: %s", r.Question, mode, r.Outcome, r.Detail)
+					case r.Outcome == Flagged && exact:
+						t.Errorf("%s --mode %s is flagged, where exact.txt says every answer is exact: %s", r.Question, mode, r.Detail)
 					case r.Outcome == Flagged:
 						t.Logf("flagged: %s --mode %s: %s", r.Question, mode, r.Detail)
 					}

@@ -1,0 +1,3 @@
+module example.com/unreached
+
+go 1.26
