@@ -733,3 +733,110 @@ func TestViewsCells(t *testing.T) {
 		}
 	}
 }
+
+// TestViewsDistinctByKey checks when a question's view leaves out
+// DISTINCT (its rows determine the rows of every table it reads, whose
+// keys are unique) and that the answers are sets either way: a trace in
+// which two executions of F have the same duration and parameter, and
+// one G runs under both executions of F.
+func TestViewsDistinctByKey(t *testing.T) {
+	const pmm = `
+(defquestion with-exec :definition
+  ((x fn d) s.t. (and (function-execution x fn) (duration x d))))
+(defquestion without-exec :definition
+  ((fn d) s.t. (exists (x) (and (function-execution x fn) (duration x d)))))
+(defquestion param :definition
+  ((x v) s.t. (and (function-execution x "main.F") (parameter x 1 v))))
+(defquestion param-value :definition
+  ((v) s.t. (exists (x) (and (function-execution x "main.F") (parameter x 1 v)))))
+(defquestion begins :definition
+  ((p t) s.t. (exists (x) (and (function-execution x "main.F") (begin p x) (time p t)))))
+(defquestion pairs :definition
+  ((x y) s.t. (and (function-execution x "main.F") (function-execution y "main.G") (calls x y))))
+(defquestion under-f :definition
+  ((y) s.t. (exists (x) (and (function-execution x "main.F") (function-execution y "main.G") (calls* x y)))))`
+	tests := []struct {
+		view     string
+		distinct bool
+		trace    trace
+		want     [][]any
+	}{
+		{"with_exec", false, trace{
+			"exec":     {{1, 1, siteF}, {1, 2, siteF}},
+			"duration": {{1, 1, 5}, {1, 2, 5}},
+		}, [][]any{{1, 1, "main.F", 5}, {1, 2, "main.F", 5}}},
+		{"without_exec", true, trace{
+			"exec":     {{1, 1, siteF}, {1, 2, siteF}},
+			"duration": {{1, 1, 5}, {1, 2, 5}},
+		}, [][]any{{1, "main.F", 5}}},
+		{"param", false, trace{
+			"exec":      {{1, 1, siteF}, {1, 2, siteF}},
+			"parameter": {{1, 1, 1, "a"}, {1, 2, 1, "a"}, {1, 2, 2, "b"}},
+		}, [][]any{{1, 1, "a"}, {1, 2, "a"}}},
+		{"param_value", true, trace{
+			"exec":      {{1, 1, siteF}, {1, 2, siteF}},
+			"parameter": {{1, 1, 1, "a"}, {1, 2, 1, "a"}},
+		}, [][]any{{1, "a"}}},
+		{"begins", false, trace{
+			"exec": {{1, 1, siteF}, {1, 2, siteF}},
+			"time": {{1, 1, 0, 10}, {1, 1, 1, 20}, {1, 2, 0, 10}, {1, 2, 1, 30}},
+		}, [][]any{{1, 2, 10}, {1, 4, 10}}},
+		{"pairs", false, trace{
+			"exec":  {{1, 1, siteF}, {1, 2, siteF}, {1, 3, siteG}, {1, 4, siteG}},
+			"calls": {{1, 1, 3}, {1, 2, 3}, {1, 2, 4}},
+		}, [][]any{{1, 1, 3}, {1, 2, 3}, {1, 2, 4}}},
+		// F 1 calls F 2, which calls G 3: G is under both.
+		{"under_f", true, trace{
+			"exec":      {{1, 1, siteF}, {1, 2, siteF}, {1, 3, siteG}},
+			"end":       {{1, 3, 4}, {1, 2, 5}, {1, 1, 6}},
+			"goroutine": {{1, 1, 1}, {1, 2, 1}, {1, 3, 1}},
+		}, [][]any{{1, 3}}},
+	}
+	s := generate(t, pmm)
+	db := openDB(t, s)
+	for site, fn := range siteNames {
+		exec(t, db, "INSERT INTO pmm_sites (site, function, kind) VALUES (?, ?, 'definition')", site, fn)
+	}
+	recordEverywhere(t, db, pmm)
+	for _, tt := range tests {
+		var question string
+		for _, tb := range s.Tables {
+			if SQLName(tb.Question) == tt.view {
+				question = tb.Question
+			}
+		}
+		var sqlText string
+		for _, v := range s.Views {
+			if v.Name == tt.view {
+				sqlText = v.SQL
+			}
+		}
+		if got := strings.Contains(sqlText, "DISTINCT"); got != tt.distinct {
+			t.Errorf("view %s: DISTINCT %v, want %v:\n%s", tt.view, got, tt.distinct, sqlText)
+		}
+		for kind, rows := range tt.trace {
+			table := s.Table(question, kind)
+			for _, row := range rows {
+				marks := strings.TrimSuffix(strings.Repeat("?, ", len(row)), ", ")
+				exec(t, db, "INSERT INTO "+table.Name+" VALUES ("+marks+")", row...)
+			}
+		}
+		if got := queryAll(t, db, "SELECT * FROM "+tt.view); !reflect.DeepEqual(sorted(got), sorted(normalize(tt.want))) {
+			t.Errorf("view %s:\n got %v\nwant %v\n%s", tt.view, sorted(got), sorted(normalize(tt.want)), sqlText)
+		}
+	}
+}
+
+// TestKeysUnique checks that the tables refuse a second row with the key
+// of a row they hold: the views without DISTINCT rely on it.
+func TestKeysUnique(t *testing.T) {
+	s := generate(t, `(defquestion q :definition ((x v) s.t. (and (function-execution x "main.F") (parameter x 1 v))))`)
+	db := openDB(t, s)
+	exec(t, db, "INSERT INTO q__parameter VALUES (1, 7, 1, 'a'), (1, 7, 2, 'b'), (2, 7, 1, 'c')")
+	if _, err := db.Exec("INSERT INTO q__parameter VALUES (1, 7, 1, 'd')"); err == nil {
+		t.Error("q__parameter took a second row for (run 1, id 7, n 1)")
+	}
+	if _, err := db.Exec("INSERT INTO q__exec VALUES (1, NULL, 3)"); err == nil {
+		t.Error("q__exec took a row without an id")
+	}
+}
