@@ -77,44 +77,30 @@ func columns(kind string) []Column {
 	return append(cols, Column{Name: valueColumn(kind), Type: sqlType(p.Args[len(p.Args)-1].Value)})
 }
 
-// keyColumns returns the primary key (after run) of the stored relation
-// of kind with columns cols: a stored pair is its two event ids (an
-// execution calls or spawns another once); any other relation is
-// functional in its columns but the last, an execution's id and, for an
-// attribute, which point, parameter or expression. The instrumentation
-// emits each such key once: one id per execution from a per-process
-// counter (made unique per run by the loader), each of a site's tuples
-// once per execution (plan's Target.add), an id published by a call
-// site adopted by one definition only (pmmrt.Adopt). The loader enforces
-// it all the same (rt/load).
-func keyColumns(kind string, cols []Column) []string {
-	if kind == kindCells {
-		return nil
+// indexColumns returns the columns (after run) of the indexes of the
+// stored relation of kind with columns cols. Every row read by an event
+// id is found by (run, id) and its keys (point, n, expr); an integer
+// value is in the index too, so a view reads no table row for it (texts
+// would double the size of the table). A goroutine's executions are
+// found by (run, g, id), the range calls* reads; a stored pair is found
+// from either end.
+func indexColumns(kind string, cols []Column) [][]string {
+	var names []string
+	for i, c := range cols {
+		if i == len(cols)-1 && i > 0 && c.Type != "INTEGER" {
+			break
+		}
+		names = append(names, c.Name)
 	}
-	n := len(cols) - 1
-	if isPair(kind) {
-		n = len(cols)
-	}
-	var key []string
-	for _, c := range cols[:n] {
-		key = append(key, c.Name)
-	}
-	return key
-}
-
-// indexColumns returns the columns (after run) of the indexes besides
-// the primary key key of the stored relation of kind. The key finds
-// every row read by an event id, and holds the row's other columns. A
-// goroutine's executions are found by (run, g, id), the range calls*
-// reads; a stored pair is found from either end.
-func indexColumns(kind string, key []string) [][]string {
 	switch {
+	case kind == kindCells:
+		return nil
 	case kind == kindGoroutine:
-		return [][]string{{valueColumn(kindGoroutine), key[0]}}
+		return [][]string{names, {names[1], names[0]}}
 	case isPair(kind):
-		return [][]string{{key[1], key[0]}}
+		return [][]string{names, {names[1], names[0]}}
 	}
-	return nil
+	return [][]string{names}
 }
 
 // keyColumn is the column of an attribute's argument between the event

@@ -41,16 +41,9 @@ type Table struct {
 	// Columns do not include the "run" column, which the loader prepends
 	// to every table.
 	Columns []Column
-	// Key is the table's primary key after run: the columns that name a
-	// row (an event id, and the point, position or expression of an
-	// attribute), unique by construction. The table is a WITHOUT ROWID
-	// table keyed by (run, Key...), so a row is one B-tree entry, found
-	// by its key, and the views can rely on the key being unique (see
-	// relationSQL). Nil: an ordinary table (the cells of aggregates).
-	Key []string
-	// Indexes are the indexes, besides the key, that the loader creates
-	// at the end of a load (after the bulk insert), and Statements if
-	// they are missing: what the views join and range on.
+	// Indexes are the indexes the loader creates at the end of a load
+	// (after the bulk insert), and Statements if they are missing: what
+	// the views join and range on.
 	Indexes []Index
 }
 
@@ -122,11 +115,10 @@ func Generate(prog *spec.Program) (*Schema, error) {
 				Prim:     k,
 				Columns:  columns(k),
 			}
-			t.Key = keyColumns(k, t.Columns)
 			if err := names.claim(t.Name, fmt.Sprintf("the %s table of question %s", k, q.Name)); err != nil {
 				return nil, err
 			}
-			for _, cols := range indexColumns(k, t.Key) {
+			for _, cols := range indexColumns(k, t.Columns) {
 				x := Index{Name: t.Name + "_by_" + strings.Join(cols, "_"), Columns: cols}
 				if err := names.claim(x.Name, "an index of "+t.Name); err != nil {
 					return nil, err
@@ -209,7 +201,7 @@ func (s *Schema) Statements() []string {
 		for _, c := range t.Columns {
 			cols = append(cols, strings.TrimSpace(c.Name+" "+c.Type))
 		}
-		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+t.Name+" ("+strings.Join(cols, ", ")+t.keySQL())
+		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+t.Name+" ("+strings.Join(cols, ", ")+")")
 		for _, x := range t.Indexes {
 			stmts = append(stmts, x.SQL(t.Name))
 		}
@@ -218,15 +210,6 @@ func (s *Schema) Statements() []string {
 		stmts = append(stmts, "DROP VIEW IF EXISTS "+v.Name, "CREATE VIEW "+v.Name+" AS\n"+v.SQL)
 	}
 	return stmts
-}
-
-// keySQL ends the CREATE TABLE of t: its primary key and WITHOUT ROWID,
-// or only the closing parenthesis for a table without a key.
-func (t *Table) keySQL() string {
-	if len(t.Key) == 0 {
-		return ")"
-	}
-	return ", PRIMARY KEY (run, " + strings.Join(t.Key, ", ") + ")) WITHOUT ROWID"
 }
 
 // questionKinds returns the stored relations q uses, in kindOrder.

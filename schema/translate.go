@@ -91,9 +91,8 @@ func eventSQL(e *spec.Relation, users []*spec.Question) (string, error) {
 	return strings.Join(parts, "\nUNION\n"), nil
 }
 
-// relationSQL is the union of one SELECT per disjunct of r over the
-// tables of question q (SELECT DISTINCT unless its rows are distinct by
-// construction, scope.rowsDistinct), with the columns run and cols (one per head
+// relationSQL is the union of one SELECT DISTINCT per disjunct of r over
+// the tables of question q, with the columns run and cols (one per head
 // variable). With ownSites, r is q's own relation, whose variables are
 // those the instrumentation records, and each event variable ranges over
 // the executions recorded for it (pmm_site_vars): one execution recorded
@@ -109,18 +108,13 @@ func relationSQL(q *spec.Question, r *spec.Relation, cols []string, ownSites boo
 		if t.err == nil && s.run == "" {
 			t.fail("%s reads no stored relation, so it has no runs", r.Name)
 		}
-		list := []string{s.run + " AS run"}
-		var head []binding
+		list := []string{"DISTINCT " + s.run + " AS run"}
 		for i, v := range r.Head {
 			b, ok := s.lookup(v)
 			if !ok {
 				t.fail("%s: head variable %s is not bound", r.Name, v)
 			}
-			head = append(head, b)
 			list = append(list, b.value()+" AS "+cols[i])
-		}
-		if !s.rowsDistinct(head) {
-			list[0] = "DISTINCT " + list[0]
 		}
 		if t.err != nil {
 			return "", fmt.Errorf("schema: %s over the tables of %s: %w", r.Name, q.Name, t.err)
@@ -234,11 +228,6 @@ type source struct {
 	table, alias string
 	on           []string
 	owner        string // the execution variable whose row it is, if any
-	// kind is the stored relation of a question's table, "" for another
-	// item (an aggregate's view); keys are its columns that the join
-	// conditions equal to an expression: (column, expression).
-	kind string
-	keys [][2]string
 }
 
 func (t *translator) newScope(parent *scope, types spec.VarTypes) *scope {
@@ -272,60 +261,8 @@ func (s *scope) join(kind, name, owner string, keys [][2]string) string {
 	for _, k := range keys {
 		on = append(on, alias+"."+k[0]+" = "+k[1])
 	}
-	s.from = append(s.from, source{table: tableName(s.t.question, kind), alias: alias, on: on, owner: owner, kind: kind, keys: keys})
+	s.from = append(s.from, source{table: tableName(s.t.question, kind), alias: alias, on: on, owner: owner})
 	return alias
-}
-
-// rowsDistinct reports whether the rows of s with the head variables
-// head are distinct without DISTINCT: whether the values of a row (its
-// run and head columns) determine every FROM item's row, so that two
-// combinations of rows that the join keeps give two different result
-// rows. A stored relation's row is determined when each column of its
-// primary key (Table.Key, unique in the table) is: a column of a
-// determined row, a head value, a constant, or a column that a join
-// condition equals to one of those. Every item is joined on the run,
-// and an execution variable's value is its row's id (a point's, its
-// execution's id). Anything else (an aggregate's view) keeps DISTINCT;
-// conditions outside the joins' keys only drop rows, and negations and
-// scalar subqueries add none.
-func (s *scope) rowsDistinct(head []binding) bool {
-	known := map[string]bool{s.run: true}
-	for _, f := range s.from {
-		known[f.alias+".run"] = true
-	}
-	for _, b := range head {
-		known[b.expr] = true
-	}
-	isKnown := func(expr string) bool {
-		_, err := strconv.ParseFloat(expr, 64)
-		return known[expr] || err == nil || strings.HasPrefix(expr, "'")
-	}
-	determined := make([]bool, len(s.from))
-	for progress := true; progress; {
-		progress = false
-		for i, f := range s.from {
-			if determined[i] || f.kind == "" {
-				continue
-			}
-			cols := columns(f.kind)
-			key := keyColumns(f.kind, cols)
-			all := len(key) > 0
-			for _, k := range key {
-				bound := isKnown(f.alias + "." + k)
-				for _, kv := range f.keys {
-					bound = bound || kv[0] == k && isKnown(kv[1])
-				}
-				all = all && bound
-			}
-			if all {
-				determined[i], progress = true, true
-				for _, c := range cols {
-					known[f.alias+"."+c.Name] = true
-				}
-			}
-		}
-	}
-	return !slices.Contains(determined, false)
 }
 
 // attr returns the alias of the row of a functional stored relation (an

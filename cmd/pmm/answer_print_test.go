@@ -91,6 +91,7 @@ func BenchmarkAnswerPrint(b *testing.B) {
 		})
 	}
 }
+
 // countingRows counts the rows it yields.
 type countingRows struct {
 	rowIter

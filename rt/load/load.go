@@ -45,11 +45,6 @@ type Table struct {
 	ID      uint16
 	Name    string
 	Columns []Column
-	// Key names the columns (after run) of the table's primary key: the
-	// table is created WITHOUT ROWID, keyed by (run, Key...). Nil: an
-	// ordinary table. A table that an earlier pmm created with another
-	// key, or none, is rebuilt with this one (rekey).
-	Key []string
 	// Indexes are created, if missing, at the end of the load.
 	Indexes []Index
 }
@@ -112,12 +107,6 @@ type Stats struct {
 	// extra ones dropped), segments whose records end in garbage, and
 	// counted aggregate cells of an unknown kind.
 	Malformed int64
-	// Conflicts counts the records not stored because their table held
-	// another row with the same key (Table.Key), or because their key
-	// had a missing field. The runtime records each key once, so a
-	// conflict is a defect of pmm; identical records are one row, not a
-	// conflict.
-	Conflicts int64
 	// Cells counts the rows inserted into CellsTable.
 	Cells int64
 	// CellFilesSkipped counts the aggregate chunk files of processes that
@@ -272,7 +261,6 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	stats.Segments, stats.Torn, stats.UnknownTable, stats.Malformed = d.segments, d.torn, d.unknown, d.malformed
 	for _, tl := range byID {
 		stats.Tuples[tl.table.Name] = tl.inserted
-		stats.Conflicts += tl.conflicts
 	}
 	if err := indexTables(c, tables, stats.Tuples); err != nil {
 		return nil, err
@@ -369,7 +357,7 @@ func indexTables(c *conn, tables []Table, inserted map[string]int64) error {
 	}
 	for _, t := range tables {
 		n := inserted[t.Name]
-		if len(t.Indexes) == 0 && len(t.Key) == 0 || n == 0 {
+		if len(t.Indexes) == 0 || n == 0 {
 			continue
 		}
 		before, err := analyzedRows(c, t.Name)
@@ -482,9 +470,6 @@ func lost(st *Stats, questions []string) []Incomplete {
 	}
 	if n := st.Malformed + st.UnknownTable; n > 0 {
 		what = append(what, fmt.Sprintf("%d malformed", n))
-	}
-	if st.Conflicts > 0 {
-		what = append(what, fmt.Sprintf("%d with the key of another record of their table", st.Conflicts))
 	}
 	if st.CellFilesSkipped > 0 {
 		what = append(what, fmt.Sprintf("%d files of aggregate cells of processes that left no log", st.CellFilesSkipped))
@@ -754,11 +739,6 @@ type tableLoader struct {
 	row      string // the VALUES row: the run, then a parameter per column
 	full     *stmt  // inserts rows rows; prepared for the first full batch
 	inserted int64
-	// key is the table's primary key after run, nil if it has none;
-	// conflicts counts the rows its key kept out (Stats.Conflicts).
-	key       []string
-	conflicts int64
-	run       int64
 
 	cur     *batch      // being filled
 	batches int         // allocated
@@ -766,19 +746,11 @@ type tableLoader struct {
 }
 
 func newTableLoader(c *conn, t *Table, run int64) (*tableLoader, error) {
-	key, err := createTable(c, t)
-	if err != nil {
+	if err := createTable(c, t); err != nil {
 		return nil, err
 	}
 	var cols strings.Builder
-	verb := "INSERT INTO "
-	if key != nil {
-		// A row whose key is taken is left out, and counted (insert),
-		// instead of failing the load; and without a conflict that
-		// aborts, SQLite keeps no statement journal.
-		verb = "INSERT OR IGNORE INTO "
-	}
-	cols.WriteString(verb + quote(t.Name) + " (run")
+	cols.WriteString("INSERT INTO " + quote(t.Name) + " (run")
 	for _, col := range t.Columns {
 		cols.WriteString(", " + quote(col.Name))
 	}
@@ -786,8 +758,6 @@ func newTableLoader(c *conn, t *Table, run int64) (*tableLoader, error) {
 	tl := &tableLoader{
 		table:  t,
 		c:      c,
-		key:    key,
-		run:    run,
 		rows:   batchRows,
 		prefix: cols.String(),
 		// The run is a literal: one parameter less to bind per row.
@@ -840,194 +810,77 @@ func (tl *tableLoader) insert(b *batch) error {
 	text := tl.c.scratch(len(b.text))
 	copy(cmem(text, len(b.text)), b.text)
 	for i := range b.vals {
-		st.bindValue(i+1, &b.vals[i], text)
+		v := &b.vals[i]
+		switch v.kind {
+		case kindNull:
+			st.bindNull(i + 1)
+		case kindInt:
+			st.bindInt64(i+1, v.i)
+		case kindFloat:
+			st.bindFloat(i+1, math.Float64frombits(uint64(v.i)))
+		case kindText:
+			st.bindText(i+1, text+uintptr(v.i), int(v.n))
+		case kindBlob:
+			st.bindBlob(i+1, text+uintptr(v.i), int(v.n))
+		}
 	}
 	if err := st.exec(); err != nil {
 		return err
 	}
-	n := tl.c.changes()
-	tl.inserted += n
-	if n < int64(b.rows) {
-		return tl.countConflicts(b, text)
-	}
+	tl.inserted += int64(b.rows)
 	return nil
-}
-
-// countConflicts counts the rows of b, just inserted with their texts
-// at text, that are not in the table: those whose key held another row
-// (or had a missing field). A row whose key holds the same values, its
-// own or an identical one's, is stored.
-func (tl *tableLoader) countConflicts(b *batch, text uintptr) error {
-	var where strings.Builder
-	where.WriteString("SELECT count(*) FROM " + quote(tl.table.Name) + " WHERE run = " + strconv.FormatInt(tl.run, 10))
-	for i, col := range tl.table.Columns {
-		op := " IS ?"
-		if slices.Contains(tl.key, col.Name) {
-			op = " = ?" // NULL: no row
-		}
-		where.WriteString(" AND " + quote(col.Name) + op + strconv.Itoa(i+1))
-	}
-	st, err := tl.c.prepare(where.String())
-	if err != nil {
-		return err
-	}
-	defer st.close()
-	cols := len(tl.table.Columns)
-	for r := 0; r < b.rows; r++ {
-		for i := 0; i < cols; i++ {
-			st.bindValue(i+1, &b.vals[r*cols+i], text)
-		}
-		if _, err := st.step(); err != nil {
-			return err
-		}
-		stored := st.columnInt64(0) > 0
-		sqlite3.Xsqlite3_reset(tl.c.tls, st.p)
-		if !stored {
-			tl.conflicts++
-		}
-	}
-	return nil
-}
-
-// bindValue binds v as parameter i, its text or blob at text+v.i.
-func (s *stmt) bindValue(i int, v *value, text uintptr) {
-	switch v.kind {
-	case kindNull:
-		s.bindNull(i)
-	case kindInt:
-		s.bindInt64(i, v.i)
-	case kindFloat:
-		s.bindFloat(i, math.Float64frombits(uint64(v.i)))
-	case kindText:
-		s.bindText(i, text+uintptr(v.i), int(v.n))
-	case kindBlob:
-		s.bindBlob(i, text+uintptr(v.i), int(v.n))
-	}
 }
 
 // createTable creates t's table, or adds the columns it lacks (the
-// questions changed since an earlier run: earlier rows get NULL), or
-// rebuilds it with t.Key (rekey). It returns the table's primary key
-// after run, nil if it has none.
-func createTable(c *conn, t *Table) ([]string, error) {
-	cols, key, err := tableLayout(c, t.Name)
+// questions changed since an earlier run: earlier rows get NULL).
+func createTable(c *conn, t *Table) error {
+	cols, err := tableColumns(c, t.Name)
 	if err != nil {
-		return nil, err
-	}
-	if len(cols) == 0 {
-		return t.Key, c.exec(createTableSQL(t.Name, t.Columns, t.Key))
+		return err
 	}
 	have := make(map[string]bool, len(cols))
 	for _, col := range cols {
-		have[col.Name] = true
+		have[col] = true
 	}
-	if t.Key != nil && !slices.Equal(key, t.Key) {
-		return t.Key, rekey(c, t, cols)
+	if len(have) == 0 {
+		var b strings.Builder
+		b.WriteString("CREATE TABLE " + quote(t.Name) + " (run INTEGER")
+		for _, col := range t.Columns {
+			b.WriteString(", " + quote(col.Name) + " " + col.Type)
+		}
+		b.WriteString(")")
+		return c.exec(b.String())
 	}
 	for _, col := range t.Columns {
 		if !have[col.Name] {
 			if err := c.exec("ALTER TABLE " + quote(t.Name) + " ADD COLUMN " + quote(col.Name) + " " + col.Type); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	return key, nil
-}
-
-// createTableSQL is the CREATE TABLE of a table with the run column,
-// then cols, keyed by (run, key...) if key is not nil.
-func createTableSQL(name string, cols []Column, key []string) string {
-	var b strings.Builder
-	b.WriteString("CREATE TABLE " + quote(name) + " (run INTEGER")
-	for _, col := range cols {
-		b.WriteString(", " + quote(col.Name) + " " + col.Type)
-	}
-	if key == nil {
-		b.WriteString(")")
-		return b.String()
-	}
-	b.WriteString(", PRIMARY KEY (run")
-	for _, k := range key {
-		b.WriteString(", " + quote(k))
-	}
-	b.WriteString(")) WITHOUT ROWID")
-	return b.String()
-}
-
-// rekey rebuilds t's table, made by an earlier pmm with the columns
-// have (run first) and another key or none, as a table keyed by t.Key:
-// its rows, its columns and t's. Identical rows become one; rows that
-// share a key but differ, or lack one, would be lost, and rekey fails
-// instead (the views that read the table rely on its key).
-func rekey(c *conn, t *Table, have []Column) error {
-	cols := slices.Clone(t.Columns)
-	var shared []string
-	for _, col := range have[1:] {
-		if !slices.ContainsFunc(cols, func(x Column) bool { return x.Name == col.Name }) {
-			cols = append(cols, col)
-		}
-		shared = append(shared, quote(col.Name))
-	}
-	list := strings.Join(append([]string{"run"}, shared...), ", ")
-	tmp := t.Name + "__pmm_rekey"
-	if err := c.exec("DROP TABLE IF EXISTS " + quote(tmp) + "; " + createTableSQL(tmp, cols, t.Key) +
-		"; INSERT OR IGNORE INTO " + quote(tmp) + " (" + list + ") SELECT " + list + " FROM " + quote(t.Name)); err != nil {
-		return err
-	}
-	kept, err := c.count("SELECT count(*) FROM " + quote(tmp))
-	if err != nil {
-		return err
-	}
-	distinct, err := c.count("SELECT count(*) FROM (SELECT DISTINCT " + list + " FROM " + quote(t.Name) + ")")
-	if err != nil {
-		return err
-	}
-	if kept != distinct {
-		return fmt.Errorf("load: the table %s of an earlier pmm has %d rows that its key (run, %s) cannot hold: they share a key or lack one; remove .pmm/pmm.db to record anew",
-			t.Name, distinct-kept, strings.Join(t.Key, ", "))
-	}
-	return c.exec("DROP TABLE " + quote(t.Name) + "; ALTER TABLE " + quote(tmp) + " RENAME TO " + quote(t.Name))
+	return nil
 }
 
 // tableColumns returns the names of the columns of table, none if there
 // is no such table.
 func tableColumns(c *conn, table string) ([]string, error) {
-	cols, _, err := tableLayout(c, table)
-	var names []string
-	for _, col := range cols {
-		names = append(names, col.Name)
-	}
-	return names, err
-}
-
-// tableLayout returns the columns of table (none if there is no such
-// table) and its primary key after the run column (nil if it has none).
-func tableLayout(c *conn, table string) (cols []Column, key []string, err error) {
-	st, err := c.prepare("SELECT name, type, pk FROM pragma_table_info(?)")
+	st, err := c.prepare("SELECT name FROM pragma_table_info(?)")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer st.close()
 	st.bindString(1, table)
-	var keyed []string // by position in the key, from 1
+	var cols []string
 	for {
 		row, err := st.step()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if !row {
-			break
+			return cols, nil
 		}
-		cols = append(cols, Column{Name: st.columnText(0), Type: st.columnText(1)})
-		if pk := int(st.columnInt64(2)); pk > 0 {
-			keyed = append(keyed, make([]string, max(0, pk-len(keyed)))...)
-			keyed[pk-1] = st.columnText(0)
-		}
+		cols = append(cols, st.columnText(0))
 	}
-	if len(keyed) > 1 && keyed[0] == "run" {
-		key = keyed[1:]
-	}
-	return cols, key, nil
 }
 
 // A value is one field of a row, ready to bind.

@@ -110,22 +110,6 @@ func (c *conn) exec(sql string) error {
 	return nil
 }
 
-// changes is the number of rows the last INSERT inserted.
-func (c *conn) changes() int64 { return sqlite3.Xsqlite3_changes64(c.tls, c.db) }
-
-// count runs a query whose result is one integer, and returns it.
-func (c *conn) count(query string) (int64, error) {
-	st, err := c.prepare(query)
-	if err != nil {
-		return 0, err
-	}
-	defer st.close()
-	if _, err := st.step(); err != nil {
-		return 0, err
-	}
-	return st.columnInt64(0), nil
-}
-
 // stmt is a prepared statement.
 type stmt struct {
 	c   *conn
