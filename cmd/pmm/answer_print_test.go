@@ -17,6 +17,8 @@ import (
 	"testing"
 	"text/tabwriter"
 	"time"
+
+	"pmm.dev/pmm/rt/load"
 )
 
 // answerPrintRowsEnv sets BenchmarkAnswerPrint's rows (default 500000,
@@ -24,8 +26,8 @@ import (
 const answerPrintRowsEnv = "PMM_BENCH_ROWS"
 
 // BenchmarkAnswerPrint measures what pmm answer does after SQLite: read
-// an answer of N rows (run, x, fn, d) from a table through database/sql
-// without its run column (queryRowReader) and print it, as a table, as
+// an answer of N rows (run, x, fn, d) from a table through SQLite's C
+// API without its run column (load.Query, dropColumn) and print it, as a table, as
 // CSV, or as the JSON document of pmm answer --json, to io.Discard, as
 // pmm answer does: CSV and JSON each row as it is read, the table once
 // all are. It reports the wall and CPU seconds of reading and printing
@@ -41,7 +43,8 @@ func BenchmarkAnswerPrint(b *testing.B) {
 			b.Fatalf("%s: %v", answerPrintRowsEnv, err)
 		}
 	}
-	db, err := sql.Open("sqlite", filepath.Join(b.TempDir(), "answers.db"))
+	path := filepath.Join(b.TempDir(), "answers.db")
+	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,12 +73,13 @@ func BenchmarkAnswerPrint(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				runtime.GC()
 				start, cpu := time.Now(), processCPU()
-				r, err := queryRowReader(context.Background(), db, "SELECT * FROM answer WHERE run = ?", "run", 1)
+				r, err := load.Query(path, "SELECT * FROM answer WHERE run = ?", 1)
 				if err != nil {
 					b.Fatal(err)
 				}
-				counted := &countingRows{rowIter: r}
-				if err := printers[format](io.Discard, r.header, counted); err != nil {
+				header, rows := dropColumn(r.Columns(), r, "run")
+				counted := &countingRows{rowIter: rows}
+				if err := printers[format](io.Discard, header, counted); err != nil {
 					b.Fatal(err)
 				}
 				r.Close()
@@ -206,9 +210,10 @@ func TestPrintJSONValues(t *testing.T) {
 // TestRowReaderDropsRun checks that the rows of an answer leave out the
 // run column, from the header and from every row, the other values
 // keeping their order, and that the rows read (each into the same
-// slice) are the table's.
+// slice), through database/sql or load.Query, are the table's.
 func TestRowReaderDropsRun(t *testing.T) {
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "answers.db"))
+	path := filepath.Join(t.TempDir(), "answers.db")
+	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,20 +221,35 @@ func TestRowReaderDropsRun(t *testing.T) {
 	if _, err := db.Exec(`CREATE TABLE a (x INTEGER, run INTEGER, fn TEXT, b BLOB); INSERT INTO a VALUES (2, 1, 'f', x'41'), (4, 1, NULL, NULL), (6, 2, 'g', NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	r, err := queryRowReader(context.Background(), db, "SELECT * FROM a WHERE run = ? ORDER BY x", "run", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var rows []string
-	for r.Next() {
-		rows = append(rows, fmt.Sprint(r.Row()))
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if got := fmt.Sprint(r.header, rows); got != "[x fn b] [[2 f A] [4 <nil> <nil>]]" {
-		t.Errorf("got %s", got)
+	for _, via := range []string{"database/sql", "load.Query"} {
+		var cols []string
+		var it rowIter
+		if via == "database/sql" {
+			r, err := queryRowReader(context.Background(), db, "SELECT * FROM a WHERE run = ? ORDER BY x", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			cols, it = r.header, r
+		} else {
+			r, err := load.Query(path, "SELECT * FROM a WHERE run = ? ORDER BY x", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			cols, it = r.Columns(), r
+		}
+		header, rows := dropColumn(cols, it, "run")
+		var got []string
+		for rows.Next() {
+			got = append(got, fmt.Sprint(rows.Row()))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(header, got); got != "[x fn b] [[2 f A] [4 <nil> <nil>]]" {
+			t.Errorf("%s: got %s", via, got)
+		}
 	}
 }
 

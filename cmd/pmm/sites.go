@@ -89,7 +89,7 @@ Example:
 
 // queryRows runs query and returns its column names and rows.
 func queryRows(ctx context.Context, db *sql.DB, query string, args ...any) ([]string, [][]any, error) {
-	r, err := queryRowReader(ctx, db, query, "", args...)
+	r, err := queryRowReader(ctx, db, query, args...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,20 +109,18 @@ type rowIter interface {
 }
 
 // rowReader reads the rows of a query as SQLite produces them, each into
-// the same slice, without one column (the run of an answer).
+// the same slice.
 type rowReader struct {
 	rs      *sql.Rows
-	header  []string // without the dropped column
-	drop    int      // the index of the dropped column, -1 if none
+	header  []string
 	scanned []any
 	ptrs    []any
 	row     []any
 	err     error
 }
 
-// queryRowReader runs query; its rows leave out the column named drop,
-// if there is one.
-func queryRowReader(ctx context.Context, db *sql.DB, query, drop string, args ...any) (*rowReader, error) {
+// queryRowReader runs query.
+func queryRowReader(ctx context.Context, db *sql.DB, query string, args ...any) (*rowReader, error) {
 	rs, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -132,15 +130,10 @@ func queryRowReader(ctx context.Context, db *sql.DB, query, drop string, args ..
 		rs.Close()
 		return nil, err
 	}
-	r := &rowReader{rs: rs, header: cols, drop: -1, scanned: make([]any, len(cols)), ptrs: make([]any, len(cols))}
+	r := &rowReader{rs: rs, header: cols, scanned: make([]any, len(cols)), ptrs: make([]any, len(cols)), row: make([]any, len(cols))}
 	for i := range r.scanned {
 		r.ptrs[i] = &r.scanned[i]
 	}
-	if i := slices.Index(cols, drop); drop != "" && i >= 0 {
-		r.drop = i
-		r.header = slices.Delete(slices.Clone(cols), i, i+1)
-	}
-	r.row = make([]any, len(r.header))
 	return r, nil
 }
 
@@ -151,16 +144,11 @@ func (r *rowReader) Next() bool {
 	if r.err = r.rs.Scan(r.ptrs...); r.err != nil {
 		return false
 	}
-	j := 0
 	for i, v := range r.scanned {
-		if i == r.drop {
-			continue
-		}
 		if b, ok := v.([]byte); ok {
 			v = string(b)
 		}
-		r.row[j] = v
-		j++
+		r.row[i] = v
 	}
 	return true
 }
@@ -175,6 +163,36 @@ func (r *rowReader) Err() error {
 }
 
 func (r *rowReader) Close() error { return r.rs.Close() }
+
+// dropColumn returns header and rows without the column name (the run
+// of an answer), if there is one.
+func dropColumn(header []string, rows rowIter, name string) ([]string, rowIter) {
+	i := slices.Index(header, name)
+	if i < 0 {
+		return header, rows
+	}
+	return slices.Delete(slices.Clone(header), i, i+1), &withoutColumn{rows: rows, drop: i, row: make([]any, len(header)-1)}
+}
+
+// withoutColumn is rows without their column drop, each into one slice.
+type withoutColumn struct {
+	rows rowIter
+	drop int
+	row  []any
+}
+
+func (w *withoutColumn) Next() bool {
+	if !w.rows.Next() {
+		return false
+	}
+	row := w.rows.Row()
+	copy(w.row, row[:w.drop])
+	copy(w.row[w.drop:], row[w.drop+1:])
+	return true
+}
+
+func (w *withoutColumn) Row() []any { return w.row }
+func (w *withoutColumn) Err() error { return w.rows.Err() }
 
 // sliceRows is a rowIter over rows held in memory.
 type sliceRows struct {
