@@ -130,9 +130,10 @@ Example:
 				// widest cell).
 				out := bufio.NewWriter(e.stdout)
 				defer out.Flush()
-				// Read through SQLite's C API (load.Query): database/sql
-				// cost about as much again per row.
-				read := func(name string) (header []string, rows rowIter, close func() error, err error) {
+				// Read through SQLite's C API (load.Query): database/sql's
+				// driver takes a mutex per value read, and converts each
+				// value twice.
+				read := func(name string) (header []string, rows rowIter, done func() error, err error) {
 					query := "SELECT * FROM " + schema.SQLName(name)
 					var qargs []any
 					if !*all {
