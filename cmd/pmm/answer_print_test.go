@@ -161,6 +161,8 @@ func TestPrintTableAsTabwriter(t *testing.T) {
 		{"no rows", []string{"run", "fn"}, nil},
 		{"tab and newline", []string{"s", "n"}, [][]any{{"a\tb", int64(1)}, {"c\nd", int64(22)}, {"e\xfff", int64(3)}}},
 		{"ragged", []string{"a", "b", "c"}, [][]any{{"x", "y"}, {"1", "2", "3", "4"}}},
+		{"chunks of cells", []string{"i", "s"}, manyRows(3*chunkCells/2 + 7)},
+		{"ragged chunks", []string{"i", "s"}, append(manyRows(chunkCells), []any{"last"})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got, want strings.Builder
@@ -185,6 +187,15 @@ func TestPrintTableAsTabwriter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyRows returns n rows of two cells of growing widths.
+func manyRows(n int) [][]any {
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{int64(i * i), strings.Repeat("é", i%13)}
+	}
+	return rows
 }
 
 // TestPrintJSONValues checks the JSON of each kind of value SQLite

@@ -218,12 +218,9 @@ func cellText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// appendCell appends the text of v as a table prints it (cellText;
-// NULL is "-").
+// appendCell appends the text of v as a table prints it (cellText).
 func appendCell(b []byte, v any) []byte {
 	switch v := v.(type) {
-	case nil:
-		return append(b, '-')
 	case string:
 		return append(b, v...)
 	case int64:
@@ -242,24 +239,46 @@ func printTable(w io.Writer, header []string, rows [][]any) error {
 }
 
 // textTable is the text of a table's cells, header first, read in full:
-// aligning a column needs its widest cell. The texts are one buffer,
-// not a string per cell (at a million rows, the strings and their
-// headers took several times the memory of the text).
+// aligning a column needs its widest cell. The texts are kept in chunks
+// of tableChunk cells, each one buffer with the cells' ends, not a string
+// per cell (at a million rows, the strings and their headers took
+// several times the memory of the text); chunks, not one buffer, so
+// that growing it does not copy what was read, nor need twice its size.
 type textTable struct {
-	cols  int
-	text  []byte
-	ends  []int // where each cell's text ends in text
-	lens  []int // the cells of each row, header first; nil if every row has cols
-	plain bool  // no cell holds a tabwriter control character
-	rows  int   // without the header
+	cols   int
+	chunks []tableChunk
+	lens   []int // the cells of each row, header first; nil if every row has cols
+	plain  bool  // no cell holds a tabwriter control character
+	rows   int   // without the header
+	cells  int
+}
+
+// tableChunk holds the text of chunkCells cells (fewer in the last).
+type tableChunk struct {
+	text []byte
+	ends [chunkCells]uint32 // where each cell's text ends in text
+}
+
+const chunkCells = 4096
+
+// add appends the text of v (appendCell) as the next cell; a header's
+// name is a string.
+func (t *textTable) add(v any) {
+	j := t.cells % chunkCells
+	if j == 0 {
+		t.chunks = append(t.chunks, tableChunk{})
+	}
+	c := &t.chunks[len(t.chunks)-1]
+	c.text = appendCell(c.text, v)
+	c.ends[j] = uint32(len(c.text))
+	t.cells++
 }
 
 // readTable reads the cells of rows under header.
 func readTable(header []string, rows rowIter) (*textTable, error) {
-	t := &textTable{cols: len(header), plain: true}
+	t := &textTable{cols: len(header)}
 	for _, h := range header {
-		t.text = append(t.text, h...)
-		t.ends = append(t.ends, len(t.text))
+		t.add(h)
 	}
 	for rows.Next() {
 		row := rows.Row()
@@ -273,25 +292,31 @@ func readTable(header []string, rows rowIter) (*textTable, error) {
 			t.lens = append(t.lens, len(row))
 		}
 		for _, v := range row {
-			t.text = appendCell(t.text, v)
-			t.ends = append(t.ends, len(t.text))
+			if v == nil {
+				v = "-"
+			}
+			t.add(v)
 		}
 		t.rows++
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	t.plain = t.lens == nil && !bytes.ContainsAny(t.text, tabwriterControls)
+	t.plain = t.lens == nil
+	for _, c := range t.chunks {
+		t.plain = t.plain && !bytes.ContainsAny(c.text, tabwriterControls)
+	}
 	return t, nil
 }
 
 // cell is the text of cell i.
 func (t *textTable) cell(i int) []byte {
-	start := 0
-	if i > 0 {
-		start = t.ends[i-1]
+	c, j := &t.chunks[i/chunkCells], i%chunkCells
+	start := uint32(0)
+	if j > 0 {
+		start = c.ends[j-1]
 	}
-	return t.text[start:t.ends[i]]
+	return c.text[start:c.ends[j]]
 }
 
 // write prints t as text/tabwriter aligns it (no minimum width, two
@@ -305,14 +330,14 @@ func (t *textTable) write(w io.Writer) error {
 	}
 	n := t.cols
 	widths := make([]int, n-1) // the last column is not padded
-	for i := range t.ends {
+	for i := 0; i < t.cells; i++ {
 		if col := i % n; col < n-1 {
 			widths[col] = max(widths[col], utf8.RuneCount(t.cell(i))+tablePadding)
 		}
 	}
 	bw := bufio.NewWriter(w)
 	spaces := strings.Repeat(" ", slices.Max(append(widths, 0)))
-	for i := range t.ends {
+	for i := 0; i < t.cells; i++ {
 		c := t.cell(i)
 		bw.Write(c)
 		if col := i % n; col < n-1 {
