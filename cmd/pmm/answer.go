@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -12,7 +13,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"pmm.dev/pmm/rt/load"
 	"pmm.dev/pmm/schema"
@@ -46,6 +46,14 @@ The reasons are the table pmm_incomplete(run, question, reason, position);
 a question without a row there is answered exactly. With --format json
 (or --json) the output is one document whose answers each have
 "incomplete": [] or the reasons; with csv the notes go to stderr.
+
+Large answers: csv and json print each row as SQLite produces it, in
+memory that does not grow with the answer; use them for answers of many
+rows, or to read with other tools. A table is aligned on the widest cell
+of each column, so it prints once every row is read, holding the text
+of the answer in memory (about the size of the printed table). In JSON,
+an infinite number is the string "+Inf" or "-Inf". Rows come in the
+order SQLite produces them: for a given order, use SQL (sqlite3, above).
 
 Example:
 
@@ -102,88 +110,100 @@ Example:
 				for _, q := range p.Questions {
 					known[schema.SQLName(q)] = true
 				}
-				var answers []jsonAnswer
-				var answerRows []string // the rows of each of answers, as JSON
+				notes := make([][]incompleteNote, len(names))
 				incomplete := 0
 				for i, name := range names {
-					view := schema.SQLName(name)
-					if !known[view] {
+					if !known[schema.SQLName(name)] {
 						fmt.Fprintf(e.stderr, "pmm answer: no question %s (the questions are %v)\n", name, p.Questions)
 						return exitUsage
 					}
-					query := "SELECT * FROM " + view
+					if notes[i], err = incompleteNotes(ctx, db, name, run, *all); err != nil {
+						fmt.Fprintf(e.stderr, "pmm answer: %s: %v\n", name, err)
+						return exitFailure
+					}
+					if len(notes[i]) > 0 {
+						incomplete++
+					}
+				}
+				// The rows go to stdout as SQLite produces them (a table's
+				// once all are read: its columns are as wide as their
+				// widest cell).
+				out := bufio.NewWriter(e.stdout)
+				defer out.Flush()
+				// Read through SQLite's C API (load.Query): database/sql's
+				// driver takes a mutex per value read, and converts each
+				// value twice.
+				read := func(name string) (header []string, rows rowIter, done func() error, err error) {
+					query := "SELECT * FROM " + schema.SQLName(name)
 					var qargs []any
 					if !*all {
 						query += " WHERE run = ?"
 						qargs = append(qargs, run)
 					}
-					header, rows, err := queryRows(ctx, db, query, qargs...)
+					r, err := load.Query(dbPath, query, qargs...)
 					if err != nil {
-						fmt.Fprintf(e.stderr, "pmm answer: %s: %v\n", name, err)
-						return exitFailure
+						return nil, nil, nil, err
 					}
+					header, rows = r.Columns(), r
 					if !*all {
 						header, rows = dropColumn(header, rows, "run")
 					}
-					notes, err := incompleteNotes(ctx, db, name, run, *all)
-					if err != nil {
-						fmt.Fprintf(e.stderr, "pmm answer: %s: %v\n", name, err)
-						return exitFailure
-					}
-					if len(notes) > 0 {
-						incomplete++
-					}
-					switch *formatName {
-					case "json":
-						var text string
-						if text, err = answerRowsJSON(header, rows); err == nil {
-							answers = append(answers, jsonAnswer{Question: name, Rows: json.RawMessage(rowsPlaceholder), Incomplete: notes})
-							answerRows = append(answerRows, text)
-						}
-					case "csv":
-						err = printCSV(e.stdout, header, rows)
-						for _, n := range notes { // stdout is the data
-							fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", name, n.label(*all))
-						}
-					default:
-						if i > 0 {
-							fmt.Fprintln(e.stdout)
-						}
-						mark := ""
-						if len(notes) > 0 {
-							mark = ", incomplete"
-						}
-						fmt.Fprintf(e.stdout, "%s (%s%s)\n", name, plural(len(rows), "row"), mark)
-						if err = printTable(e.stdout, header, rows); err == nil {
-							for _, n := range notes {
-								fmt.Fprintln(e.stdout, n.label(*all))
-							}
-						}
-					}
-					if err != nil {
-						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
-						return exitFailure
-					}
+					return header, rows, r.Close, nil
 				}
 				summary := fmt.Sprintf("%d of %d answers are incomplete", incomplete, len(names))
-				switch {
-				case *formatName == "json":
-					doc := jsonAnswers{Answers: answers, Incomplete: incomplete, Questions: len(names)}
+				switch *formatName {
+				case "json":
+					doc := jsonAnswers{Incomplete: incomplete, Questions: len(names)}
 					if !*all {
 						doc.Run = run
 					}
-					if err := encodeAnswers(e.stdout, doc, answerRows); err != nil {
+					for i, name := range names {
+						doc.Answers = append(doc.Answers, jsonAnswer{Question: name, Rows: json.RawMessage(rowsPlaceholder), Incomplete: notes[i]})
+					}
+					err := encodeAnswers(out, doc, func(i int, w io.Writer) error {
+						header, rows, closeRows, err := read(names[i])
+						if err != nil {
+							return fmt.Errorf("%s: %w", names[i], err)
+						}
+						defer closeRows()
+						return writeJSONRows(w, header, rows, indentedJSONLayout(answerRowsDepth))
+					})
+					if err != nil {
+						out.Flush()
 						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
 						return exitFailure
 					}
 					if incomplete > 0 {
 						fmt.Fprintf(e.stderr, "pmm answer: %s\n", summary)
 					}
+					return exitOK
+				}
+				for i, name := range names {
+					header, rows, closeRows, err := read(name)
+					if err == nil {
+						if *formatName == "csv" {
+							err = printCSV(out, header, rows)
+							out.Flush()
+							for _, n := range notes[i] { // stdout is the data
+								fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", name, n.label(*all))
+							}
+						} else {
+							err = printAnswerTable(out, name, i > 0, header, rows, notes[i], *all)
+						}
+						closeRows()
+					}
+					if err != nil {
+						out.Flush()
+						fmt.Fprintf(e.stderr, "pmm answer: %s: %v\n", name, err)
+						return exitFailure
+					}
+				}
+				switch {
 				case incomplete == 0:
 				case *formatName == "csv":
 					fmt.Fprintf(e.stderr, "pmm answer: %s\n", summary)
 				default:
-					fmt.Fprintf(e.stdout, "\n%s\n", summary)
+					fmt.Fprintf(out, "\n%s\n", summary)
 				}
 				return exitOK
 			}
@@ -209,18 +229,35 @@ const answerRowsDepth = 3
 // again, which took longer than writing them.
 const rowsPlaceholder = "null"
 
-// answerRowsJSON is an answer's rows laid out for their place in
-// jsonAnswers (encodeAnswers).
-func answerRowsJSON(header []string, rows [][]any) (string, error) {
-	var b strings.Builder
-	err := writeJSONRows(&b, header, rows, indentedJSONLayout(answerRowsDepth))
-	return b.String(), err
+// printAnswerTable prints the answer of question name as a table under
+// its title (after an empty line if it is not the first), then the
+// reasons why it may be incomplete.
+func printAnswerTable(w io.Writer, name string, notFirst bool, header []string, rows rowIter, notes []incompleteNote, allRuns bool) error {
+	t, err := readTable(header, rows)
+	if err != nil {
+		return err
+	}
+	if notFirst {
+		fmt.Fprintln(w)
+	}
+	mark := ""
+	if len(notes) > 0 {
+		mark = ", incomplete"
+	}
+	fmt.Fprintf(w, "%s (%s%s)\n", name, plural(t.rows, "row"), mark)
+	if err := t.write(w); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, n.label(allRuns))
+	}
+	return nil
 }
 
 // encodeAnswers writes doc as encoding/json's Encoder indented by two
-// spaces writes it, with rows[i], already laid out for its depth
-// (indentedJSONLayout), as the rows of answer i.
-func encodeAnswers(w io.Writer, doc jsonAnswers, rows []string) error {
+// spaces writes it, with the rows of answer i written by rows(i, w) in
+// their place, laid out for their depth (indentedJSONLayout).
+func encodeAnswers(w io.Writer, doc jsonAnswers, rows func(i int, w io.Writer) error) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
@@ -231,7 +268,7 @@ func encodeAnswers(w io.Writer, doc jsonAnswers, rows []string) error {
 	// A key is quoted with plain quotes only where it is a key: inside a
 	// string value, the quotes would be escaped.
 	placeholder := []byte(`"rows": ` + rowsPlaceholder)
-	for _, r := range rows {
+	for i := range doc.Answers {
 		at := bytes.Index(out, placeholder)
 		if at < 0 {
 			return errors.New("no place for the rows of an answer in the encoded answers")
@@ -239,7 +276,7 @@ func encodeAnswers(w io.Writer, doc jsonAnswers, rows []string) error {
 		if _, err := w.Write(out[:at+len(placeholder)-len(rowsPlaceholder)]); err != nil {
 			return err
 		}
-		if _, err := io.WriteString(w, r); err != nil {
+		if err := rows(i, w); err != nil {
 			return err
 		}
 		out = out[at+len(placeholder):]
@@ -303,40 +340,28 @@ func incompleteNotes(ctx context.Context, db *sql.DB, q string, run int64, all b
 	return notes, rows.Err()
 }
 
-// printCSV prints rows as CSV under a header; NULL is an empty field.
-func printCSV(out io.Writer, header []string, rows [][]any) error {
+// printCSV prints rows as CSV under a header, each row as it comes;
+// NULL is an empty field.
+func printCSV(out io.Writer, header []string, rows rowIter) error {
 	w := csv.NewWriter(out)
 	w.Write(header) //nolint:errcheck // Flush reports it
-	for _, r := range rows {
-		rec := make([]string, len(r))
-		for j, v := range r {
+	var rec []string
+	for rows.Next() {
+		rec = rec[:0]
+		for _, v := range rows.Row() {
+			text := ""
 			if v != nil {
-				rec[j] = cellText(v)
+				text = cellText(v)
 			}
+			rec = append(rec, text)
 		}
 		w.Write(rec) //nolint:errcheck // Flush reports it
 	}
 	w.Flush()
+	if err := rows.Err(); err != nil {
+		return err
+	}
 	return w.Error()
-}
-
-// dropColumn removes the column name from header and rows, in place in
-// rows (a copy of a million rows would cost as much as printing them).
-func dropColumn(header []string, rows [][]any, name string) ([]string, [][]any) {
-	idx := -1
-	for i, h := range header {
-		if h == name {
-			idx = i
-		}
-	}
-	if idx < 0 {
-		return header, rows
-	}
-	for i, r := range rows {
-		rows[i] = append(r[:idx], r[idx+1:]...)
-	}
-	h := append(append([]string(nil), header[:idx]...), header[idx+1:]...)
-	return h, rows
 }
 
 func cleanCommand() *command {

@@ -9,12 +9,16 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"text/tabwriter"
 	"time"
+
+	"pmm.dev/pmm/rt/load"
 )
 
 // answerPrintRowsEnv sets BenchmarkAnswerPrint's rows (default 500000,
@@ -22,11 +26,13 @@ import (
 const answerPrintRowsEnv = "PMM_BENCH_ROWS"
 
 // BenchmarkAnswerPrint measures what pmm answer does after SQLite: read
-// an answer of N rows (run, x, fn, d) from a table through database/sql
-// (queryRows), drop its run column and print it as a table, as CSV, or
-// as the JSON document of pmm answer --json, to io.Discard. It reports
-// the wall and the CPU seconds of each step:
-// query-s (the read alone) and print-s (dropping and printing).
+// an answer of N rows (run, x, fn, d) from a table through SQLite's C
+// API without its run column (load.Query, dropColumn) and print it, as a table, as
+// CSV, or as the JSON document of pmm answer --json, to io.Discard, as
+// pmm answer does: CSV and JSON each row as it is read, the table once
+// all are. It reports the wall and CPU seconds of reading and printing
+// (answer-s, answer-cpu-s) and the peak of the Go heap's live objects
+// while it ran (heap-MiB, sampled every millisecond).
 //
 //	go test ./cmd/pmm -run '^$' -bench AnswerPrint -benchtime 1x -count 3
 func BenchmarkAnswerPrint(b *testing.B) {
@@ -37,7 +43,8 @@ func BenchmarkAnswerPrint(b *testing.B) {
 			b.Fatalf("%s: %v", answerPrintRowsEnv, err)
 		}
 	}
-	db, err := sql.Open("sqlite", filepath.Join(b.TempDir(), "answers.db"))
+	path := filepath.Join(b.TempDir(), "answers.db")
+	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,49 +54,84 @@ func BenchmarkAnswerPrint(b *testing.B) {
 		INSERT INTO answer SELECT 1, x << 1, 'main.f' || (x % 40), (x * 7919) % 1000003 FROM i`, n); err != nil {
 		b.Fatal(err)
 	}
-	printers := map[string]func(io.Writer, []string, [][]any) error{
-		"table": printTable,
-		"csv":   printCSV,
-		"json":  printAnswerJSON,
+	printers := map[string]func(io.Writer, []string, rowIter) error{
+		"table": func(w io.Writer, header []string, rows rowIter) error {
+			return printAnswerTable(w, "durations", false, header, rows, nil, false)
+		},
+		"csv": printCSV,
+		"json": func(w io.Writer, header []string, rows rowIter) error {
+			doc := jsonAnswers{Run: 1, Answers: []jsonAnswer{{Question: "durations", Rows: json.RawMessage(rowsPlaceholder), Incomplete: []incompleteNote{}}}, Questions: 1}
+			return encodeAnswers(w, doc, func(_ int, w io.Writer) error {
+				return writeJSONRows(w, header, rows, indentedJSONLayout(answerRowsDepth))
+			})
+		},
 	}
 	for _, format := range []string{"table", "csv", "json"} {
 		b.Run(format, func(b *testing.B) {
-			var query, print, queryCPU, printCPU time.Duration
+			var answer, answerCPU time.Duration
+			peak := watchHeap()
 			for i := 0; i < b.N; i++ {
+				runtime.GC()
 				start, cpu := time.Now(), processCPU()
-				header, rows, err := queryRows(context.Background(), db, "SELECT * FROM answer WHERE run = ?", 1)
+				r, err := load.Query(path, "SELECT * FROM answer WHERE run = ?", 1)
 				if err != nil {
 					b.Fatal(err)
 				}
-				query += time.Since(start)
-				queryCPU += processCPU() - cpu
-				start, cpu = time.Now(), processCPU()
-				header, rows = dropColumn(header, rows, "run")
-				if err := printers[format](io.Discard, header, rows); err != nil {
+				header, rows := dropColumn(r.Columns(), r, "run")
+				counted := &countingRows{rowIter: rows}
+				if err := printers[format](io.Discard, header, counted); err != nil {
 					b.Fatal(err)
 				}
-				print += time.Since(start)
-				printCPU += processCPU() - cpu
-				if len(rows) != n {
-					b.Fatalf("%d rows, want %d", len(rows), n)
+				r.Close()
+				answer += time.Since(start)
+				answerCPU += processCPU() - cpu
+				if counted.n != n {
+					b.Fatalf("%d rows, want %d", counted.n, n)
 				}
 			}
-			b.ReportMetric(query.Seconds()/float64(b.N), "query-s")
-			b.ReportMetric(queryCPU.Seconds()/float64(b.N), "query-cpu-s")
-			b.ReportMetric(print.Seconds()/float64(b.N), "print-s")
-			b.ReportMetric(printCPU.Seconds()/float64(b.N), "print-cpu-s")
+			b.ReportMetric(answer.Seconds()/float64(b.N), "answer-s")
+			b.ReportMetric(answerCPU.Seconds()/float64(b.N), "answer-cpu-s")
+			b.ReportMetric(float64(peak())/(1<<20), "heap-MiB")
 		})
 	}
 }
 
-// printAnswerJSON prints rows as the one answer of pmm answer --json.
-func printAnswerJSON(w io.Writer, header []string, rows [][]any) error {
-	text, err := answerRowsJSON(header, rows)
-	if err != nil {
-		return err
+// countingRows counts the rows it yields.
+type countingRows struct {
+	rowIter
+	n int
+}
+
+func (c *countingRows) Next() bool {
+	if !c.rowIter.Next() {
+		return false
 	}
-	doc := jsonAnswers{Run: 1, Answers: []jsonAnswer{{Question: "durations", Rows: json.RawMessage(rowsPlaceholder), Incomplete: []incompleteNote{}}}, Questions: 1}
-	return encodeAnswers(w, doc, []string{text})
+	c.n++
+	return true
+}
+
+// watchHeap samples the bytes of the Go heap's live and unswept objects
+// every millisecond until the returned function is called, which returns
+// the largest sample.
+func watchHeap() func() uint64 {
+	stop, done := make(chan struct{}), make(chan uint64)
+	go func() {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-tick.C:
+			case <-stop:
+				done <- peak
+				return
+			}
+		}
+	}()
+	return func() uint64 { close(stop); return <-done }
 }
 
 // processCPU is the processor time this process used so far, user and
@@ -119,6 +161,8 @@ func TestPrintTableAsTabwriter(t *testing.T) {
 		{"no rows", []string{"run", "fn"}, nil},
 		{"tab and newline", []string{"s", "n"}, [][]any{{"a\tb", int64(1)}, {"c\nd", int64(22)}, {"e\xfff", int64(3)}}},
 		{"ragged", []string{"a", "b", "c"}, [][]any{{"x", "y"}, {"1", "2", "3", "4"}}},
+		{"chunks of cells", []string{"i", "s"}, manyRows(3*chunkCells/2 + 7)},
+		{"ragged chunks", []string{"i", "s"}, append(manyRows(chunkCells), []any{"last"})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got, want strings.Builder
@@ -145,8 +189,17 @@ func TestPrintTableAsTabwriter(t *testing.T) {
 	}
 }
 
+// manyRows returns n rows of two cells of growing widths.
+func manyRows(n int) [][]any {
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{int64(i * i), strings.Repeat("é", i%13)}
+	}
+	return rows
+}
+
 // TestPrintJSONValues checks the JSON of each kind of value SQLite
-// returns, and that a value JSON cannot hold writes nothing.
+// returns, infinities included.
 func TestPrintJSONValues(t *testing.T) {
 	var b strings.Builder
 	if err := printJSON(&b, []string{"x", "fn", "d", "note"}, [][]any{{int64(-7), "a<b\"", 2.5, nil}, {int64(1) << 41, "", 1e21, "é"}}); err != nil {
@@ -157,17 +210,57 @@ func TestPrintJSONValues(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	if err := printJSON(&b, []string{"d"}, [][]any{{int64(1)}, {math.Inf(1)}}); err == nil || b.Len() != 0 {
-		t.Errorf("an infinite value: error %v, output %q; want an error and nothing written", err, b.String())
+	if err := printJSON(&b, []string{"d"}, [][]any{{int64(1)}, {math.Inf(1)}, {math.Inf(-1)}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "[\n  {\"d\": 1},\n  {\"d\": \"+Inf\"},\n  {\"d\": \"-Inf\"}\n]\n"; b.String() != want {
+		t.Errorf("infinities: got\n%s\nwant\n%s", b.String(), want)
 	}
 }
 
-// TestDropColumn checks that the run column goes from the header and
-// from every row, the other values keeping their order.
-func TestDropColumn(t *testing.T) {
-	header, rows := dropColumn([]string{"run", "x", "fn"}, [][]any{{int64(1), int64(2), "f"}, {int64(1), int64(4), nil}}, "run")
-	if fmt.Sprint(header, rows) != "[x fn] [[2 f] [4 <nil>]]" {
-		t.Errorf("got %v %v", header, rows)
+// TestRowReaderDropsRun checks that the rows of an answer leave out the
+// run column, from the header and from every row, the other values
+// keeping their order, and that the rows read (each into the same
+// slice), through database/sql or load.Query, are the table's.
+func TestRowReaderDropsRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "answers.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE a (x INTEGER, run INTEGER, fn TEXT, b BLOB); INSERT INTO a VALUES (2, 1, 'f', x'41'), (4, 1, NULL, NULL), (6, 2, 'g', NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, via := range []string{"database/sql", "load.Query"} {
+		var cols []string
+		var it rowIter
+		if via == "database/sql" {
+			r, err := queryRowReader(context.Background(), db, "SELECT * FROM a WHERE run = ? ORDER BY x", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			cols, it = r.header, r
+		} else {
+			r, err := load.Query(path, "SELECT * FROM a WHERE run = ? ORDER BY x", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			cols, it = r.Columns(), r
+		}
+		header, rows := dropColumn(cols, it, "run")
+		var got []string
+		for rows.Next() {
+			got = append(got, fmt.Sprint(rows.Row()))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(header, got); got != "[x fn b] [[2 f A] [4 <nil> <nil>]]" {
+			t.Errorf("%s: got %s", via, got)
+		}
 	}
 }
 
@@ -190,17 +283,14 @@ func TestEncodeAnswersAsEncoder(t *testing.T) {
 	}
 	for _, run := range []int64{0, 7} {
 		doc := jsonAnswers{Run: run, Incomplete: 1, Questions: len(answers)}
-		var rows []string
 		for i, a := range answers {
-			text, err := answerRowsJSON(a.header, a.rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rows = append(rows, text)
 			doc.Answers = append(doc.Answers, jsonAnswer{Question: fmt.Sprintf("q%d", i), Rows: json.RawMessage(rowsPlaceholder), Incomplete: a.notes})
 		}
 		var got strings.Builder
-		if err := encodeAnswers(&got, doc, rows); err != nil {
+		err := encodeAnswers(&got, doc, func(i int, w io.Writer) error {
+			return writeJSONRows(w, answers[i].header, &sliceRows{rows: answers[i].rows}, indentedJSONLayout(answerRowsDepth))
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 		for i, a := range answers {

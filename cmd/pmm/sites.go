@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,36 +89,120 @@ Example:
 
 // queryRows runs query and returns its column names and rows.
 func queryRows(ctx context.Context, db *sql.DB, query string, args ...any) ([]string, [][]any, error) {
+	r, err := queryRowReader(ctx, db, query, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	var rows [][]any
+	for r.Next() {
+		rows = append(rows, slices.Clone(r.Row()))
+	}
+	return r.header, rows, r.Err()
+}
+
+// rowIter yields rows one at a time: Row is valid until the next Next.
+type rowIter interface {
+	Next() bool
+	Row() []any
+	Err() error
+}
+
+// rowReader reads the rows of a query as SQLite produces them, each into
+// the same slice.
+type rowReader struct {
+	rs      *sql.Rows
+	header  []string
+	scanned []any
+	ptrs    []any
+	row     []any
+	err     error
+}
+
+// queryRowReader runs query.
+func queryRowReader(ctx context.Context, db *sql.DB, query string, args ...any) (*rowReader, error) {
 	rs, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	defer rs.Close()
-	header, err := rs.Columns()
+	cols, err := rs.Columns()
 	if err != nil {
-		return nil, nil, err
+		rs.Close()
+		return nil, err
 	}
-	var rows [][]any
-	scanned := make([]any, len(header))
-	ptrs := make([]any, len(header))
-	for i := range scanned {
-		ptrs[i] = &scanned[i]
+	r := &rowReader{rs: rs, header: cols, scanned: make([]any, len(cols)), ptrs: make([]any, len(cols)), row: make([]any, len(cols))}
+	for i := range r.scanned {
+		r.ptrs[i] = &r.scanned[i]
 	}
-	for rs.Next() {
-		if err := rs.Scan(ptrs...); err != nil {
-			return nil, nil, err
-		}
-		row := make([]any, len(header))
-		for i, v := range scanned {
-			if b, ok := v.([]byte); ok {
-				v = string(b)
-			}
-			row[i] = v
-		}
-		rows = append(rows, row)
-	}
-	return header, rows, rs.Err()
+	return r, nil
 }
+
+func (r *rowReader) Next() bool {
+	if r.err != nil || !r.rs.Next() {
+		return false
+	}
+	if r.err = r.rs.Scan(r.ptrs...); r.err != nil {
+		return false
+	}
+	for i, v := range r.scanned {
+		if b, ok := v.([]byte); ok {
+			v = string(b)
+		}
+		r.row[i] = v
+	}
+	return true
+}
+
+func (r *rowReader) Row() []any { return r.row }
+
+func (r *rowReader) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.rs.Err()
+}
+
+func (r *rowReader) Close() error { return r.rs.Close() }
+
+// dropColumn returns header and rows without the column name (the run
+// of an answer), if there is one.
+func dropColumn(header []string, rows rowIter, name string) ([]string, rowIter) {
+	i := slices.Index(header, name)
+	if i < 0 {
+		return header, rows
+	}
+	return slices.Delete(slices.Clone(header), i, i+1), &withoutColumn{rows: rows, drop: i, row: make([]any, len(header)-1)}
+}
+
+// withoutColumn is rows without their column drop, each into one slice.
+type withoutColumn struct {
+	rows rowIter
+	drop int
+	row  []any
+}
+
+func (w *withoutColumn) Next() bool {
+	if !w.rows.Next() {
+		return false
+	}
+	row := w.rows.Row()
+	copy(w.row, row[:w.drop])
+	copy(w.row[w.drop:], row[w.drop+1:])
+	return true
+}
+
+func (w *withoutColumn) Row() []any { return w.row }
+func (w *withoutColumn) Err() error { return w.rows.Err() }
+
+// sliceRows is a rowIter over rows held in memory.
+type sliceRows struct {
+	rows [][]any
+	next int
+}
+
+func (s *sliceRows) Next() bool { s.next++; return s.next <= len(s.rows) }
+func (s *sliceRows) Row() []any { return s.rows[s.next-1] }
+func (s *sliceRows) Err() error { return nil }
 
 // cellText is a value as the answers print it (fmt.Sprint), without
 // fmt's reflection for the types SQLite returns most.
@@ -133,45 +218,130 @@ func cellText(v any) string {
 	return fmt.Sprint(v)
 }
 
+// appendCell appends the text of v as a table prints it (cellText).
+func appendCell(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case string:
+		return append(b, v...)
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	}
+	return append(b, cellText(v)...)
+}
+
 // printTable prints rows in aligned columns under a header; NULL is "-".
-// The output is text/tabwriter's (no minimum width, two spaces of
-// padding); tabwriter itself only formats tables whose cells hold its
-// control characters or whose rows differ in length: at a million rows
-// it keeps a cell structure per value and costs several times the
-// alignment below.
 func printTable(w io.Writer, header []string, rows [][]any) error {
-	n := len(header)
-	cells := make([]string, 0, n*(len(rows)+1))
-	cells = append(cells, header...)
-	plain := true
-	for _, row := range rows {
-		plain = plain && len(row) == n
-		for _, v := range row {
-			text := "-"
-			if v != nil {
-				text = cellText(v)
+	t, err := readTable(header, &sliceRows{rows: rows})
+	if err != nil {
+		return err
+	}
+	return t.write(w)
+}
+
+// textTable is the text of a table's cells, header first, read in full:
+// aligning a column needs its widest cell. The texts are kept in chunks
+// of tableChunk cells, each one buffer with the cells' ends, not a string
+// per cell (at a million rows, the strings and their headers took
+// several times the memory of the text); chunks, not one buffer, so
+// that growing it does not copy what was read, nor need twice its size.
+type textTable struct {
+	cols   int
+	chunks []tableChunk
+	lens   []int // the cells of each row, header first; nil if every row has cols
+	plain  bool  // no cell holds a tabwriter control character
+	rows   int   // without the header
+	cells  int
+}
+
+// tableChunk holds the text of chunkCells cells (fewer in the last).
+type tableChunk struct {
+	text []byte
+	ends [chunkCells]uint32 // where each cell's text ends in text
+}
+
+const chunkCells = 4096
+
+// add appends the text of v (appendCell) as the next cell; a header's
+// name is a string.
+func (t *textTable) add(v any) {
+	j := t.cells % chunkCells
+	if j == 0 {
+		t.chunks = append(t.chunks, tableChunk{})
+	}
+	c := &t.chunks[len(t.chunks)-1]
+	c.text = appendCell(c.text, v)
+	c.ends[j] = uint32(len(c.text))
+	t.cells++
+}
+
+// readTable reads the cells of rows under header.
+func readTable(header []string, rows rowIter) (*textTable, error) {
+	t := &textTable{cols: len(header)}
+	for _, h := range header {
+		t.add(h)
+	}
+	for rows.Next() {
+		row := rows.Row()
+		if len(row) != t.cols && t.lens == nil {
+			t.lens = make([]int, t.rows+1, t.rows+2)
+			for i := range t.lens {
+				t.lens[i] = t.cols
 			}
-			cells = append(cells, text)
 		}
+		if t.lens != nil {
+			t.lens = append(t.lens, len(row))
+		}
+		for _, v := range row {
+			if v == nil {
+				v = "-"
+			}
+			t.add(v)
+		}
+		t.rows++
 	}
-	for _, c := range cells {
-		plain = plain && !strings.ContainsAny(c, tabwriterControls)
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
-	if !plain || n == 0 {
-		return printTabwriter(w, header, rows, cells)
+	t.plain = t.lens == nil
+	for _, c := range t.chunks {
+		t.plain = t.plain && !bytes.ContainsAny(c.text, tabwriterControls)
 	}
+	return t, nil
+}
+
+// cell is the text of cell i.
+func (t *textTable) cell(i int) []byte {
+	c, j := &t.chunks[i/chunkCells], i%chunkCells
+	start := uint32(0)
+	if j > 0 {
+		start = c.ends[j-1]
+	}
+	return c.text[start:c.ends[j]]
+}
+
+// write prints t as text/tabwriter aligns it (no minimum width, two
+// spaces of padding, the last column unpadded); tabwriter itself only
+// prints tables whose cells hold its control characters or whose rows
+// differ in length: at a million rows it keeps a cell structure per
+// value and costs several times the alignment below.
+func (t *textTable) write(w io.Writer) error {
+	if !t.plain || t.cols == 0 {
+		return t.writeTabwriter(w)
+	}
+	n := t.cols
 	widths := make([]int, n-1) // the last column is not padded
-	for i, c := range cells {
+	for i := 0; i < t.cells; i++ {
 		if col := i % n; col < n-1 {
-			widths[col] = max(widths[col], utf8.RuneCountInString(c)+tablePadding)
+			widths[col] = max(widths[col], utf8.RuneCount(t.cell(i))+tablePadding)
 		}
 	}
 	bw := bufio.NewWriter(w)
 	spaces := strings.Repeat(" ", slices.Max(append(widths, 0)))
-	for i, c := range cells {
-		bw.WriteString(c)
+	for i := 0; i < t.cells; i++ {
+		c := t.cell(i)
+		bw.Write(c)
 		if col := i % n; col < n-1 {
-			bw.WriteString(spaces[:widths[col]-utf8.RuneCountInString(c)])
+			bw.WriteString(spaces[:widths[col]-utf8.RuneCount(c)])
 		} else {
 			bw.WriteByte('\n')
 		}
@@ -186,15 +356,23 @@ const tablePadding = 2
 // text: cell and line separators and its escape.
 const tabwriterControls = "\t\n\v\f\xff"
 
-// printTabwriter is printTable through text/tabwriter, for any rows;
-// cells are the header's then the rows' texts, in order.
-func printTabwriter(w io.Writer, header []string, rows [][]any, cells []string) error {
+// writeTabwriter prints t through text/tabwriter, for any rows.
+func (t *textTable) writeTabwriter(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, tablePadding, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	cells = cells[len(header):]
-	for _, row := range rows {
-		fmt.Fprintln(tw, strings.Join(cells[:len(row)], "\t"))
-		cells = cells[len(row):]
+	cell := 0
+	for r := 0; r <= t.rows; r++ {
+		n := t.cols
+		if t.lens != nil {
+			n = t.lens[r]
+		}
+		for j := 0; j < n; j++ {
+			if j > 0 {
+				tw.Write([]byte{'\t'})
+			}
+			tw.Write(t.cell(cell))
+			cell++
+		}
+		tw.Write([]byte{'\n'})
 	}
 	return tw.Flush()
 }
@@ -202,7 +380,7 @@ func printTabwriter(w io.Writer, header []string, rows [][]any, cells []string) 
 // printJSON prints rows as a JSON array of objects whose keys keep the
 // order of the columns, one object a line.
 func printJSON(w io.Writer, header []string, rows [][]any) error {
-	return writeJSONRows(w, header, rows, jsonLayout{row: "\n  {", firstField: "", field: ", ", rowEnd: "}", end: "\n]\n", empty: "[\n]\n"})
+	return writeJSONRows(w, header, &sliceRows{rows: rows}, jsonLayout{row: "\n  {", firstField: "", field: ", ", rowEnd: "}", end: "\n]\n", empty: "[\n]\n"})
 }
 
 // jsonLayout is where writeJSONRows puts its line breaks and indents.
@@ -221,12 +399,10 @@ func indentedJSONLayout(depth int) jsonLayout {
 	return jsonLayout{row: "\n" + p + "  {", firstField: "\n" + p + "    ", field: ",\n" + p + "    ", rowEnd: "\n" + p + "  }", end: "\n" + p + "]", empty: "[]"}
 }
 
-// writeJSONRows writes rows as a JSON array of objects in layout.
-func writeJSONRows(w io.Writer, header []string, rows [][]any, layout jsonLayout) error {
-	if len(rows) == 0 {
-		_, err := io.WriteString(w, layout.empty)
-		return err
-	}
+// writeJSONRows writes rows as a JSON array of objects in layout, each
+// row as it comes. A float that JSON cannot hold (an infinity) is the
+// string "+Inf" or "-Inf", as in the lists pmm records.
+func writeJSONRows(w io.Writer, header []string, rows rowIter, layout jsonLayout) error {
 	rowEnd := layout.rowEnd
 	if len(header) == 0 {
 		rowEnd = "}" // an empty object is {} in every layout
@@ -236,40 +412,59 @@ func writeJSONRows(w io.Writer, header []string, rows [][]any, layout jsonLayout
 		key, _ := json.Marshal(name)
 		keys[j] = string(key) + ": "
 	}
-	var bw bytes.Buffer // nothing is written when a value has no JSON
-	bw.WriteString("[")
-	var num []byte
-	for i, row := range rows {
-		if i > 0 {
-			bw.WriteString(",")
+	bw := bufio.NewWriter(w)
+	n := 0
+	var b []byte
+	for rows.Next() {
+		b = b[:0]
+		if n == 0 {
+			b = append(b, '[')
+		} else {
+			b = append(b, ',')
 		}
-		bw.WriteString(layout.row)
-		for j, key := range keys {
+		n++
+		b = append(b, layout.row...)
+		for j, v := range rows.Row() {
 			if j > 0 {
-				bw.WriteString(layout.field)
+				b = append(b, layout.field...)
 			} else {
-				bw.WriteString(layout.firstField)
+				b = append(b, layout.firstField...)
 			}
-			bw.WriteString(key)
-			switch v := row[j].(type) {
-			case nil:
-				bw.WriteString("null")
-			case int64:
-				num = strconv.AppendInt(num[:0], v, 10)
-				bw.Write(num)
-			default:
-				value, err := json.Marshal(v)
-				if err != nil {
-					return err
-				}
-				bw.Write(value)
+			b = append(b, keys[j]...)
+			var err error
+			if b, err = appendJSONValue(b, v); err != nil {
+				return err
 			}
 		}
-		bw.WriteString(rowEnd)
+		b = append(b, rowEnd...)
+		bw.Write(b)
 	}
-	bw.WriteString(layout.end)
-	_, err := w.Write(bw.Bytes())
-	return err
+	if err := rows.Err(); err != nil {
+		bw.Flush()
+		return err
+	}
+	if n == 0 {
+		bw.WriteString(layout.empty)
+	} else {
+		bw.WriteString(layout.end)
+	}
+	return bw.Flush()
+}
+
+// appendJSONValue appends the JSON of a value SQLite returns.
+func appendJSONValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return strconv.AppendQuote(b, strconv.FormatFloat(v, 'g', -1, 64)), nil
+		}
+	}
+	value, err := json.Marshal(v)
+	return append(b, value...), err
 }
 
 // summaryQueries list the module's definitions and call sites.

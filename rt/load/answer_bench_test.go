@@ -115,7 +115,9 @@ func peakRSS() int64 {
 // (answerQuestions), loads it in a child process (load tuples per second
 // of wall time and of CPU time, the load's peak RSS), writes the views,
 // and answers each question the way pmm answer does (every row read
-// through database/sql). In the same
+// through database/sql; wall and CPU seconds, answer-s and
+// answer-cpu-s), and as pmm answer now does, through Query (query-s,
+// query-cpu-s). In the same
 // run it times SELECT count(*) over the question's largest table and
 // reading that table's rows, and reports the answer's time as ratios to
 // both.
@@ -172,7 +174,7 @@ func benchmarkAnswer(b *testing.B, sch *pmmschema.Schema, question string, n int
 	view := pmmschema.SQLName(question)
 	largest := sch.Table(question, "exec").Name
 	b.ResetTimer()
-	var load, loadCPU, answer, count, read time.Duration
+	var load, loadCPU, answer, answerCPU, query, queryCPU, count, read, readCPU time.Duration
 	var tuples, rows, peak int64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -190,9 +192,16 @@ func benchmarkAnswer(b *testing.B, sch *pmmschema.Schema, question string, n int
 			b.Fatal(err)
 		}
 		writeViews(b, db, sch, question)
-		start := time.Now()
+		start, cpu := time.Now(), cpuTime()
 		r := readAll(b, db, "SELECT * FROM "+view+" WHERE run = 1")
 		answer += time.Since(start)
+		answerCPU += cpuTime() - cpu
+		start, cpu = time.Now(), cpuTime()
+		if q := queryAll(b, filepath.Join(dir, "pmm.db"), "SELECT * FROM "+view+" WHERE run = 1"); q != r {
+			b.Fatalf("%d rows through Query, %d through database/sql", q, r)
+		}
+		query += time.Since(start)
+		queryCPU += cpuTime() - cpu
 		rows += r
 		start = time.Now()
 		var c int64
@@ -200,9 +209,10 @@ func benchmarkAnswer(b *testing.B, sch *pmmschema.Schema, question string, n int
 			b.Fatal(err)
 		}
 		count += time.Since(start)
-		start = time.Now()
+		start, cpu = time.Now(), cpuTime()
 		readAll(b, db, "SELECT * FROM "+largest+" WHERE run = 1")
 		read += time.Since(start)
+		readCPU += cpuTime() - cpu
 		db.Close()
 		if c == 0 || r == 0 {
 			b.Fatalf("%d rows in %s, %d in the answer", c, largest, r)
@@ -212,6 +222,10 @@ func benchmarkAnswer(b *testing.B, sch *pmmschema.Schema, question string, n int
 	b.ReportMetric(float64(tuples)/loadCPU.Seconds(), "load-tuples/cpu-s")
 	b.ReportMetric(float64(peak)/1024, "load-peak-MiB")
 	b.ReportMetric(answer.Seconds()/float64(b.N), "answer-s")
+	b.ReportMetric(answerCPU.Seconds()/float64(b.N), "answer-cpu-s")
+	b.ReportMetric(readCPU.Seconds()/float64(b.N), "read-cpu-s")
+	b.ReportMetric(query.Seconds()/float64(b.N), "query-s")
+	b.ReportMetric(queryCPU.Seconds()/float64(b.N), "query-cpu-s")
 	b.ReportMetric(float64(rows)/float64(b.N), "answer-rows")
 	b.ReportMetric(answer.Seconds()/count.Seconds(), "x-count")
 	b.ReportMetric(answer.Seconds()/read.Seconds(), "x-read")
@@ -302,6 +316,24 @@ func readAll(b *testing.B, db *sql.DB, query string) int64 {
 		n++
 	}
 	if err := rs.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// queryAll reads every row of query through Query, as pmm answer does,
+// returning how many.
+func queryAll(b *testing.B, path, query string) int64 {
+	r, err := Query(path, query)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var n int64
+	for r.Next() {
+		n++
+	}
+	if err := r.Err(); err != nil {
 		b.Fatal(err)
 	}
 	return n

@@ -1,7 +1,8 @@
 // Package load loads the logs that an instrumented program's runtime
 // (package pmmrt) wrote during a run into the SQLite database pmm.db: one
 // row in the runs table for the run, one row per tuple in the table of its
-// question relation, each tagged with the run's id.
+// question relation, each tagged with the run's id. Query reads rows
+// back through the same C API, for pmm answer.
 package load
 
 import (

@@ -24,13 +24,17 @@ type conn struct {
 }
 
 func openConn(path string) (*conn, error) {
+	return openConnFlags(path, sqlite3.SQLITE_OPEN_READWRITE|sqlite3.SQLITE_OPEN_CREATE)
+}
+
+// openConnFlags opens path with flags (sqlite3_open_v2's), NOMUTEX.
+func openConnFlags(path string, flags int32) (*conn, error) {
 	c := &conn{tls: libc.NewTLS()}
 	name := c.cstring(path)
 	defer c.free(name)
 	pdb := c.malloc(8)
 	defer c.free(pdb)
-	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, pdb,
-		sqlite3.SQLITE_OPEN_READWRITE|sqlite3.SQLITE_OPEN_CREATE|sqlite3.SQLITE_OPEN_NOMUTEX, 0)
+	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, pdb, flags|sqlite3.SQLITE_OPEN_NOMUTEX, 0)
 	c.db = cptr(pdb)
 	if rc != sqlite3.SQLITE_OK {
 		err := c.error(rc)
