@@ -16,7 +16,7 @@ func explainCommand() *command {
 	return &command{
 		name:    "explain",
 		summary: "show which sites static approximation selects for each question",
-		usage:   "[--json] [--tests] [--tags T] [--callgraph vta|cha|static] [PATTERNS] QUESTIONS.pmm...",
+		usage:   "[-json] [-tests] [-tags T] [-callgraph vta|cha|static] [PATTERNS] QUESTIONS.pmm...",
 		detail: `
 Explain builds (or reuses) the static database of the packages matching
 PATTERNS (default ./...), runs static approximation for every question of
@@ -31,7 +31,7 @@ and the function it looked for.
 Example:
 
 	pmm explain ./... questions.pmm
-	pmm explain --json questions.pmm
+	pmm explain -json questions.pmm
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			asJSON := fs.Bool("json", false, "print the selection as JSON")

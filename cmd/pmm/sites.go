@@ -22,7 +22,7 @@ func sitesCommand() *command {
 	return &command{
 		name:    "sites",
 		summary: "build the static database of a module's sites, print or query it",
-		usage:   "[--sql QUERY] [--json] [--tests] [--tags T] [--callgraph vta|cha|static] [--db PATH] [PATTERNS]",
+		usage:   "[-sql QUERY] [-json] [-tests] [-tags T] [-callgraph vta|cha|static] [-db PATH] [PATTERNS]",
 		detail: `
 Sites builds .pmm/static.db, the static-analysis database of the packages
 matching PATTERNS (default ./...): function definitions and call sites with
@@ -34,23 +34,23 @@ spawns_static, contains_static). docs/STATIC.md describes the schema.
 When no Go file, go.mod, go.sum, build tag or GOFLAGS changed since the
 last build, the database is reused. Only .pmm/ is written.
 
-Without --sql, sites prints the number of rows of each table and lists the
-definitions and call sites. With --sql, it runs the query on the database
-and prints the rows as a table, or as a JSON array of objects with --json.
+Without -sql, sites prints the number of rows of each table and lists the
+definitions and call sites. With -sql, it runs the query on the database
+and prints the rows as a table, or as a JSON array of objects with -json.
 
 Example:
 
 	pmm sites ./...
-	pmm sites --sql "SELECT name, file, line FROM functions WHERE kind = 'closure'"
+	pmm sites -sql "SELECT name, file, line FROM functions WHERE kind = 'closure'"
 	sqlite3 .pmm/static.db 'SELECT * FROM spawns_static'
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			query := fs.String("sql", "", "run `QUERY` on the database and print its rows")
-			asJSON := fs.Bool("json", false, "print the rows of --sql as JSON")
+			asJSON := fs.Bool("json", false, "print the rows of -sql as JSON")
 			analysis := defineAnalysisFlags(fs)
 			return func(e *env, args []string) int {
 				if *asJSON && *query == "" {
-					fmt.Fprintln(e.stderr, "pmm sites: --json needs --sql")
+					fmt.Fprintln(e.stderr, "pmm sites: -json needs -sql")
 					return exitUsage
 				}
 				ctx := context.Background()
@@ -62,7 +62,7 @@ Example:
 				if *query != "" {
 					header, rows, err := queryRows(ctx, db, *query)
 					if err != nil {
-						fmt.Fprintf(e.stderr, "pmm sites: --sql: %v\n", err)
+						fmt.Fprintf(e.stderr, "pmm sites: -sql: %v\n", err)
 						return exitUsage
 					}
 					if *asJSON {

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The tests of what a new user met first (issue 15): each runs pmm as a
+// user would and checks what it says and its exit status.
+
+// writeFile writes text to dir/name.
+func writeFile(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestQuestionMatchingNothing: a question whose function the program does
+// not have fails pmm instrument (exit 2), after the "did you mean"
+// warning, and writes no instrumentation; -allow-empty instruments anyway.
+func TestQuestionMatchingNothing(t *testing.T) {
+	dir := copyModule(t, "../../testdata/cache")
+	writeFile(t, dir, "typo.pmm", `(defquestion slow-g :definition ((x d) s.t. (and (function-execution x "main.Gg") (duration x d))))`)
+	code, out, errOut := runPMM(t, dir, "instrument", "./...", "typo.pmm")
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d\n%s%s", code, exitUsage, out, errOut)
+	}
+	containsAll(t, "stderr", errOut, `did you mean "main.G"?`, "question slow-g can have no answer in this program", "-allow-empty")
+	if _, err := os.Stat(filepath.Join(dir, ".pmm", "plan.json")); err == nil {
+		t.Errorf("pmm instrument wrote plan.json for a question that can have no answer")
+	}
+	// One question of two matching nothing is enough to fail.
+	writeFile(t, dir, "both.pmm", `(defquestion g-calls :definition ((x) s.t. (function-execution x "main.G")))`)
+	if code, _, errOut := runPMM(t, dir, "instrument", "./...", "both.pmm", "typo.pmm"); code != exitUsage || !strings.Contains(errOut, "question slow-g can") {
+		t.Errorf("with one good question: exit %d\n%s", code, errOut)
+	}
+	code, out, errOut = runPMM(t, dir, "instrument", "-allow-empty", "./...", "typo.pmm")
+	if code != exitOK {
+		t.Fatalf("-allow-empty: exit %d\n%s%s", code, out, errOut)
+	}
+	containsAll(t, "stdout", out, "instrumented 0 sites for 1 question")
+	containsAll(t, "stderr", errOut, `did you mean "main.G"?`)
+	// A negated event that matches nothing does not empty its question:
+	// every execution of G is one not called by a main.Nope.
+	writeFile(t, dir, "negated.pmm", `(defquestion lone-g :definition ((x) s.t. (and (function-execution x "main.G")
+	  (not (exists (f) (and (function-execution f "main.Nope") (calls f x)))))))`)
+	if code, out, errOut := runPMM(t, dir, "instrument", "./...", "negated.pmm"); code != exitOK {
+		t.Errorf("a negated event matching nothing: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestNoModuleExitCodes: every command that works in a module says the
+// same when there is none, with the same exit status (2, bad usage), and
+// from a go.work workspace hints at its modules.
+func TestNoModuleExitCodes(t *testing.T) {
+	noModule := t.TempDir()
+	writeFile(t, noModule, "q.pmm", `(defquestion q :definition ((x) s.t. (function-execution x "main.F")))`)
+	for _, args := range [][]string{
+		{"instrument", "./...", "q.pmm"}, {"explain", "q.pmm"}, {"sites", "./..."},
+		{"run", "."}, {"test"}, {"answer"}, {"stats"}, {"clean"},
+	} {
+		code, _, errOut := runPMM(t, noModule, args...)
+		if code != exitUsage || !strings.Contains(errOut, "no go.mod in") {
+			t.Errorf("pmm %s without a module: exit %d, want %d\n%s", strings.Join(args, " "), code, exitUsage, errOut)
+		}
+		if strings.Contains(errOut, "workspace") {
+			t.Errorf("pmm %s: a hint of a workspace where there is none:\n%s", args[0], errOut)
+		}
+	}
+	work := t.TempDir()
+	if err := os.CopyFS(filepath.Join(work, "cache"), os.DirFS("../../testdata/cache")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, work, "go.work", "go 1.26\n\nuse ./cache\n")
+	code, _, errOut := runPMM(t, work, "instrument", "./...", "cache/questions.pmm")
+	if code != exitUsage {
+		t.Errorf("from a go.work root: exit %d, want %d", code, exitUsage)
+	}
+	containsAll(t, "stderr", errOut, "go.work is a workspace", "cd into one of its modules (./cache)", "pmm -C ./cache instrument")
+}
+
+// TestBuildErrorOnce: a package that does not compile is reported once,
+// each error with its position, not again as the go command prints it.
+func TestBuildErrorOnce(t *testing.T) {
+	dir := copyModule(t, "../../testdata/cache")
+	writeFile(t, dir, "broken.go", "package main\n\nfunc broken() { G(1, 2, 3) }\n")
+	code, _, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm")
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	if n := strings.Count(errOut, "too many arguments in call to G"); n != 1 {
+		t.Errorf("the error is printed %d times, want once:\n%s", n, errOut)
+	}
+	containsAll(t, "stderr", errOut, "broken.go:3:25: too many arguments")
+}
+
+// TestHelpTopics: pmm help help and pmm help language are topics; every
+// command's help has a flags section when it takes flags (pmm test's are
+// go test's), and none speaks the seed's words.
+func TestHelpTopics(t *testing.T) {
+	code, out, errOut := runPMM(t, ".", "help", "help")
+	if code != exitOK || !strings.Contains(out, "Usage: pmm help [COMMAND | language]") {
+		t.Errorf("pmm help help: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runPMM(t, ".", "help", "language")
+	if code != exitOK {
+		t.Fatalf("pmm help language: exit %d", code)
+	}
+	// Every primitive the checker knows is in it, with its doc.
+	for _, want := range []string{"(defquestion NAME :definition (OP ACTIVITY", "(duration x d)", "d is the wall-clock duration of x in nanoseconds.",
+		"(calls* a b)", "(parameter x n v)", "example: (parameter x 1 v)", `"example.com/m/pkg.(*T).M"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pmm help language lacks %q", want)
+		}
+	}
+	code, out, _ = runPMM(t, ".", "help")
+	if code != exitOK || strings.Contains(out, "docs/LANGUAGE.md") || !strings.Contains(out, "pmm help language") || !strings.Contains(out, "Exit status: 0") {
+		t.Errorf("pmm help: exit %d, a path only a clone has, or no pointer to pmm help language or exit status:\n%s", code, out)
+	}
+	if code, _, errOut := runPMM(t, ".", "help", "languag"); code != exitUsage || !strings.Contains(errOut, `did you mean "language"?`) {
+		t.Errorf("pmm help languag: exit %d\n%s", code, errOut)
+	}
+	for _, c := range commands() {
+		code, out, _ := runPMM(t, ".", "help", c.name)
+		if code != exitOK {
+			t.Errorf("pmm help %s: exit %d", c.name, code)
+		}
+		for _, seed := range []string{"seed", "Monitor-", "SmartMonitor", "Liao"} {
+			if strings.Contains(out, seed) {
+				t.Errorf("pmm help %s speaks the seed's words (%q):\n%s", c.name, seed, out)
+			}
+		}
+		// Flags in one style, the go command's: -json, never --json.
+		if strings.Contains(out, " --") && !strings.Contains(out, "[-- ") && !strings.Contains(out, " -- ") {
+			t.Errorf("pmm help %s writes a flag with two dashes:\n%s", c.name, out)
+		}
+	}
+	_, out, _ = runPMM(t, ".", "help", "test")
+	containsAll(t, "pmm help test", out, "Flags:", "go test", "-tags")
+}
+
+// TestVersion: pmm version of a built pmm says what go version -m says
+// of the binary: its module version, or devel and its commit.
+func TestVersion(t *testing.T) {
+	bin := pmmBin(t)
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := exec.Command("go", "version", "-m", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var modVersion, revision string
+	for _, line := range strings.Split(string(info), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "mod" && f[1] == "pmm.dev/pmm" {
+			modVersion = f[2]
+		}
+		if len(f) == 2 && f[0] == "build" && strings.HasPrefix(f[1], "vcs.revision=") {
+			revision = strings.TrimPrefix(f[1], "vcs.revision=")
+		}
+	}
+	want := "pmm version " + modVersion + " "
+	if modVersion == "(devel)" {
+		want = "pmm version devel " + revision
+	}
+	if !strings.HasPrefix(string(out), want) {
+		t.Errorf("pmm version says %q, want it to begin with %q (go version -m:\n%s)", out, want, info)
+	}
+}
