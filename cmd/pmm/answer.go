@@ -154,7 +154,7 @@ Example:
 							mark = ", incomplete"
 						}
 						fmt.Fprintf(e.stdout, "%s (%s%s)\n", name, plural(len(rows), "row"), mark)
-						if err = printTable(e.stdout, header, rows); err == nil {
+						if err = printTable(e.stdout, withUnits(header, p.Units[name]), rows); err == nil {
 							for _, n := range notes {
 								fmt.Fprintln(e.stdout, n.label(*all))
 							}

@@ -305,6 +305,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	}
 	pr := p.Project(prog, sch, gen.Skipped, gen.Inexact)
 	pr.Root, pr.Module, pr.Overlay, pr.Tags = res.Root, res.ModulePath, written.Overlay, tagList(*analysis.tags)
+	pr.Units = answerUnits(prog)
 	if !*analysis.tests {
 		pr.Untested = untestedCalls(sel)
 	}

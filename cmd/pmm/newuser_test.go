@@ -173,3 +173,92 @@ func TestVersion(t *testing.T) {
 		t.Errorf("pmm version says %q, want it to begin with %q (go version -m:\n%s)", out, want, info)
 	}
 }
+
+// TestAnswerTableUnitsAndValues: pmm answer's tables name the unit of
+// durations and events in the header, print averages as plain decimals,
+// and quote a value holding a newline, which would break the alignment.
+func TestAnswerTableUnitsAndValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an instrumented program")
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "go.mod", "module example.com/units\n\ngo 1.26\n")
+	writeFile(t, dir, "main.go", `package main
+
+import "fmt"
+
+func F(s string, n int) int { return len(s) + n }
+
+func main() {
+	t := F("a\nb", 3930000) + F("a\nb", 3930000) + F("c", 1) + F("c", 2)
+	fmt.Println(t)
+}
+`)
+	writeFile(t, dir, "questions.pmm", `
+(defevent fcall :definition ((x s n) s.t. (and (function-execution x "main.F") (parameter x 1 s) (parameter x 2 n))))
+(defevent timed :definition ((x d) s.t. (and (function-execution x "main.F") (duration x d))))
+(defquestion f-calls :definition ((x s d) s.t. (exists (n) (and (fcall x s n) (duration x d)))))
+(defquestion mean-n :definition (average fcall (output input output)))
+(defquestion total-time :definition (sum timed (output output)))
+(defquestion n-calls :definition (count timed (output output)))
+`)
+	for _, args := range [][]string{{"instrument", "./...", "questions.pmm"}, {"run", "."}} {
+		if code, out, errOut := runPMM(t, dir, args...); code != exitOK {
+			t.Fatalf("pmm %s: exit %d\n%s%s", args[0], code, out, errOut)
+		}
+	}
+	code, out, errOut := runPMM(t, dir, "answer")
+	if code != exitOK {
+		t.Fatalf("pmm answer: exit %d\n%s", code, errOut)
+	}
+	blocks := map[string][]string{} // each answer's lines: title, header, rows
+	for _, b := range strings.Split(strings.TrimSpace(out), "\n\n") {
+		lines := strings.Split(b, "\n")
+		blocks[strings.Fields(lines[0])[0]] = lines
+	}
+	for q, want := range map[string]string{
+		"f-calls":    "x (event id) s d (ns)",
+		"mean-n":     "s average",
+		"total-time": "sum (ns)",
+		"n-calls":    "count",
+	} {
+		if len(blocks[q]) < 2 {
+			t.Fatalf("no answer %s in:\n%s", q, out)
+		}
+		if got := strings.Join(strings.Fields(blocks[q][1]), " "); got != want {
+			t.Errorf("header of %s: %q, want %q", q, got, want)
+		}
+	}
+	// Four calls, a line each: the newline of "a\nb" is escaped, as %q
+	// writes it, and every row lines up under the header.
+	calls := blocks["f-calls"]
+	if len(calls) != 2+4 {
+		t.Fatalf("calls: %d lines, want a title, a header and 4 rows:\n%s", len(calls), strings.Join(calls, "\n"))
+	}
+	column := strings.Index(calls[1], "s  ")
+	for _, row := range calls[2:] {
+		if !strings.HasPrefix(row[column:], `"a\nb"`) && !strings.HasPrefix(row[column:], "c ") {
+			t.Errorf("calls: row %q has no s value at the column of the header (%d)", row, column)
+		}
+	}
+	// The averages, by hand: (3930000+3930000)/2 and (1+2)/2.
+	mean := strings.Join(blocks["mean-n"][2:], "\n")
+	for _, want := range []string{`"a\nb"  3930000`, `c       1.5`} {
+		if !strings.Contains(mean, want) {
+			t.Errorf("mean-n lacks %q:\n%s", want, mean)
+		}
+	}
+	if strings.Contains(out, "e+") {
+		t.Errorf("a number with an exponent:\n%s", out)
+	}
+	// The sum and the count are kept in cells: pmm stats says how many of
+	// F's 4 executions were added, which its recorded column cannot count.
+	_, statsOut, _ := runPMM(t, dir, "stats")
+	containsAll(t, "pmm stats", statsOut, "total-time: kept in cells: 4 executions added to 1 cell", "n-calls: kept in cells: 4 executions added to 1 cell")
+	// The CSV is the data: its header has no units, its values no quotes
+	// but CSV's own.
+	_, csvOut, _ := runPMM(t, dir, "answer", "-format", "csv", "mean-n")
+	if !strings.HasPrefix(csvOut, "s,average\n") || !strings.Contains(csvOut, "\"a\nb\",3930000\n") {
+		t.Errorf("pmm answer -format csv mean-n:\n%s", csvOut)
+	}
+}

@@ -119,8 +119,9 @@ func queryRows(ctx context.Context, db *sql.DB, query string, args ...any) ([]st
 	return header, rows, rs.Err()
 }
 
-// cellText is a value as the answers print it (fmt.Sprint), without
-// fmt's reflection for the types SQLite returns most.
+// cellText is a value as the answers print it (fmt.Sprint, but floats
+// as plain decimals), without fmt's reflection for the types SQLite
+// returns most.
 func cellText(v any) string {
 	switch v := v.(type) {
 	case string:
@@ -129,6 +130,9 @@ func cellText(v any) string {
 		return strconv.FormatInt(v, 10)
 	case int:
 		return strconv.Itoa(v)
+	case float64:
+		// Plain decimals, never 3.93e+06: a column of averages in one format.
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return fmt.Sprint(v)
 }
@@ -149,7 +153,7 @@ func printTable(w io.Writer, header []string, rows [][]any) error {
 		for _, v := range row {
 			text := "-"
 			if v != nil {
-				text = cellText(v)
+				text = tableCell(v)
 			}
 			cells = append(cells, text)
 		}

@@ -77,7 +77,7 @@ Example:
 					return exitFailure
 				}
 				for _, c := range st.Cells {
-					fmt.Fprintf(e.stdout, "%s: %d cell(s), %d executions added (kept at run time, no tuple)\n", c.Question, c.Cells, c.Added)
+					fmt.Fprintf(e.stdout, "%s: kept in cells: %d executions added to %s (recorded as no tuple, so not counted above)\n", c.Question, c.Added, plural(int(c.Cells), "cell"))
 				}
 				if len(st.Incomplete) > 0 {
 					fmt.Fprintf(e.stdout, "%d of %d answers are incomplete (%s): pmm answer says why\n", len(st.Incomplete), len(p.Questions), strings.Join(st.Incomplete, ", "))
