@@ -394,7 +394,7 @@ func untestedCalls(sel *sites.Selection) []plan.Incomplete {
 		if len(vars) > 0 {
 			sort.Strings(vars)
 			out = append(out, plan.Incomplete{Question: q.Name, Vars: vars,
-				Reason: "recorded at call sites, and pmm instrument ran without --tests: the calls in test files are not recorded"})
+				Reason: "recorded at call sites, and pmm instrument ran without -tests: the calls in test files are not recorded"})
 		}
 	}
 	return out

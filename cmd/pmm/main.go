@@ -247,10 +247,10 @@ func versionCommand() *command {
 		usage:   "",
 		detail: `
 Version prints the version of pmm: the module version the go command
-recorded when it built pmm (a tag such as v1.2.3, or a pseudo-version
-v0.0.0-DATE-COMMIT of a clone's commit, "+dirty" when the clone had
-changes), else "devel" and the commit, then the Go version and platform
-it was built with.
+recorded when it built pmm, or "devel" and the commit of the clone it
+was built in when it recorded version control information ("+dirty"
+when the clone had changes), then the Go version and platform it was
+built with.
 `,
 		define: func(*flag.FlagSet) func(*env, []string) int {
 			return func(e *env, args []string) int {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -260,5 +261,132 @@ func main() {
 	_, csvOut, _ := runPMM(t, dir, "answer", "-format", "csv", "mean-n")
 	if !strings.HasPrefix(csvOut, "s,average\n") || !strings.Contains(csvOut, "\"a\nb\",3930000\n") {
 		t.Errorf("pmm answer -format csv mean-n:\n%s", csvOut)
+	}
+}
+
+// readmeMainCommand returns the main command of README.md: the line of
+// its first sh block that begins with "go install".
+func readmeMainCommand(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), "```sh\n")
+	if !ok {
+		t.Fatal("README.md has no sh block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	for _, line := range strings.Split(block, "\n") {
+		if strings.HasPrefix(line, "go install ") {
+			return line
+		}
+	}
+	t.Fatalf("README.md's first sh block has no go install line:\n%s", block)
+	return ""
+}
+
+// copyRepo copies pmm's repository, as a clone has it, without .git and
+// what pmm left in .pmm directories.
+func copyRepo(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := "../.."
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".pmm") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestREADMEMainCommand runs the README's main command, as it stands
+// there, in a copy of the repository with a PATH that has go and the
+// system's tools but no pmm: with GOBIN set, and with GOBIN unset, where
+// go install writes to GOPATH/bin. Its answer must count the repeated
+// calls the example program counts by hand.
+func TestREADMEMainCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs pmm and builds and runs an instrumented program")
+	}
+	line := readmeMainCommand(t)
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	modCache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		// vars are the environment's settings of the install directory;
+		// bin is where go install must put pmm.
+		vars func(tmp string) (vars []string, bin string)
+	}{
+		{"GOBIN", func(tmp string) ([]string, string) {
+			return []string{"GOBIN=" + filepath.Join(tmp, "gobin")}, filepath.Join(tmp, "gobin")
+		}},
+		{"GOPATH", func(tmp string) ([]string, string) {
+			return []string{"GOBIN=", "GOPATH=" + filepath.Join(tmp, "gopath")}, filepath.Join(tmp, "gopath", "bin")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := copyRepo(t)
+			vars, bin := tc.vars(t.TempDir())
+			var env []string
+			for _, kv := range os.Environ() {
+				switch k, _, _ := strings.Cut(kv, "="); k {
+				case "PATH", "GOBIN", "GOPATH", "GOMODCACHE", "PWD":
+				default:
+					env = append(env, kv)
+				}
+			}
+			env = append(env, vars...)
+			env = append(env, "GOMODCACHE="+strings.TrimSpace(string(modCache)), "PATH="+filepath.Dir(goTool)+":/usr/bin:/bin")
+			sh := exec.Command("sh", "-c", line)
+			sh.Dir, sh.Env = repo, env
+			out, err := sh.CombinedOutput()
+			if err != nil {
+				t.Fatalf("README's main command: %v\n%s\n%s", err, line, out)
+			}
+			if _, err := os.Stat(filepath.Join(bin, "pmm")); err != nil {
+				t.Errorf("go install did not write %s: %v", filepath.Join(bin, "pmm"), err)
+			}
+			hand := exec.Command("go", "run", ".", "-hand")
+			hand.Dir = filepath.Join(repo, "testdata", "cache")
+			handOut, err := hand.CombinedOutput()
+			if err != nil {
+				t.Fatalf("go run . -hand: %v\n%s", err, handOut)
+			}
+			_, repeats, ok := strings.Cut(string(handOut), "repeats ")
+			repeats, _, _ = strings.Cut(repeats, "\n")
+			if !ok || repeats == "0" {
+				t.Fatalf("the hand-instrumented run counted no repeats:\n%s", handOut)
+			}
+			containsAll(t, "the output of README's main command", string(out),
+				"cacheable-count (1 row)\ncount\n"+repeats+"\n", "cacheable-calls ("+repeats+" rows)", "sum (ns)")
+		})
 	}
 }
