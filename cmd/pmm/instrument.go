@@ -190,7 +190,7 @@ goroutine-local context, negated callees; data waits in the state of the
 outermost execution until it is known to be needed; and an aggregate
 whose relation run time decides is kept in cells, not tuples. The answers
 are the same in every mode; -mode straightforward records every event,
-the baseline to compare with (pmm stats, docs/EVALUATION.md).
+the baseline to compare with (pmm stats).
 
 Example:
 

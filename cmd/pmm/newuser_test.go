@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -134,6 +135,10 @@ func TestHelpTopics(t *testing.T) {
 			if strings.Contains(out, seed) {
 				t.Errorf("pmm help %s speaks the seed's words (%q):\n%s", c.name, seed, out)
 			}
+		}
+		// A path only a clone has is said to be one.
+		if n := strings.Count(out, "docs/"); n != len(regexp.MustCompile(`docs/\S+\s+in\s+pmm's\s+repository`).FindAllString(out, -1)) {
+			t.Errorf("pmm help %s names a file of docs/ as if the user had it:\n%s", c.name, out)
 		}
 		// Flags in one style, the go command's: -json, never --json.
 		if strings.Contains(out, " --") && !strings.Contains(out, "[-- ") && !strings.Contains(out, " -- ") {

@@ -33,10 +33,11 @@ with ARGS (standard input, output and error are the program's), and loads
 what it recorded into .pmm/pmm.db, tagged with a new run. The answers are
 SQL views named after the questions: see pmm answer.
 
-The program can stop and start recording itself:
-builds with pmm have the build tag pmm, so a file with //go:build pmm can
-import the runtime, MODULE/internal/_pmmrt, and call its Begin and End,
-beside a //go:build !pmm file with no-ops (see docs/RUNTIME.md).
+The program can stop and start recording itself: builds with pmm have
+the build tag pmm, so a file with //go:build pmm can import the runtime,
+MODULE/internal/_pmmrt, and call its Begin and End, beside a
+//go:build !pmm file with no-ops (docs/RUNTIME.md in pmm's repository
+says more).
 PMM_RECORD=off in the environment starts the program with recording off.
 
 The build has the tags of pmm instrument -tags (and pmm); -tags, if

@@ -29,7 +29,9 @@ matching PATTERNS (default ./...): function definitions and call sites with
 their positions, the call graph's callees of every call, and the relations
 static approximation uses (calls_static, callgraph_edges, callback_edges
 (what code outside the module may call back), calls_star_static,
-spawns_static, contains_static). docs/STATIC.md describes the schema.
+spawns_static, contains_static). docs/STATIC.md in pmm's repository
+describes the schema; the database holds it too: pmm sites -sql
+"SELECT sql FROM sqlite_master".
 
 When no Go file, go.mod, go.sum, build tag or GOFLAGS changed since the
 last build, the database is reused. Only .pmm/ is written.
