@@ -178,6 +178,13 @@ Then build and run with pmm run or pmm test, or by hand:
 The instrumented sources are ordinary Go you can read; /*line*/ comments
 keep the positions of errors and stack traces those of your files.
 
+A question that can have no answer in the program, because an event of
+it matches no function (a misspelt name: pmm says which name you may
+have meant), stops pmm instrument with exit status 2 before it writes
+anything; -allow-empty instruments anyway. Static approximation finds
+such events: in mode straightforward, which does without it, they are
+not looked for.
+
 Where pmm cannot record a question's events exactly (a site it cannot
 instrument, a call that may run several functions it cannot tell apart,
 ...), it warns, says how many answers may be incomplete, and pmm answer
