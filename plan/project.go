@@ -34,6 +34,9 @@ type Project struct {
 	// Tags are the build tags of the instrumentation (--tags), sorted:
 	// pmm run and pmm test build with them, and refuse others.
 	Tags []string `json:"tags,omitempty"`
+	// Units are, per question, the unit of each column of its answer
+	// after run ("" for none): pmm answer names them in its tables.
+	Units map[string][]string `json:"units,omitempty"`
 }
 
 // ProjectDecision is a test of a question that run time decides, or that

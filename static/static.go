@@ -175,29 +175,64 @@ func (e *PackageErrors) Error() string {
 func packageErrors(root string, pkgs []*packages.Package) error {
 	var list []string
 	seen := map[string]bool{}
+	var unplaced []packages.Error // errors without a position, with their package
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for _, e := range p.Errors {
-			msg := e.Msg
-			if e.Pos != "" {
-				pos := e.Pos
-				if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
-					pos = rel
-				}
-				msg = pos + ": " + msg
-			} else {
-				msg = p.PkgPath + ": " + msg
+			if e.Pos == "" {
+				e.Msg = p.PkgPath + ": " + e.Msg
+				unplaced = append(unplaced, e)
+				continue
 			}
-			if !seen[msg] {
+			pos := e.Pos
+			if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
+				pos = rel
+			}
+			if msg := pos + ": " + e.Msg; !seen[msg] {
 				seen[msg] = true
 				list = append(list, msg)
 			}
 		}
 	})
+	for _, e := range unplaced {
+		if !seen[e.Msg] && !repeatsPlaced(e.Msg, seen) {
+			seen[e.Msg] = true
+			list = append(list, e.Msg)
+		}
+	}
 	if len(list) == 0 {
 		return nil
 	}
 	sort.Strings(list)
 	return &PackageErrors{Errors: list}
+}
+
+// repeatsPlaced reports whether msg, an error without a position, is the
+// go command's output of a failed compilation ("# pkg" and then
+// "./file.go:line:col: message" lines) whose every located line is an
+// error placed already (placed): the type checker's errors, which the go
+// command prints again when it compiles the package.
+func repeatsPlaced(msg string, placed map[string]bool) bool {
+	_, out, ok := strings.Cut(msg, "# ")
+	if !ok {
+		return false
+	}
+	firstLines := map[string]bool{} // of the placed errors, whose details follow on lines of their own
+	for m := range placed {
+		first, _, _ := strings.Cut(m, "\n")
+		firstLines[first] = true
+	}
+	lines := strings.Split(out, "\n")[1:] // after the "# pkg" line
+	located := 0
+	for _, line := range lines {
+		if line == "" || strings.HasPrefix(line, "\t") {
+			continue // a continuation of the line before
+		}
+		if !firstLines[strings.TrimPrefix(line, "./")] {
+			return false
+		}
+		located++
+	}
+	return located > 0
 }
 
 // withoutDuplicateVariants keeps one variant of each package when tests

@@ -37,8 +37,11 @@ func (a *analysisFlags) build(ctx context.Context, e *env, cmd string, patterns 
 	switch *a.algorithm {
 	case static.VTA, static.CHA, static.Static:
 	default:
-		fmt.Fprintf(e.stderr, "pmm %s: unknown --callgraph %q (want vta, cha or static)\n", cmd, *a.algorithm)
+		fmt.Fprintf(e.stderr, "pmm %s: unknown -callgraph %q (want vta, cha or static)\n", cmd, *a.algorithm)
 		return nil, exitUsage
+	}
+	if root, code := moduleRoot(e, cmd); root == "" {
+		return nil, code
 	}
 	cfg := static.Config{
 		Dir: e.dir, Patterns: patterns, Tests: *a.tests, CallGraph: *a.algorithm,

@@ -23,7 +23,7 @@ func answerCommand() *command {
 	return &command{
 		name:    "answer",
 		summary: "print the answers of the questions",
-		usage:   "[--run N | --all-runs] [--format table|csv|json | --json] [NAME...]",
+		usage:   "[-run N | -all-runs] [-format table|csv|json | -json] [NAME...]",
 		detail: `
 Answer prints the answer of each question (or of the questions NAME...) for
 the last run, a given run, or all runs. Each answer is a view of
@@ -43,8 +43,8 @@ the module called from outside it, records lost. Under such an answer's
 table each reason is printed, "incomplete: REASON (FILE:LINE:COL)", and
 at the end "N of M answers are incomplete"; the exit status is still 0.
 The reasons are the table pmm_incomplete(run, question, reason, position);
-a question without a row there is answered exactly. With --format json
-(or --json) the output is one document whose answers each have
+a question without a row there is answered exactly. With -format json
+(or -json) the output is one document whose answers each have
 "incomplete": [] or the reasons; with csv the notes go to stderr.
 
 Large answers: csv and json print each row as SQLite produces it, in
@@ -58,13 +58,13 @@ order SQLite produces them: for a given order, use SQL (sqlite3, above).
 Example:
 
 	pmm answer
-	pmm answer --format csv cacheable-calls
+	pmm answer -format csv cacheable-calls
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			runID := fs.Int64("run", 0, "answer for run `N` (default: the last run)")
 			all := fs.Bool("all-runs", false, "answer for every run")
 			formatName := fs.String("format", "table", "output `format`: table, csv or json")
-			asJSON := fs.Bool("json", false, "the same as --format json")
+			asJSON := fs.Bool("json", false, "the same as -format json")
 			return func(e *env, args []string) int {
 				if *asJSON {
 					*formatName = "json"
@@ -72,11 +72,11 @@ Example:
 				switch *formatName {
 				case "table", "csv", "json":
 				default:
-					fmt.Fprintf(e.stderr, "pmm answer: unknown --format %q (want table, csv or json)\n", *formatName)
+					fmt.Fprintf(e.stderr, "pmm answer: unknown -format %q (want table, csv or json)\n", *formatName)
 					return exitUsage
 				}
 				if *all && *runID != 0 {
-					fmt.Fprintln(e.stderr, "pmm answer: --run and --all-runs exclude each other")
+					fmt.Fprintln(e.stderr, "pmm answer: -run and -all-runs exclude each other")
 					return exitUsage
 				}
 				p, code := readProject(e, "answer")
@@ -188,7 +188,7 @@ Example:
 								fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", name, n.label(*all))
 							}
 						} else {
-							err = printAnswerTable(out, name, i > 0, header, rows, notes[i], *all)
+							err = printAnswerTable(out, name, i > 0, withUnits(header, p.Units[name]), rows, notes[i], *all)
 						}
 						closeRows()
 					}
@@ -211,10 +211,10 @@ Example:
 	}
 }
 
-// jsonAnswers is the output of pmm answer --format json: every answer,
+// jsonAnswers is the output of pmm answer -format json: every answer,
 // and how many are incomplete.
 type jsonAnswers struct {
-	Run        int64        `json:"run,omitempty"` // the run answered; absent with --all-runs
+	Run        int64        `json:"run,omitempty"` // the run answered; absent with -all-runs
 	Answers    []jsonAnswer `json:"answers"`
 	Incomplete int          `json:"incomplete"` // the answers with notes
 	Questions  int          `json:"questions"`
@@ -367,12 +367,12 @@ func printCSV(out io.Writer, header []string, rows rowIter) error {
 func cleanCommand() *command {
 	return &command{
 		name:    "clean",
-		summary: "remove the instrumentation (Monitor-Off)",
-		usage:   "[--all]",
+		summary: "remove the instrumentation (the answers stay)",
+		usage:   "[-all]",
 		detail: `
 Clean removes the instrumentation pmm instrument wrote (.pmm/overlay,
 .pmm/overlay.json, .pmm/plan.json, .pmm/bin, .pmm/logs). The answers in
-.pmm/pmm.db and the static database stay, unless --all removes .pmm/
+.pmm/pmm.db and the static database stay, unless -all removes .pmm/
 entirely.
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"pmm.dev/pmm/rt/load"
 )
@@ -147,7 +148,7 @@ func processCPU() time.Duration {
 // TestPrintTableAsTabwriter compares printTable's alignment with
 // text/tabwriter's on tables of every shape: wide and multi-byte cells,
 // NULL, one column, no rows, and cells holding tabwriter's control
-// characters (printed by tabwriter itself, as before).
+// characters (quoted as %q would, so that they keep the alignment).
 func TestPrintTableAsTabwriter(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -177,6 +178,9 @@ func TestPrintTableAsTabwriter(t *testing.T) {
 					cells[i] = "-"
 					if v != nil {
 						cells[i] = fmt.Sprint(v)
+					}
+					if strings.ContainsAny(cells[i], "\t\n") || !utf8.ValidString(cells[i]) {
+						cells[i] = fmt.Sprintf("%q", cells[i]) // quoted, to keep the alignment
 					}
 				}
 				fmt.Fprintln(tw, strings.Join(cells, "\t"))

@@ -15,12 +15,14 @@ import (
 func explainCommand() *command {
 	return &command{
 		name:    "explain",
-		summary: "show which sites static approximation selects for each question",
-		usage:   "[--json] [--tests] [--tags T] [--callgraph vta|cha|static] [PATTERNS] QUESTIONS.pmm...",
+		summary: "show where pmm would record each question's events, and why",
+		usage:   "[-json] [-tests] [-tags T] [-callgraph vta|cha|static] [PATTERNS] QUESTIONS.pmm...",
 		detail: `
 Explain builds (or reuses) the static database of the packages matching
-PATTERNS (default ./...), runs static approximation for every question of
-the .pmm files, and prints, per question and event variable: the query over
+PATTERNS (default ./...), works out from the code which functions each
+event of the questions of the .pmm files can be (static approximation:
+what pmm instrument does first), and prints, per question and event
+variable: the query over
 .pmm/static.db, the functions the event can be an execution of, the sites
 where it will be recorded (a definition or call sites, with file:line:col
 and why), and how many candidates were eliminated and why.
@@ -31,7 +33,7 @@ and the function it looked for.
 Example:
 
 	pmm explain ./... questions.pmm
-	pmm explain --json questions.pmm
+	pmm explain -json questions.pmm
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			asJSON := fs.Bool("json", false, "print the selection as JSON")

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -79,11 +81,55 @@ func writablePMMDir(root string) error {
 	return fmt.Errorf("%v\n\thint: pmm writes only in %s, which must be writable (make it so, or mount a writable directory there); it never writes the module's own files", err, dir)
 }
 
-func readProject(e *env, cmd string) (*plan.Project, int) {
+// moduleRoot returns the root of the module pmm works in, the one that
+// holds its directory. Without one, it reports it as cmd, with a hint
+// when the directory is in a go.work workspace (pmm works on one module
+// of it), and returns exitUsage, the same for every command.
+func moduleRoot(e *env, cmd string) (string, int) {
 	root, err := static.ModuleRoot(e.dir)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "pmm %s: %v\n", cmd, err)
-		return nil, exitUsage
+	if err == nil {
+		return root, exitOK
+	}
+	fmt.Fprintf(e.stderr, "pmm %s: %v\n", cmd, err)
+	if work, uses := workspaceModules(e.dir); work != "" {
+		dir := "DIR"
+		if len(uses) > 0 {
+			dir = uses[0]
+		}
+		fmt.Fprintf(e.stderr, "\thint: %s is a workspace; pmm works on one module: cd into one of its modules (%s), or run pmm -C %s %s ...\n",
+			work, strings.Join(uses, ", "), dir, cmd)
+	}
+	return "", exitUsage
+}
+
+// workspaceModules returns the go.work that governs dir, if any, and the
+// directories of its modules as it lists them.
+func workspaceModules(dir string) (string, []string) {
+	cmd := exec.Command("go", "env", "GOWORK")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	work := strings.TrimSpace(string(out))
+	if err != nil || work == "" || work == "off" {
+		return "", nil
+	}
+	cmd = exec.Command("go", "work", "edit", "-json")
+	cmd.Dir = dir
+	out, err = cmd.Output()
+	var file struct{ Use []struct{ DiskPath string } }
+	if err != nil || json.Unmarshal(out, &file) != nil {
+		return work, nil
+	}
+	var uses []string
+	for _, u := range file.Use {
+		uses = append(uses, u.DiskPath)
+	}
+	return work, uses
+}
+
+func readProject(e *env, cmd string) (*plan.Project, int) {
+	root, code := moduleRoot(e, cmd)
+	if root == "" {
+		return nil, code
 	}
 	p, err := plan.ReadProject(filepath.Join(pmmDir(root), "plan.json"))
 	var notRead *fs.PathError
@@ -116,7 +162,7 @@ func instrumentCommand() *command {
 	return &command{
 		name:    "instrument",
 		summary: "instrument a module for questions (writes only .pmm/)",
-		usage:   "[--mode M] [--tests] [--tags T] [--callgraph vta|cha|static] [PATTERNS] QUESTIONS.pmm...",
+		usage:   "[-mode M] [-tests] [-tags T] [-callgraph vta|cha|static] [PATTERNS] QUESTIONS.pmm...",
 		detail: `
 Instrument checks the questions, builds the static database of the packages
 matching PATTERNS (default ./...), selects the sites that can matter (see
@@ -132,6 +178,13 @@ Then build and run with pmm run or pmm test, or by hand:
 The instrumented sources are ordinary Go you can read; /*line*/ comments
 keep the positions of errors and stack traces those of your files.
 
+A question that can have no answer in the program, because an event of
+it matches no function (a misspelt name: pmm says which name you may
+have meant), stops pmm instrument with exit status 2 before it writes
+anything; -allow-empty instruments anyway. Static approximation finds
+such events: in mode straightforward, which does without it, they are
+not looked for.
+
 Where pmm cannot record a question's events exactly (a site it cannot
 instrument, a call that may run several functions it cannot tell apart,
 ...), it warns, says how many answers may be incomplete, and pmm answer
@@ -143,8 +196,8 @@ in one execution of their caller, calls* and contains through a
 goroutine-local context, negated callees; data waits in the state of the
 outermost execution until it is known to be needed; and an aggregate
 whose relation run time decides is kept in cells, not tuples. The answers
-are the same in every mode; --mode straightforward records every event,
-the baseline to compare with (pmm stats, docs/EVALUATION.md).
+are the same in every mode; -mode straightforward records every event,
+the baseline to compare with (pmm stats).
 
 Example:
 
@@ -154,15 +207,16 @@ Example:
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			analysis := defineAnalysisFlags(fs)
+			allowEmpty := fs.Bool("allow-empty", false, "instrument even when a question can have no answer in the program (an event of it matches no function)")
 			mode := fs.String("mode", modeCombined, "`mode`: straightforward (every site, every event), static (static approximation), runtime (run-time filters) or combined (both)")
 			return func(e *env, args []string) int {
 				m, ok := modeNamed(*mode)
 				if !ok {
-					fmt.Fprintf(e.stderr, "pmm instrument: unknown --mode %q (want straightforward, static, runtime or combined)\n", *mode)
+					fmt.Fprintf(e.stderr, "pmm instrument: unknown -mode %q (want straightforward, static, runtime or combined)\n", *mode)
 					return exitUsage
 				}
 				patterns, files := splitQuestions(args)
-				p, code := instrumentModule(context.Background(), e, patterns, files, analysis, m)
+				p, code := instrumentModule(context.Background(), e, patterns, files, analysis, m, *allowEmpty)
 				if p == nil {
 					return code
 				}
@@ -197,8 +251,10 @@ Example:
 // plan.json is the contract with the commands after it: pmm run and pmm
 // test go on with run → load (runAndLoad), and pmm answer ends the line
 // (the views of pmm.db). Errors are reported on e.stderr; the project
-// is nil when the command must stop with the exit code.
-func instrumentModule(ctx context.Context, e *env, patterns, files []string, analysis *analysisFlags, mode instrumentMode) (*plan.Project, int) {
+// is nil when the command must stop with the exit code. A question that
+// can have no answer in the program stops it, before anything is
+// written, unless allowEmpty.
+func instrumentModule(ctx context.Context, e *env, patterns, files []string, analysis *analysisFlags, mode instrumentMode, allowEmpty bool) (*plan.Project, int) {
 	fail := func(err error) (*plan.Project, int) {
 		fmt.Fprintf(e.stderr, "pmm instrument: %v\n", err)
 		return nil, exitFailure
@@ -207,10 +263,12 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	if prog == nil {
 		return nil, code
 	}
-	if root, err := static.ModuleRoot(e.dir); err == nil {
-		if err := writablePMMDir(root); err != nil {
-			return fail(err)
-		}
+	root, code := moduleRoot(e, "instrument")
+	if root == "" {
+		return nil, code
+	}
+	if err := writablePMMDir(root); err != nil {
+		return fail(err)
 	}
 	res, code := analysis.build(ctx, e, "instrument", patterns)
 	if res == nil {
@@ -219,6 +277,14 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	sel, err := selectSites(ctx, e, res.Path, prog, mode)
 	if err != nil {
 		return fail(err)
+	}
+	if empty := unanswerable(sel); len(empty) > 0 && !allowEmpty {
+		which := "question " + empty[0] + " can have no answer in this program: an event of it matches"
+		if len(empty) > 1 {
+			which = "questions " + strings.Join(empty, ", ") + " can have no answer in this program: an event of each matches"
+		}
+		fmt.Fprintf(e.stderr, "pmm instrument: %s no function (the warnings above say which); nothing was instrumented\n\thint: fix the question, or instrument anyway with -allow-empty\n", which)
+		return nil, exitUsage
 	}
 	sch, err := schema.Generate(prog)
 	if err != nil {
@@ -246,6 +312,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	}
 	pr := p.Project(prog, sch, gen.Skipped, gen.Inexact)
 	pr.Root, pr.Module, pr.Overlay, pr.Tags = res.Root, res.ModulePath, written.Overlay, tagList(*analysis.tags)
+	pr.Units = answerUnits(prog)
 	if !*analysis.tests {
 		pr.Untested = untestedCalls(sel)
 	}
@@ -274,6 +341,24 @@ func selectSites(ctx context.Context, e *env, dbPath string, prog *spec.Program,
 		}
 	}
 	return sel, nil
+}
+
+// unanswerable returns the questions of sel that can have no answer:
+// each conjunction of theirs has an event no function can be (and no
+// call the call graph did not resolve might reach one). A negated part
+// that matches nothing does not make its question empty.
+func unanswerable(sel *sites.Selection) []string {
+	var out []string
+	for _, q := range sel.Questions {
+		empty := len(q.Disjuncts) > 0
+		for _, d := range q.Disjuncts {
+			empty = empty && slices.ContainsFunc(d.Vars, func(v *sites.Var) bool { return len(v.Functions) == 0 && len(v.Gaps) == 0 })
+		}
+		if empty {
+			out = append(out, q.Name)
+		}
+	}
+	return out
 }
 
 // generate generates the code of plan p, leaving to the answer the
@@ -316,7 +401,7 @@ func untestedCalls(sel *sites.Selection) []plan.Incomplete {
 		if len(vars) > 0 {
 			sort.Strings(vars)
 			out = append(out, plan.Incomplete{Question: q.Name, Vars: vars,
-				Reason: "recorded at call sites, and pmm instrument ran without --tests: the calls in test files are not recorded"})
+				Reason: "recorded at call sites, and pmm instrument ran without -tests: the calls in test files are not recorded"})
 		}
 	}
 	return out

@@ -16,20 +16,31 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 
 	"pmm.dev/pmm/spec"
 )
 
-// Exit codes, as Go tools use them.
+// Exit codes, as Go tools use them; exitCodesHelp says them to the user.
 const (
 	exitOK      = 0 // the command did what was asked
 	exitFailure = 1 // the command could not do it (I/O, build, run failure)
 	exitUsage   = 2 // bad usage or bad input (flags, questions with errors)
 )
 
-// version is the pmm version, recorded in the databases pmm writes.
+// exitCodesHelp is what pmm help says of the exit codes.
+const exitCodesHelp = `Exit status: 0 when the command did what was asked; 1 when it could not
+(a build, a run or a file failed); 2 on bad usage or bad input: flags,
+questions with errors or that can have no answer in the program (see
+pmm help instrument), no module (go.mod) where pmm runs. pmm run and
+pmm test exit with the program's status.`
+
+// version is the version of the formats pmm writes (the static
+// database records it, and rebuilds when it differs); pmm version
+// prints the build's own version too.
 const version = "0.1.0-dev"
 
 // command is one subcommand of pmm.
@@ -38,6 +49,9 @@ type command struct {
 	summary string // one line, shown in "pmm help"
 	usage   string // the argument synopsis after "pmm NAME"
 	detail  string // what it does, shown in "pmm help NAME"
+	// flagsNote, for a command whose flags are not all its own (pmm
+	// test passes those after -- to go test), says so under "Flags:".
+	flagsNote string
 	// define defines the command's flags on fs and returns the function
 	// that runs the command on the arguments left after the flags.
 	define func(fs *flag.FlagSet) func(e *env, args []string) int
@@ -150,9 +164,25 @@ func help(e *env, args []string) int {
 		printUsage(e.stdout)
 		return exitOK
 	}
+	if len(args) > 1 {
+		fmt.Fprintln(e.stderr, "pmm help: give one command or topic\nUsage: pmm help [COMMAND | language]")
+		return exitUsage
+	}
+	switch args[0] {
+	case "help":
+		fmt.Fprintf(e.stdout, "Usage: pmm help [COMMAND | language]\n\n%s\n", strings.TrimSpace(helpHelp))
+		return exitOK
+	case "language":
+		fmt.Fprint(e.stdout, languageHelp())
+		return exitOK
+	}
 	cmd := lookup(args[0])
 	if cmd == nil {
-		fmt.Fprintf(e.stderr, "pmm help: unknown command %q\n", args[0])
+		fmt.Fprintf(e.stderr, "pmm help: unknown command or topic %q\n", args[0])
+		if s := spec.Closest(args[0], append(commandNames(), "help", "language")); s != "" {
+			fmt.Fprintf(e.stderr, "hint: did you mean %q?\n", s)
+		}
+		fmt.Fprintln(e.stderr, "Run 'pmm help' for the list of commands.")
 		return exitUsage
 	}
 	flags := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
@@ -176,20 +206,37 @@ Commands:
 	for _, c := range commands() {
 		fmt.Fprintf(w, "\t%-12s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(w, `
-Run 'pmm help COMMAND' for more about a command.
-The question language is described in docs/LANGUAGE.md.
-`)
+	fmt.Fprintf(w, `
+Run 'pmm help COMMAND' for more about a command, 'pmm help language' for
+the question language.
+
+Flags are written as the go command writes them, with one dash (-json);
+two dashes (--json) work too.
+
+%s
+`, exitCodesHelp)
 }
+
+// helpHelp is what pmm help help says.
+const helpHelp = `
+Help prints the list of commands, or the usage, the flags and an example
+of one command. 'pmm help language' summarizes the question language:
+the forms of a question file and every primitive, with an example.
+`
 
 func commandHelp(w io.Writer, cmd *command, flags *flag.FlagSet) {
 	fmt.Fprintf(w, "Usage: pmm %s %s\n\n%s\n", cmd.name, cmd.usage, strings.TrimSpace(cmd.detail))
 	hasFlags := false
 	flags.VisitAll(func(*flag.Flag) { hasFlags = true })
-	if hasFlags {
+	if hasFlags || cmd.flagsNote != "" {
 		fmt.Fprintln(w, "\nFlags:")
+	}
+	if hasFlags {
 		flags.SetOutput(w)
 		flags.PrintDefaults()
+	}
+	if cmd.flagsNote != "" {
+		fmt.Fprintf(w, "%s\n", strings.TrimRight(cmd.flagsNote, "\n"))
 	}
 }
 
@@ -198,18 +245,50 @@ func versionCommand() *command {
 		name:    "version",
 		summary: "print the pmm version",
 		usage:   "",
-		detail:  "Version prints the version of pmm.",
+		detail: `
+Version prints the version of pmm: the module version the go command
+recorded when it built pmm, or "devel" and the commit of the clone it
+was built in when it recorded version control information ("+dirty"
+when the clone had changes), then the Go version and platform it was
+built with.
+`,
 		define: func(*flag.FlagSet) func(*env, []string) int {
 			return func(e *env, args []string) int {
 				if len(args) > 0 {
 					fmt.Fprintln(e.stderr, "pmm version: takes no arguments")
 					return exitUsage
 				}
-				fmt.Fprintf(e.stdout, "pmm %s\n", version)
+				fmt.Fprintf(e.stdout, "pmm version %s %s %s/%s\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 				return exitOK
 			}
 		},
 	}
+}
+
+// buildVersion is the version of this build of pmm: the module's, when
+// the go command recorded one (go install pmm.dev/pmm/cmd/pmm@VERSION),
+// else "devel" and the version control information of the clone it
+// was built in, if any.
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	out := "devel"
+	if rev := settings["vcs.revision"]; rev != "" {
+		out += " " + rev
+		if settings["vcs.modified"] == "true" {
+			out += "+dirty"
+		}
+	}
+	return out
 }
 
 // resolve makes paths relative to the command's working directory absolute.

@@ -26,20 +26,21 @@ func runCommand() *command {
 	return &command{
 		name:    "run",
 		summary: "build an instrumented program, run it, record the answers",
-		usage:   "[--tags T] PACKAGE [-- ARGS]",
+		usage:   "[-tags T] PACKAGE [-- ARGS]",
 		detail: `
 Run builds PACKAGE with the overlay of the last pmm instrument, runs it
 with ARGS (standard input, output and error are the program's), and loads
 what it recorded into .pmm/pmm.db, tagged with a new run. The answers are
 SQL views named after the questions: see pmm answer.
 
-The program can stop and start recording itself (Monitor-Begin/End):
-builds with pmm have the build tag pmm, so a file with //go:build pmm can
-import the runtime, MODULE/internal/_pmmrt, and call its Begin and End,
-beside a //go:build !pmm file with no-ops (see docs/RUNTIME.md).
+The program can stop and start recording itself: builds with pmm have
+the build tag pmm, so a file with //go:build pmm can import the runtime,
+MODULE/internal/_pmmrt, and call its Begin and End, beside a
+//go:build !pmm file with no-ops (docs/RUNTIME.md in pmm's repository
+says more).
 PMM_RECORD=off in the environment starts the program with recording off.
 
-The build has the tags of pmm instrument --tags (and pmm); --tags, if
+The build has the tags of pmm instrument -tags (and pmm); -tags, if
 given, must be the same: files that other tags select would run
 uninstrumented.
 
@@ -60,7 +61,7 @@ Example:
 			return func(e *env, args []string) int {
 				pkgs, progArgs := splitDashDash(args)
 				if len(pkgs) != 1 {
-					fmt.Fprintln(e.stderr, "pmm run: give one package to run\nUsage: pmm run [--tags T] PACKAGE [-- ARGS]")
+					fmt.Fprintln(e.stderr, "pmm run: give one package to run\nUsage: pmm run [-tags T] PACKAGE [-- ARGS]")
 					return exitUsage
 				}
 				p, code := readWritableProject(e, "run")
@@ -100,14 +101,17 @@ func testCommand() *command {
 Test runs go test on PATTERNS (default ./...) with the overlay of the last
 pmm instrument and -count=1 (a cached result records nothing), passing
 GOTESTFLAGS to go test, and loads what the test binaries recorded into
-.pmm/pmm.db, tagged with a new run. Instrument with --tests to have sites
+.pmm/pmm.db, tagged with a new run. Instrument with -tests to have sites
 in test files.
 
 Example:
 
-	pmm instrument --tests ./... questions.pmm
+	pmm instrument -tests ./... questions.pmm
 	pmm test ./... -- -run TestCache -race
 `,
+		flagsNote: `  The flags after -- are go test's (go help testflag), passed on to it;
+  -tags, if given, must be the tags of pmm instrument -tags (see pmm help
+  run). pmm test adds -count=1 and -vet=off.`,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			return func(e *env, args []string) int {
 				patterns, flags := splitDashDash(args)
@@ -143,7 +147,7 @@ Example:
 // build does not use.
 func sameTags(p *plan.Project, user string, given bool) (string, error) {
 	if given && !slices.Equal(tagList(user), p.Tags) {
-		return "", fmt.Errorf("build tags %s, but the instrumentation was made with %s: files that one selects and the other does not would run uninstrumented; instrument with the same tags (pmm instrument --tags %q ...)",
+		return "", fmt.Errorf("build tags %s, but the instrumentation was made with %s: files that one selects and the other does not would run uninstrumented; instrument with the same tags (pmm instrument -tags %q ...)",
 			describeTags(tagList(user)), describeTags(p.Tags), strings.Join(tagList(user), ","))
 	}
 	return strings.Join(append(slices.Clone(p.Tags), "pmm"), ","), nil

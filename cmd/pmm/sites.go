@@ -23,35 +23,37 @@ func sitesCommand() *command {
 	return &command{
 		name:    "sites",
 		summary: "build the static database of a module's sites, print or query it",
-		usage:   "[--sql QUERY] [--json] [--tests] [--tags T] [--callgraph vta|cha|static] [--db PATH] [PATTERNS]",
+		usage:   "[-sql QUERY] [-json] [-tests] [-tags T] [-callgraph vta|cha|static] [-db PATH] [PATTERNS]",
 		detail: `
 Sites builds .pmm/static.db, the static-analysis database of the packages
 matching PATTERNS (default ./...): function definitions and call sites with
 their positions, the call graph's callees of every call, and the relations
 static approximation uses (calls_static, callgraph_edges, callback_edges
 (what code outside the module may call back), calls_star_static,
-spawns_static, contains_static). docs/STATIC.md describes the schema.
+spawns_static, contains_static). docs/STATIC.md in pmm's repository
+describes the schema; the database holds it too: pmm sites -sql
+"SELECT sql FROM sqlite_master".
 
 When no Go file, go.mod, go.sum, build tag or GOFLAGS changed since the
 last build, the database is reused. Only .pmm/ is written.
 
-Without --sql, sites prints the number of rows of each table and lists the
-definitions and call sites. With --sql, it runs the query on the database
-and prints the rows as a table, or as a JSON array of objects with --json.
+Without -sql, sites prints the number of rows of each table and lists the
+definitions and call sites. With -sql, it runs the query on the database
+and prints the rows as a table, or as a JSON array of objects with -json.
 
 Example:
 
 	pmm sites ./...
-	pmm sites --sql "SELECT name, file, line FROM functions WHERE kind = 'closure'"
+	pmm sites -sql "SELECT name, file, line FROM functions WHERE kind = 'closure'"
 	sqlite3 .pmm/static.db 'SELECT * FROM spawns_static'
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			query := fs.String("sql", "", "run `QUERY` on the database and print its rows")
-			asJSON := fs.Bool("json", false, "print the rows of --sql as JSON")
+			asJSON := fs.Bool("json", false, "print the rows of -sql as JSON")
 			analysis := defineAnalysisFlags(fs)
 			return func(e *env, args []string) int {
 				if *asJSON && *query == "" {
-					fmt.Fprintln(e.stderr, "pmm sites: --json needs --sql")
+					fmt.Fprintln(e.stderr, "pmm sites: -json needs -sql")
 					return exitUsage
 				}
 				ctx := context.Background()
@@ -63,7 +65,7 @@ Example:
 				if *query != "" {
 					header, rows, err := queryRows(ctx, db, *query)
 					if err != nil {
-						fmt.Fprintf(e.stderr, "pmm sites: --sql: %v\n", err)
+						fmt.Fprintf(e.stderr, "pmm sites: -sql: %v\n", err)
 						return exitUsage
 					}
 					if *asJSON {
@@ -204,8 +206,9 @@ func (s *sliceRows) Next() bool { s.next++; return s.next <= len(s.rows) }
 func (s *sliceRows) Row() []any { return s.rows[s.next-1] }
 func (s *sliceRows) Err() error { return nil }
 
-// cellText is a value as the answers print it (fmt.Sprint), without
-// fmt's reflection for the types SQLite returns most.
+// cellText is a value as the answers print it (fmt.Sprint, but floats
+// as plain decimals), without fmt's reflection for the types SQLite
+// returns most.
 func cellText(v any) string {
 	switch v := v.(type) {
 	case string:
@@ -214,19 +217,25 @@ func cellText(v any) string {
 		return strconv.FormatInt(v, 10)
 	case int:
 		return strconv.Itoa(v)
+	case float64:
+		// Plain decimals, never 3.93e+06: a column of averages in one format.
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return fmt.Sprint(v)
 }
 
-// appendCell appends the text of v as a table prints it (cellText).
+// appendCell appends the text of v as a table prints it (tableCell).
 func appendCell(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case string:
+		if needsQuoting(v) {
+			return strconv.AppendQuote(b, v)
+		}
 		return append(b, v...)
 	case int64:
 		return strconv.AppendInt(b, v, 10)
 	}
-	return append(b, cellText(v)...)
+	return append(b, tableCell(v)...)
 }
 
 // printTable prints rows in aligned columns under a header; NULL is "-".

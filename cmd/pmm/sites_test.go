@@ -75,9 +75,9 @@ func TestSitesErrors(t *testing.T) {
 		want string
 	}{
 		{"bad flag", "../../testdata/fig41", []string{"--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
-		{"bad call graph", "../../testdata/fig41", []string{"--callgraph", "rta"}, exitUsage, `unknown --callgraph "rta"`},
-		{"json without sql", "../../testdata/fig41", []string{"--json"}, exitUsage, "--json needs --sql"},
-		{"bad SQL", "../../testdata/fig41", []string{"--sql", "SELECT nope FROM functions"}, exitUsage, "--sql: "},
+		{"bad call graph", "../../testdata/fig41", []string{"--callgraph", "rta"}, exitUsage, `unknown -callgraph "rta"`},
+		{"json without sql", "../../testdata/fig41", []string{"--json"}, exitUsage, "-json needs -sql"},
+		{"bad SQL", "../../testdata/fig41", []string{"--sql", "SELECT nope FROM functions"}, exitUsage, "-sql: "},
 		{"type errors", "../../testdata/static/broken", nil, exitUsage, "main.go:5:2: undefined: undefined"},
 		{"no such package", "../../testdata/fig41", []string{"./nothing/here"}, exitUsage, "nothing/here"},
 	}
@@ -96,7 +96,7 @@ func TestSitesHelp(t *testing.T) {
 	if code := run(&env{stdout: &out, stderr: &out, dir: "."}, []string{"help", "sites"}); code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"Usage: pmm sites", "pmm sites --sql", "-callgraph algorithm"} {
+	for _, want := range []string{"Usage: pmm sites", "pmm sites -sql", "-callgraph algorithm"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out.String())
 		}

@@ -18,13 +18,14 @@ func statsCommand() *command {
 	return &command{
 		name:    "stats",
 		summary: "print how many entries each site checked and recorded",
-		usage:   "[--run N] [--json]",
+		usage:   "[-run N] [-json]",
 		detail: `
 Stats prints, for the last run (or run N), each instrumentation site with
 the questions it records for, the entries it checked (the times its
 instrumentation ran with recording on) and the entries it recorded (the
 events that passed its tests and whose tuples it stored), then the
-totals, as in the table of the seed's 6.2.
+totals: how much the tests at the sites saved of what recording every
+event would store.
 Sites with run-time filters count their entries checked in the
 site_counts table of .pmm/pmm.db; elsewhere every entry checked is
 recorded. The entries recorded are the executions in the stored
@@ -36,7 +37,7 @@ answers of the run that are incomplete (see pmm help answer).
 Example:
 
 	pmm stats
-	pmm stats --json
+	pmm stats -json
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			runID := fs.Int64("run", 0, "the `run` (default: the last)")
@@ -76,7 +77,7 @@ Example:
 					return exitFailure
 				}
 				for _, c := range st.Cells {
-					fmt.Fprintf(e.stdout, "%s: %d cell(s), %d executions added (kept at run time, no tuple)\n", c.Question, c.Cells, c.Added)
+					fmt.Fprintf(e.stdout, "%s: kept in cells: %d executions added to %s (recorded as no tuple, so not counted above)\n", c.Question, c.Added, plural(int(c.Cells), "cell"))
 				}
 				if len(st.Incomplete) > 0 {
 					fmt.Fprintf(e.stdout, "%d of %d answers are incomplete (%s): pmm answer says why\n", len(st.Incomplete), len(p.Questions), strings.Join(st.Incomplete, ", "))

@@ -60,7 +60,7 @@ func main() {
 		t.Fatalf("pmm instrument: exit %d\n%s", code, errOut)
 	}
 	code, out, errOut := runPMM(t, dir, "run", "--tags", "extra", ".")
-	if code != exitUsage || out != "" || !strings.Contains(errOut, `instrument with the same tags (pmm instrument --tags "extra"`) {
+	if code != exitUsage || out != "" || !strings.Contains(errOut, `instrument with the same tags (pmm instrument -tags "extra"`) {
 		t.Errorf("pmm run --tags extra after pmm instrument without: exit %d, output %q\n%s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".pmm", "pmm.db")); err == nil {
