@@ -268,7 +268,7 @@ func TestCallsStarSpawnsAggregates(t *testing.T) {
 		}
 	}
 
-	// contains: the work of the workers, main's and spawnMore's (sizes
+	// contains: the work of the workers' jobs, main's and spawnMore's (sizes
 	// 100 and 200); no Get while Serve runs, and none recorded.
 	works := append([]string{}, sizes...)
 	works = append(works, "100", "200")
