@@ -223,7 +223,7 @@ func covered(t *testing.T, m module, dir string, race bool) [2]map[blockPos]int6
 
 // fetch downloads m through the module proxy and copies it into a
 // writable temporary directory, without vendor directories.
-func fetch(t *testing.T, m module) string {
+func fetch(t testing.TB, m module) string {
 	t.Helper()
 	cmd := exec.Command("go", "mod", "download", "-json", m.Path+"@"+m.Version)
 	cmd.Env = goEnv()
