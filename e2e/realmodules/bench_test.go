@@ -51,8 +51,10 @@ var benchConfigs = []struct {
 // configuration, and reports the geometric means over the benchmarks of
 // the ratios of those medians: x-pmm-plain, x-pmm-atomic and
 // x-atomic-plain; and, as -min and -max, the least and greatest of the
-// same geometric means computed for each repeat alone. docs/PERFORMANCE.md
-// has the figures:
+// same geometric means computed for each repeat alone. PMM_BENCH_PMM names
+// another pmm binary to instrument with (one built from an earlier
+// commit: the figures before a change). docs/PERFORMANCE.md has the
+// figures:
 //
 //	go test ./e2e/realmodules -run '^$' -bench CountVsCoverage -benchtime 1x -timeout 60m
 func BenchmarkCountVsCoverage(b *testing.B) {
