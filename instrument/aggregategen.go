@@ -243,8 +243,9 @@ func (sg *siteGen) aggregateBlock(qi int, t *plan.Target, ra *plan.RunAggregate,
 	return out, nil
 }
 
-// constantCells returns, for a definition site whose only work is to
-// count its executions in cells whose groups are known when the site is
+// constantCells returns, for a site (a definition, or a call of a
+// function outside the module) whose only work is to count its
+// executions in cells whose groups are known when the site is
 // generated (every question at it a count grouped by the function's
 // name or constants, added at the begin, with no test), the
 // declarations of its Cells (pmmrt.NewCell, one per question) and the

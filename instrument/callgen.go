@@ -222,6 +222,7 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 	}
 	if countOnly {
 		sg.tmpl = Template{Pre: sg.tmpl.Pre, Before: counts, Post: "true"}
+		sg.fields = nil // no state
 		wrapper := fmt.Sprintf("func %s%s(%s)%s {\n\t%s\n%s}", w, sg.tparam, strings.Join(params, ", "), resultList,
 			strings.Join(counts, "\n\t"), strings.ReplaceAll(fast, "\t\t", "\t"))
 		sg.callEdits(call, sel, viaRecv, w, args[0], calleeParam, &dispatchDecl)

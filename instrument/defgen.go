@@ -203,6 +203,7 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 // never ends.
 func (sg *siteGen) countOnly(body *ast.BlockStmt, decls, counts []string) error {
 	sg.tmpl = Template{Pre: sg.pc.Imports[sg.g.rtPath] + ".Enabled()", Before: counts, Post: "true"}
+	sg.fields = nil // no state
 	off := sg.fi.tf.Offset(body.Lbrace) + 1
 	sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: strings.Join(counts, "; ") + ";"})
 	if err := sg.finish(decls...); err != nil {
