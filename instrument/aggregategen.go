@@ -3,7 +3,9 @@ package instrument
 import (
 	"fmt"
 	"go/types"
+	"slices"
 	"strconv"
+	"strings"
 
 	"pmm.dev/pmm/plan"
 )
@@ -239,4 +241,58 @@ func (sg *siteGen) aggregateBlock(qi int, t *plan.Target, ra *plan.RunAggregate,
 		}
 	}
 	return out, nil
+}
+
+// constantCells returns, for a site (a definition, or a call of a
+// function outside the module) whose only work is to count its
+// executions in cells whose groups are known when the site is
+// generated (every question at it a count grouped by the function's
+// name or constants, added at the begin, with no test), the
+// declarations of its Cells (pmmrt.NewCell, one per question) and the
+// statements that count an execution in them (Cell.Count: the gate and
+// one atomic add, inlined; no state, no id, no defer). ok is false for
+// any other site.
+func (sg *siteGen) constantCells() (decls, counts []string, ok bool) {
+	s := sg.s
+	if len(s.Targets) != 1 || s.Caller || sg.g.adopters[s.FuncID] || s.Targets[0].Publish {
+		return nil, nil, false
+	}
+	t := s.Targets[0]
+	qs := t.Questions()
+	for qi := range t.Filters {
+		if !slices.Contains(qs, qi) {
+			return nil, nil, false // a question it records nothing for, but tests (a negated part)
+		}
+	}
+	rt := sg.pc.Imports[sg.g.rtPath]
+	for _, qi := range qs {
+		fs := sg.filters(t, qi)
+		ra := sg.aggregateAtBegin(t, qi, fs)
+		if ra == nil || ra.Value != nil || ra.Caller != "" {
+			return nil, nil, false
+		}
+		for _, f := range fs {
+			if f.Var != ra.Event || !plan.Untested(f) || plan.NeverAt(s, f) || f.Marks || f.Buffers || f.Buffered || len(f.Exports) > 0 {
+				return nil, nil, false
+			}
+		}
+		var group []string
+		for _, g := range ra.Group {
+			if g.Cap != plan.CapFunction && g.Cap != plan.CapConst {
+				return nil, nil, false
+			}
+			enc, err := sg.encodeField(t, g)
+			if err != nil {
+				return nil, nil, false
+			}
+			group = append(group, enc...)
+		}
+		cell := sg.name("cell")
+		if len(qs) > 1 {
+			cell += "q" + strconv.Itoa(qi)
+		}
+		decls = append(decls, fmt.Sprintf("var %s = %s.NewCell(%d, func(r *%s.Rec) { %s })", cell, rt, ra.Table, rt, strings.Join(group, "; ")))
+		counts = append(counts, cell+".Count()")
+	}
+	return decls, counts, len(counts) > 0
 }

@@ -186,13 +186,19 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 			sg.tmpl.Before = append(sg.tmpl.Before, "s.caller = caller")
 		}
 	}
-	if err := sg.filterSetup(); err != nil {
-		return err
-	}
-	sg.publish()
-	sg.takeClocks()
-	if err := sg.action(); err != nil {
-		return err
+	// A call whose only work is counting the callee's executions in
+	// Cells (constantCells) counts them in its wrapper and calls.
+	cellDecls, counts, countOnly := sg.constantCells()
+	countOnly = countOnly && split == nil && target == "" && !viaRecv && !sg.callerPtr
+	if !countOnly {
+		if err := sg.filterSetup(); err != nil {
+			return err
+		}
+		sg.publish()
+		sg.takeClocks()
+		if err := sg.action(); err != nil {
+			return err
+		}
 	}
 
 	if split != nil {
@@ -213,6 +219,14 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 	fast := "\t\t" + line + invoke + "\n\t\treturn\n"
 	if len(results) > 0 {
 		fast = "\t\t" + line + strings.Join(resultNames, ", ") + " = " + invoke + "\n\t\treturn\n"
+	}
+	if countOnly {
+		sg.tmpl = Template{Pre: sg.tmpl.Pre, Before: counts, Post: "true"}
+		sg.fields = nil // no state
+		wrapper := fmt.Sprintf("func %s%s(%s)%s {\n\t%s\n%s}", w, sg.tparam, strings.Join(params, ", "), resultList,
+			strings.Join(counts, "\n\t"), strings.ReplaceAll(fast, "\t\t", "\t"))
+		sg.callEdits(call, sel, viaRecv, w, args[0], calleeParam, &dispatchDecl)
+		return sg.finish(append(cellDecls, wrapper)...)
 	}
 	wrapper := fmt.Sprintf("func %s%s(%s)%s {\n\tif !(%s) {\n%s\t}\n\t%s%s%s(%s)\n\treturn\n}",
 		w, sg.tparam, strings.Join(params, ", "), resultList, sg.tmpl.Pre, fast, returnOrNot(results), won, sg.targs, strings.Join(paramNames(params), ", "))
@@ -237,12 +251,24 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 	}
 	rec.WriteString("\ts.ok = true\n\treturn\n}")
 
-	// W(caller, F, A...): the arguments stay where they are, so that the
-	// edits of call sites among them apply too.
+	sg.callEdits(call, sel, viaRecv, w, args[0], calleeParam, &dispatchDecl)
+	decls := []string{sg.stateDecl(), wrapper, rec.String(), sg.exitDecl(exitParams, reads)}
+	if dispatchDecl != "" {
+		decls = append(decls, dispatchDecl)
+	}
+	return sg.finish(decls...)
+}
+
+// callEdits rewrites the call F(A...) into W(caller, F, A...), w the
+// wrapper's name: the arguments stay where they are, so that the edits
+// of call sites among them apply too. A go statement's call through an
+// interface adds the check of its receiver to dispatchDecl.
+func (sg *siteGen) callEdits(call *ast.CallExpr, sel *ast.SelectorExpr, viaRecv bool, w, caller, calleeParam string, dispatchDecl *string) {
+	s, fi := sg.s, sg.fi
 	start, end := fi.tf.Offset(call.Pos()), fi.tf.Offset(call.End())
 	lparen := fi.tf.Offset(call.Lparen)
 	order := orderCall*1_000_000 + (1_000_000 - (end - start)) // outer first
-	open, afterRecv := w+sg.uargs+"("+args[0]+", ", ", "
+	open, afterRecv := w+sg.uargs+"("+caller+", ", ", "
 	if viaRecv && s.Via == "go" {
 		// go x.M() evaluates the method value x.M in the goroutine of
 		// the go statement, which panics there if x is nil: so does
@@ -250,7 +276,7 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 		check := sg.name("check")
 		open += check + sg.uargs + "("
 		afterRecv = "), "
-		dispatchDecl += fmt.Sprintf("\n\nfunc %s%s(%sx %s) %s {\n\tm := %sx.%s\n\t_ = m\n\treturn %sx\n}",
+		*dispatchDecl += fmt.Sprintf("\n\nfunc %s%s(%sx %s) %s {\n\tm := %sx.%s\n\t_ = m\n\treturn %sx\n}",
 			check, sg.tparam, sg.p, strings.TrimPrefix(calleeParam, "recv "), strings.TrimPrefix(calleeParam, "recv "), sg.p, sel.Sel.Name, sg.p)
 	}
 	sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: open, Order: order})
@@ -263,11 +289,6 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 		}
 		sg.edits = append(sg.edits, Edit{Off: lparen, End: lparen + 1, Text: ", "})
 	}
-	decls := []string{sg.stateDecl(), wrapper, rec.String(), sg.exitDecl(exitParams, reads)}
-	if dispatchDecl != "" {
-		decls = append(decls, dispatchDecl)
-	}
-	return sg.finish(decls...)
 }
 
 // callerSensitive are the functions, by runtime name, whose result

@@ -40,6 +40,9 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	if err := sg.typeParams(enclosingTypeParams(fi, n.Pos())); err != nil {
 		return err
 	}
+	if decls, counts, ok := sg.constantCells(); ok {
+		return sg.countOnly(body, decls, counts)
+	}
 	sg.common()
 	if g.adopters[s.FuncID] && sg.caps[plan.CapID] {
 		sg.adoptID()
@@ -190,6 +193,25 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	g.done[s] = true
 	g.defVals[s] = sg.vals
 	g.typeArgs[s] = sg.targs
+	return nil
+}
+
+// countOnly generates a definition site whose only work is counting its
+// executions in Cells (constantCells): the counts at the top of the
+// body, the Cells in the package's generated file. Nothing is deferred:
+// an execution is counted when it begins, whether it returns, panics or
+// never ends.
+func (sg *siteGen) countOnly(body *ast.BlockStmt, decls, counts []string) error {
+	sg.tmpl = Template{Pre: sg.pc.Imports[sg.g.rtPath] + ".Enabled()", Before: counts, Post: "true"}
+	sg.fields = nil // no state
+	off := sg.fi.tf.Offset(body.Lbrace) + 1
+	sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: strings.Join(counts, "; ") + ";"})
+	if err := sg.finish(decls...); err != nil {
+		return err
+	}
+	sg.g.done[sg.s] = true
+	sg.g.defVals[sg.s] = sg.vals
+	sg.g.typeArgs[sg.s] = sg.targs
 	return nil
 }
 

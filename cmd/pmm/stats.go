@@ -32,7 +32,10 @@ recorded. The entries recorded are the executions in the stored
 relations. An aggregate question that run time decides records no tuple:
 its executions are added to cells, one per group, and stats prints the
 cells and the additions of each such question after the table, then the
-answers of the run that are incomplete (see pmm help answer).
+answers of the run that are incomplete (see pmm help answer). A site
+whose only work is a count grouped by its function's name (or
+constants) adds to its cell and counts nothing else: it shows 0 entries
+checked, and its executions are among the additions of its question.
 
 Example:
 

@@ -110,7 +110,11 @@ func TestMain(m *testing.M) {
 	}
 	build := exec.Command("go", "build", "-o", pmmBin, "pmm.dev/pmm/cmd/pmm")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if other := os.Getenv("PMM_BENCH_PMM"); other != "" {
+		// Another pmm (one built from an earlier commit), for a
+		// benchmark's figures before a change.
+		pmmBin = other
+	} else if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building pmm:", err)
 		os.Exit(1)
 	}
@@ -223,7 +227,7 @@ func covered(t *testing.T, m module, dir string, race bool) [2]map[blockPos]int6
 
 // fetch downloads m through the module proxy and copies it into a
 // writable temporary directory, without vendor directories.
-func fetch(t *testing.T, m module) string {
+func fetch(t testing.TB, m module) string {
 	t.Helper()
 	cmd := exec.Command("go", "mod", "download", "-json", m.Path+"@"+m.Version)
 	cmd.Env = goEnv()

@@ -82,9 +82,10 @@ type aggTable struct {
 type aggSet struct {
 	tables unsafe.Pointer // *[]*aggTable indexed by table id; replaced under aggMu
 	// Under aggMu:
-	chunks []*aggChunk
-	used   int  // cells made in the last chunk
-	failed bool // a chunk could not be made: no new cells
+	chunks  []*aggChunk
+	used    int     // cells made in the last chunk
+	failed  bool    // a chunk could not be made: no new cells
+	counted []*Cell // the sites' Cells, which point to cells of the set
 }
 
 var (
@@ -156,20 +157,9 @@ func releaseAgg(table uint16, format byte, body []byte) {
 
 // aggApply adds the value of the given kind to the cell of (table, key).
 func aggApply(table uint16, key []byte, kind, bits uint64) {
-	s := (*aggSet)(atomic.LoadPointer(&aggCur))
-	var c *aggCell
-	if ts := (*[]*aggTable)(atomic.LoadPointer(&s.tables)); ts != nil && int(table) < len(*ts) {
-		if t := (*ts)[table]; t != nil {
-			c = (*(*map[string]*aggCell)(atomic.LoadPointer(&t.read)))[string(key)]
-		}
-	}
+	c := (*aggSet)(atomic.LoadPointer(&aggCur)).cell(table, key, kind)
 	if c == nil {
-		if c = s.cellSlow(table, key, kind); c == nil {
-			return
-		}
-	}
-	if atomic.LoadUint64(&c.kind) != kind {
-		return // a value of the other kind than the table's
+		return
 	}
 	if kind == logfmt.AggKindInt {
 		c.addInt(int64(bits))
@@ -178,7 +168,95 @@ func aggApply(table uint16, key []byte, kind, bits uint64) {
 	}
 }
 
+// cell returns the cell of (table, key), making it if it is new, or nil
+// if it cannot be made or its table's cells are not of kind.
+func (s *aggSet) cell(table uint16, key []byte, kind uint64) *aggCell {
+	var c *aggCell
+	if ts := (*[]*aggTable)(atomic.LoadPointer(&s.tables)); ts != nil && int(table) < len(*ts) {
+		if t := (*ts)[table]; t != nil {
+			c = (*(*map[string]*aggCell)(atomic.LoadPointer(&t.read)))[string(key)]
+		}
+	}
+	if c == nil {
+		if c = s.cellSlow(table, key, kind); c == nil {
+			return nil
+		}
+	}
+	if atomic.LoadUint64(&c.kind) != kind {
+		return nil // a value of the other kind than the table's
+	}
+	return c
+}
+
+// Cell is a site's own cell of a count whose group is known when pmm
+// generates the site (a function's name, a constant): the site counts an
+// execution with one atomic add to the cell's count, with no group to
+// build, no lookup, no call and nothing at the execution's end.
+// Generated code declares one per site at package level,
+//
+//	var pmm__cell1 = pmmrt.NewCell(2, func(r *pmmrt.Rec) { r.Str("main.add") })
+//
+// and calls pmm__cell1.Count() where the execution begins. The package's
+// initialization makes the cell (the variable is initialized before any
+// function of the package can run: the initializers that call one
+// depend on it), so that Count, inlined, is the gate and the add.
+type Cell struct {
+	count unsafe.Pointer // *uint64: the count word of the cell, or countDropped
+	table uint16
+	group []byte // the group's encoded fields
+}
+
+// countDropped is the count word of a Cell whose cell cannot be made (the
+// log is broken, a chunk cannot be created): never read.
+var countDropped uint64
+
+// NewCell makes the cell of a count of table for the group that group
+// encodes (it adds the group's fields to r, as for AggInt), as AggInt
+// would, and returns the site's Cell of it.
+func NewCell(table uint16, group func(r *Rec)) *Cell {
+	var r Rec
+	group(&r)
+	r.Finish()
+	c := &Cell{table: table, group: append([]byte(nil), r.Fields()...)}
+	aggMu.Lock()
+	defer aggMu.Unlock()
+	c.make((*aggSet)(atomic.LoadPointer(&aggCur)))
+	return c
+}
+
+// Count adds one execution to the cell when recording is on: an atomic
+// load (the gate), then one atomic add.
+func (c *Cell) Count() {
+	if atomic.LoadInt32(&state) == stateOn {
+		atomic.AddUint64((*uint64)(atomic.LoadPointer(&c.count)), 1)
+	}
+}
+
+// make points c at its cell in s, making the cell: a cell of an int
+// count whose sum, minimum and maximum are 0, what adding 0 sets them
+// to, so that adding one to the count is the whole of a later addition.
+// A cell that cannot be made counts nothing. aggMu is held.
+func (c *Cell) make(s *aggSet) {
+	var cell *aggCell
+	if atomic.LoadInt32(&state) != stateBroken {
+		cell = s.cellLocked(c.table, c.group, logfmt.AggKindInt)
+	}
+	if cell == nil || atomic.LoadUint64(&cell.kind) != logfmt.AggKindInt {
+		atomic.StorePointer(&c.count, unsafe.Pointer(&countDropped))
+		return
+	}
+	cell.setInt(0)
+	s.counted = append(s.counted, c)
+	atomic.StorePointer(&c.count, unsafe.Pointer(&cell.count))
+}
+
 func (c *aggCell) addInt(v int64) {
+	c.setInt(v)
+	atomic.AddUint64(&c.count, 1)
+}
+
+// setInt adds v to the sum, minimum and maximum; addInt counts it after.
+func (c *aggCell) setInt(v int64) {
 	atomic.AddUint64(&c.sum, uint64(v))
 	for {
 		old := atomic.LoadUint64(&c.min)
@@ -192,7 +270,6 @@ func (c *aggCell) addInt(v int64) {
 			break
 		}
 	}
-	atomic.AddUint64(&c.count, 1)
 }
 
 // addFloat adds v; a NaN makes the sum NaN and leaves min and max.
@@ -223,6 +300,11 @@ func (c *aggCell) addFloat(v float64) {
 func (s *aggSet) cellSlow(table uint16, key []byte, kind uint64) *aggCell {
 	aggMu.Lock()
 	defer aggMu.Unlock()
+	return s.cellLocked(table, key, kind)
+}
+
+// cellLocked is cellSlow with aggMu held.
+func (s *aggSet) cellLocked(table uint16, key []byte, kind uint64) *aggCell {
 	t := s.table(table)
 	if c := (*(*map[string]*aggCell)(atomic.LoadPointer(&t.read)))[string(key)]; c != nil {
 		return c
@@ -413,7 +495,8 @@ func (s *aggSet) flush() {
 
 // closeAggs ends the cells (Close): it writes those not mapped and closes
 // their files; later additions make new cells, with new records, in new
-// chunk files (in the log directory of that time). Mapped chunks stay
+// chunk files (in the log directory of that time), and the sites' Cells
+// are made again in them at once. Mapped chunks stay
 // mapped: an addition in flight may still write to its cell.
 func closeAggs() {
 	aggMu.Lock()
@@ -425,5 +508,9 @@ func closeAggs() {
 			ch.file.Close()
 		}
 	}
-	atomic.StorePointer(&aggCur, unsafe.Pointer(&aggSet{}))
+	next := &aggSet{}
+	atomic.StorePointer(&aggCur, unsafe.Pointer(next))
+	for _, c := range s.counted {
+		c.make(next) // in new chunk files, with new records
+	}
 }

@@ -34,10 +34,12 @@ func useTestAgg(t testing.TB, mapped bool) string {
 }
 
 // dropAggs is closeAggs, and it unmaps the chunks (Close leaves them
-// mapped, for the additions in flight: a test has none).
+// mapped, for the additions in flight: a test has none) and forgets the
+// test's Cells (Close would make them again, in the next test's files).
 func dropAggs() {
 	aggMu.Lock()
 	s := (*aggSet)(atomic.LoadPointer(&aggCur))
+	s.counted = nil
 	var mapped [][]byte
 	for _, ch := range s.chunks {
 		if ch.file == nil {
@@ -488,4 +490,136 @@ func BenchmarkAggVsEmit2(b *testing.B) {
 	b.ReportMetric(float64(agg.Nanoseconds())/float64(b.N), "agg-ns/op")
 	b.ReportMetric(float64(emit.Nanoseconds())/float64(b.N), "emit2-ns/op")
 	b.ReportMetric(float64(agg)/float64(emit), "x-emit2")
+}
+
+// TestCellCount counts with sites' Cells from several goroutines, in
+// mapped and in-memory chunks, while AggInt adds 0 to the same group
+// (a count's addition at a site of the general path): every addition is
+// counted once, in one cell per group, whose sum, minimum and maximum
+// are those of additions of 0. After Close the Cells count in new cells.
+func TestCellCount(t *testing.T) {
+	for _, mapped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			dir := useTestAgg(t, mapped)
+			const workers, adds = 8, 5000
+			group := func(name string) func(r *Rec) { return func(r *Rec) { r.Str(name) } }
+			a, b, a2 := NewCell(1, group("a")), NewCell(1, group("b")), NewCell(1, group("a"))
+			var wg sync.WaitGroup
+			start := make(chan bool)
+			for w := 0; w < workers; w++ {
+				wg.Add(1)
+				go func(w int) {
+					defer wg.Done()
+					<-start
+					var g Rec
+					for i := 0; i < adds; i++ {
+						switch w % 3 {
+						case 0:
+							a.Count()
+						case 1:
+							a2.Count()
+						default:
+							g.Str("a")
+							AggInt(1, &g, 0)
+						}
+						b.Count()
+					}
+				}(w)
+			}
+			close(start)
+			wg.Wait()
+			Flush()
+			want := map[string]aggValue{
+				"1[a]": intCell(workers*adds, 0, 0, 0),
+				"1[b]": intCell(workers*adds, 0, 0, 0),
+			}
+			if got := values(readAggs(t, dir)); !reflect.DeepEqual(got, want) {
+				t.Errorf("cells\n got %v\nwant %v", got, want)
+			}
+
+			// Close makes the Cells again, in new chunk files with new
+			// records; counting goes on there.
+			aggMu.Lock()
+			old := (*aggSet)(atomic.LoadPointer(&aggCur)).chunks
+			aggMu.Unlock()
+			std.close()
+			removeLogs(t, dir)
+			closeAggs()
+			for _, ch := range old {
+				if ch.file == nil {
+					unmapFile(ch.data)
+				}
+			}
+			a.Count()
+			a2.Count()
+			Flush()
+			want = map[string]aggValue{"1[a]": intCell(2, 0, 0, 0), "1[b]": intCell(0, 0, 0, 0)}
+			if got := values(readAggs(t, dir)); !reflect.DeepEqual(got, want) {
+				t.Errorf("after Close, cells\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// TestCellOff checks that Count adds nothing while recording is off, and
+// that a Cell made with the log broken counts nothing and writes no file.
+func TestCellOff(t *testing.T) {
+	dir := useTestAgg(t, true)
+	c := NewCell(1, func(r *Rec) { r.Int(7) })
+	End()
+	c.Count()
+	Begin()
+	c.Count()
+	Flush()
+	if got, want := values(readAggs(t, dir)), map[string]aggValue{"1[7]": intCell(1, 0, 0, 0)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("cells\n got %v\nwant %v", got, want)
+	}
+	dropAggs()
+	std.close()
+	removeLogs(t, dir)
+	atomic.StoreInt32(&state, stateBroken)
+	d := NewCell(1, func(r *Rec) { r.Int(8) })
+	d.Count()
+	atomic.StoreInt32(&state, stateOn)
+	if paths, _ := filepath.Glob(filepath.Join(dir, "logs", "*")); len(paths) != 0 {
+		t.Errorf("files %v", paths)
+	}
+}
+
+// TestCellNoAllocation checks that Count allocates nothing.
+func TestCellNoAllocation(t *testing.T) {
+	useTestAgg(t, true)
+	c := NewCell(1, func(r *Rec) { r.Str("f") })
+	if n := testing.AllocsPerRun(1000, c.Count); n != 0 {
+		t.Errorf("%v allocations per Count", n)
+	}
+}
+
+// BenchmarkCellCount is a site's count of an execution in its Cell.
+func BenchmarkCellCount(b *testing.B) {
+	useTestAgg(b, true)
+	c := NewCell(benchTable, func(r *Rec) { r.Str("example.com/m.F") })
+	for i := 0; i < b.N; i++ {
+		c.Count()
+	}
+}
+
+// removeLogs removes the files of dir/logs.
+func removeLogs(t testing.TB, dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "logs", "*"))
+	for _, f := range files {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+var benchWord uint64
+
+// BenchmarkAtomicAddGlobal is the floor of BenchmarkCellCount: an atomic
+// add to a package-level word, as -covermode=atomic's counters.
+func BenchmarkAtomicAddGlobal(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		atomic.AddUint64(&benchWord, 1)
+	}
 }
