@@ -84,6 +84,10 @@ type Code struct {
 	// Inexact are the targets of sites instrumented that may still miss
 	// executions, and why.
 	Inexact []plan.Inexact
+	// WaitEnd are, by site number, the questions (indexes) whose answers
+	// wait for the end of the site's executions, that the site counts
+	// while open: one that never ended may be missing from them.
+	WaitEnd map[int][]int
 }
 
 // Helpers are the typed helpers of the sites of one source file, for a

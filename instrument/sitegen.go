@@ -214,6 +214,7 @@ func (sg *siteGen) action() error {
 		// site has run-time filters; those known when the execution
 		// begins, then, when nothing at its end can drop them.
 		var stmts, early []string
+		var waits []int // the questions whose tuples or cells wait for the end
 		for _, qi := range t.Questions() {
 			fs := sg.filters(t, qi)
 			atBegin := sg.atBegin(t, qi, fs)
@@ -277,7 +278,11 @@ func (sg *siteGen) action() error {
 				}
 			}
 			stmts = append(stmts, block...)
+			if len(block) > 0 && sg.waitsForEnd(t, qi, fs) {
+				waits = append(waits, qi)
+			}
 		}
+		check = append(check, sg.countOpen(t, waits)...)
 		if len(sg.s.Targets) > 1 {
 			when := "if s.target == " + strconv.Itoa(ti+1) + " {"
 			if len(check) > 0 {
