@@ -164,6 +164,9 @@ type generator struct {
 	failed map[plan.RunTimeTest]bool
 	// callerAtBegin caches callerPassesAtBegin.
 	callerAtBegin map[*plan.RunAggregate]bool
+	// passMethods are, by definition site and callee flag of its state,
+	// the methods its callees call once they set the flag (passMethod).
+	passMethods map[*plan.Site]map[string]string
 	// ifaceMethodValues are the interface methods the loaded packages
 	// take as function values, found when a site first needs them.
 	ifaceMethodValues []ifaceMethodValue

@@ -270,6 +270,10 @@ func (sg *siteGen) action() error {
 				if block, err = sg.filteredBlock(qi, t, fs, block, tuples); err != nil {
 					return err
 				}
+				if len(block) > 0 && sg.passesEarly(t, qi, fs) {
+					sg.passMethod(qi, fs, block)
+					block = nil
+				}
 			} else if ra == nil {
 				if ra = sg.unfilteredAggregate(t, qi); ra != nil {
 					if block, err = sg.contribute(qi, t, ra, nil); err != nil {
@@ -754,7 +758,8 @@ func (sg *siteGen) filteredBlock(qi int, t *plan.Target, fs []*plan.Filters, blo
 	// one does when a later event finds it.
 	for _, f := range direct {
 		if f.Caller != "" && f.Marks && sg.callerPtr {
-			block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+calleeFlag(qi, f.Disjunct, f.Var)+" = true", "}")
+			block = append(block, "if "+sg.passes(qi, f)+" {")
+			block = append(append(block, indent(sg.markCaller(qi, f))...), "}")
 		}
 	}
 	return block, nil

@@ -1,10 +1,12 @@
 package instrument
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
 	"pmm.dev/pmm/plan"
+	"pmm.dev/pmm/spec"
 )
 
 // An execution's end decides what a site keeps of it when its filters
@@ -86,4 +88,79 @@ func (sg *siteGen) countOpen(t *plan.Target, waits []int) []string {
 	}
 	id := strconv.Itoa(t.SiteID)
 	return []string{"if " + cond + " {", "\ts." + openField + " = " + id, "\t" + rt + ".Began(" + id + ")", "}"}
+}
+
+// passesEarly reports whether an execution at this definition site is an
+// event of question qi as soon as its last callee the question waits for
+// passed, with all its tuples or cells known then: its filters (fs) test
+// nothing else after its begin (no end, negated part, pair, buffer or
+// context) and what it records reads nothing of its end. Its callees
+// then record it when they pass (passMethod) instead of leaving it to its
+// end, which may never come (a worker still running when the process
+// exited).
+func (sg *siteGen) passesEarly(t *plan.Target, qi int, fs []*plan.Filters) bool {
+	if sg.s.Kind != spec.SiteDefinition || sg.targs != "" || timedOnly(t, qi) {
+		return false
+	}
+	for _, e := range t.Emits {
+		if e.QIndex == qi && atEnd(e.Fields) {
+			return false
+		}
+	}
+	ra := sg.aggregating(fs)
+	if ra != nil && (atEnd(aggregateFields(ra)) || len(ra.Pairs) > 0 || len(ra.Absences) > 0) {
+		return false
+	}
+	waits := false
+	for _, f := range fs {
+		if plan.NeverAt(sg.s, f) {
+			continue
+		}
+		if len(f.Post) > 0 || len(f.Absences) > 0 || f.Absent != nil || f.Hold != nil || f.Probe != nil || len(f.Holds) > 0 ||
+			f.Buffers || f.Buffered || len(f.Contexts) > 0 || ra != nil && f.Var == ra.Caller {
+			return false
+		}
+		waits = waits || len(sg.callees(f)) > 0
+	}
+	return waits
+}
+
+// passMethod declares the method of the site's state that records
+// question qi's block (the tuples or cells of an execution that passes
+// fs) once, the first time the test passes, and registers it with the
+// callee flags it waits for: a callee that sets one calls it.
+func (sg *siteGen) passMethod(qi int, fs []*plan.Filters, block []string) {
+	q := strconv.Itoa(qi)
+	method, done := "pass"+q, "done"+q
+	sg.declare(done, "bool")
+	var b strings.Builder
+	fmt.Fprintf(&b, "func (s *%s%s) %s() {\n\tif s.%s || !(%s) {\n\t\treturn\n\t}\n\ts.%s = true\n", sg.name("state"), sg.targs, method, done, sg.postCondition(qi, fs), done)
+	for _, l := range block {
+		b.WriteString("\t" + l + "\n")
+	}
+	b.WriteString("}")
+	sg.decls = append(sg.decls, b.String())
+	if sg.g.passMethods == nil {
+		sg.g.passMethods = map[*plan.Site]map[string]string{}
+	}
+	if sg.g.passMethods[sg.s] == nil {
+		sg.g.passMethods[sg.s] = map[string]string{}
+	}
+	for _, f := range fs {
+		for _, callee := range sg.callees(f) {
+			sg.g.passMethods[sg.s][calleeFlag(qi, f.Disjunct, callee)] = method
+		}
+	}
+}
+
+// markCaller is the statements by which a callee f.Var of question qi
+// that passed tells its caller: it sets the caller's flag, then calls
+// the caller's method that records it if it passes now (passMethod).
+func (sg *siteGen) markCaller(qi int, f *plan.Filters) []string {
+	flag := calleeFlag(qi, f.Disjunct, f.Var)
+	mark := []string{"s.cs." + flag + " = true"}
+	if m := sg.g.passMethods[sg.callerSite][flag]; m != "" {
+		mark = append(mark, "s.cs."+m+"()")
+	}
+	return mark
 }
