@@ -69,3 +69,38 @@ func TestCounters(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOpenCount is the cost of counting an execution open at a site
+// whose answers wait for its end (Began at its begin, Ended at its end),
+// beside Check's at the same site: on one goroutine, and on every
+// processor at one site (the contended case).
+func BenchmarkOpenCount(b *testing.B) {
+	if atomic.LoadInt32(&countersOK) == 0 {
+		b.Setenv("PMM_DIR", b.TempDir())
+		if numSites == 0 {
+			numSites = 3
+		}
+	}
+	if counters() == nil {
+		b.Fatal("no counters file")
+	}
+	b.Run("check", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			Check(1)
+		}
+	})
+	b.Run("began+ended", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			Began(1)
+			Ended(1)
+		}
+	})
+	b.Run("began+ended-parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				Began(1)
+				Ended(1)
+			}
+		})
+	})
+}
