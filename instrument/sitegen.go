@@ -271,7 +271,7 @@ func (sg *siteGen) action() error {
 					return err
 				}
 				if len(block) > 0 && sg.passesEarly(t, qi, fs) {
-					sg.passMethod(qi, fs, block)
+					early = append(early, sg.passMethod(qi, fs, block)...)
 					block = nil
 				}
 			} else if ra == nil {

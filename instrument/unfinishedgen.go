@@ -128,8 +128,10 @@ func (sg *siteGen) passesEarly(t *plan.Target, qi int, fs []*plan.Filters) bool 
 // passMethod declares the method of the site's state that records
 // question qi's block (the tuples or cells of an execution that passes
 // fs) once, the first time the test passes, and registers it with the
-// callee flags it waits for: a callee that sets one calls it.
-func (sg *siteGen) passMethod(qi int, fs []*plan.Filters, block []string) {
+// callee flags it waits for: a callee that sets one calls it. It returns
+// the call of the before-form, for the filters that wait for no callee
+// (a branch of an or): nothing else can make the test pass later.
+func (sg *siteGen) passMethod(qi int, fs []*plan.Filters, block []string) []string {
 	q := strconv.Itoa(qi)
 	method, done := "pass"+q, "done"+q
 	sg.declare(done, "bool")
@@ -146,11 +148,16 @@ func (sg *siteGen) passMethod(qi int, fs []*plan.Filters, block []string) {
 	if sg.g.passMethods[sg.s] == nil {
 		sg.g.passMethods[sg.s] = map[string]string{}
 	}
+	var atBegin []string
 	for _, f := range fs {
 		for _, callee := range sg.callees(f) {
 			sg.g.passMethods[sg.s][calleeFlag(qi, f.Disjunct, callee)] = method
 		}
+		if len(sg.callees(f)) == 0 && !plan.NeverAt(sg.s, f) {
+			atBegin = []string{"s." + method + "()"}
+		}
 	}
+	return atBegin
 }
 
 // markCaller is the statements by which a callee f.Var of question qi
