@@ -70,6 +70,9 @@ type siteGen struct {
 	// enter goroutine-local contexts, after them.
 	clocks []string
 	enters []string
+	// beginMarks are the statements by which callees whose tests are
+	// all known at their begin tell their caller then (filteredBlock).
+	beginMarks []string
 	// adopt is the statement of a definition's enter, before its tests,
 	// that takes the id a call site published for it (adoptID).
 	adopt string
@@ -287,6 +290,7 @@ func (sg *siteGen) action() error {
 			}
 		}
 		check = append(check, sg.countOpen(t, waits)...)
+		early, sg.beginMarks = append(early, sg.beginMarks...), nil
 		if len(sg.s.Targets) > 1 {
 			when := "if s.target == " + strconv.Itoa(ti+1) + " {"
 			if len(check) > 0 {
@@ -756,10 +760,16 @@ func (sg *siteGen) filteredBlock(qi int, t *plan.Target, fs []*plan.Filters, blo
 	}
 	// A callee that passed tells its caller (Table 4.1); a held
 	// one does when a later event finds it.
+	// One whose tests are all known at its begin tells it then: the
+	// relation holds from the callee's begin, whether it ends or not.
 	for _, f := range direct {
 		if f.Caller != "" && f.Marks && sg.callerPtr {
-			block = append(block, "if "+sg.passes(qi, f)+" {")
-			block = append(append(block, indent(sg.markCaller(qi, f))...), "}")
+			mark := append(append([]string{"if " + sg.passes(qi, f) + " {"}, indent(sg.markCaller(qi, f))...), "}")
+			if sg.testedAtBegin(f) {
+				sg.beginMarks = append(sg.beginMarks, mark...)
+			} else {
+				block = append(block, mark...)
+			}
 		}
 	}
 	return block, nil

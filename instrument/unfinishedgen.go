@@ -171,3 +171,10 @@ func (sg *siteGen) markCaller(qi int, f *plan.Filters) []string {
 	}
 	return mark
 }
+
+// testedAtBegin reports whether every test of f's event is known when it
+// begins: its pre-condition, and no test at its end, negated part, own
+// callee or pair.
+func (sg *siteGen) testedAtBegin(f *plan.Filters) bool {
+	return len(f.Post) == 0 && len(f.Absences) == 0 && len(sg.callees(f)) == 0 && f.Probe == nil && f.Hold == nil
+}
