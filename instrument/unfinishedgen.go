@@ -12,9 +12,13 @@ import (
 // An execution's end decides what a site keeps of it when its filters
 // wait for a callee, a negated part, a pair or a caller's buffer; if it
 // never ends (its goroutine still ran when the process exited), what it
-// passed before is lost. The site counts such executions in the counters
-// file, which survives any exit (rt/pmmrt's Began and Ended); the loader
-// flags the answers that may miss the ones still open.
+// passed before is lost. Where the test can pass before the end, the
+// execution is recorded then: a callee whose tests are known at its
+// begin tells its caller then (testedAtBegin), and a caller that waits
+// only for callees is recorded by the one that makes it pass
+// (passesEarly). Elsewhere the site counts such executions in the
+// counters file, which survives any exit (rt/pmmrt's Began and Ended),
+// and the loader flags the answers that may miss the ones still open.
 
 // openField is the state field that holds the site number an execution
 // counted as open, 0 if none.
