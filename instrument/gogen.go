@@ -84,6 +84,10 @@ type Code struct {
 	// Inexact are the targets of sites instrumented that may still miss
 	// executions, and why.
 	Inexact []plan.Inexact
+	// WaitEnd are, by site number, the questions (indexes) whose answers
+	// wait for the end of the site's executions, that the site counts
+	// while open: one that never ended may be missing from them.
+	WaitEnd map[int][]int
 }
 
 // Helpers are the typed helpers of the sites of one source file, for a
@@ -160,6 +164,9 @@ type generator struct {
 	failed map[plan.RunTimeTest]bool
 	// callerAtBegin caches callerPassesAtBegin.
 	callerAtBegin map[*plan.RunAggregate]bool
+	// passMethods are, by definition site and callee flag of its state,
+	// the methods its callees call once they set the flag (passMethod).
+	passMethods map[*plan.Site]map[string]string
 	// ifaceMethodValues are the interface methods the loaded packages
 	// take as function values, found when a site first needs them.
 	ifaceMethodValues []ifaceMethodValue

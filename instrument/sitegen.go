@@ -70,6 +70,9 @@ type siteGen struct {
 	// enter goroutine-local contexts, after them.
 	clocks []string
 	enters []string
+	// beginMarks are the statements by which callees whose tests are
+	// all known at their begin tell their caller then (filteredBlock).
+	beginMarks []string
 	// adopt is the statement of a definition's enter, before its tests,
 	// that takes the id a call site published for it (adoptID).
 	adopt string
@@ -214,6 +217,7 @@ func (sg *siteGen) action() error {
 		// site has run-time filters; those known when the execution
 		// begins, then, when nothing at its end can drop them.
 		var stmts, early []string
+		var waits []int // the questions whose tuples or cells wait for the end
 		for _, qi := range t.Questions() {
 			fs := sg.filters(t, qi)
 			atBegin := sg.atBegin(t, qi, fs)
@@ -269,6 +273,10 @@ func (sg *siteGen) action() error {
 				if block, err = sg.filteredBlock(qi, t, fs, block, tuples); err != nil {
 					return err
 				}
+				if len(block) > 0 && sg.passesEarly(t, qi, fs) {
+					early = append(early, sg.passMethod(qi, fs, block)...)
+					block = nil
+				}
 			} else if ra == nil {
 				if ra = sg.unfilteredAggregate(t, qi); ra != nil {
 					if block, err = sg.contribute(qi, t, ra, nil); err != nil {
@@ -277,7 +285,12 @@ func (sg *siteGen) action() error {
 				}
 			}
 			stmts = append(stmts, block...)
+			if len(block) > 0 && sg.waitsForEnd(t, qi, fs) {
+				waits = append(waits, qi)
+			}
 		}
+		check = append(check, sg.countOpen(t, waits)...)
+		early, sg.beginMarks = append(early, sg.beginMarks...), nil
 		if len(sg.s.Targets) > 1 {
 			when := "if s.target == " + strconv.Itoa(ti+1) + " {"
 			if len(check) > 0 {
@@ -748,9 +761,16 @@ func (sg *siteGen) filteredBlock(qi int, t *plan.Target, fs []*plan.Filters, blo
 	}
 	// A callee that passed tells its caller (Table 4.1); a held
 	// one does when a later event finds it.
+	// One whose tests are all known at its begin tells it then: the
+	// relation holds from the callee's begin, whether it ends or not.
 	for _, f := range direct {
 		if f.Caller != "" && f.Marks && sg.callerPtr {
-			block = append(block, "if "+sg.passes(qi, f)+" {", "\ts.cs."+calleeFlag(qi, f.Disjunct, f.Var)+" = true", "}")
+			mark := append(append([]string{"if " + sg.passes(qi, f) + " {"}, indent(sg.markCaller(qi, f))...), "}")
+			if sg.testedAtBegin(f) {
+				sg.beginMarks = append(sg.beginMarks, mark...)
+			} else {
+				block = append(block, mark...)
+			}
 		}
 	}
 	return block, nil

@@ -58,6 +58,10 @@ type ProjectSite struct {
 	Questions []string `json:"questions"` // the questions it records for
 	Vars      []string `json:"vars"`      // the events it records, as QUESTION/VARIABLE
 	Filtered  bool     `json:"filtered"`  // it has run-time filters and counts its entries checked
+	// WaitEnd are the questions whose answers wait for the end of its
+	// executions: it counts those open, and an answer that may miss one
+	// that never ended says so.
+	WaitEnd []string `json:"wait_end,omitempty"`
 }
 
 // Project returns what plan.json says of the plan of prog's questions,

@@ -311,6 +311,11 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pr := p.Project(prog, sch, gen.Skipped, gen.Inexact)
+	for i := range pr.Sites {
+		for _, qi := range gen.WaitEnd[pr.Sites[i].Site] {
+			pr.Sites[i].WaitEnd = append(pr.Sites[i].WaitEnd, prog.Questions[qi].Name)
+		}
+	}
 	pr.Root, pr.Module, pr.Overlay, pr.Tags = res.Root, res.ModulePath, written.Overlay, tagList(*analysis.tags)
 	pr.Units = answerUnits(prog)
 	if !*analysis.tests {

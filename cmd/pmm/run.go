@@ -383,6 +383,7 @@ func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 	if err != nil {
 		return nil, err
 	}
+	run.Incomplete = append(run.Incomplete, unended(p, counts)...)
 	st, err := load.Load(dbPath, logs, tables, run)
 	if errors.Is(err, load.ErrLoaded) {
 		return &loadStats{Run: st.Run}, err
@@ -401,6 +402,24 @@ func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 		stats.Tuples += n
 	}
 	return stats, nil
+}
+
+// unended returns the reasons why answers may miss executions that began
+// and never ended (the process exited first): of each site whose answers
+// wait for its executions' end, and that counted some still open.
+func unended(p *plan.Project, counts *load.Counts) []load.Incomplete {
+	var out []load.Incomplete
+	for _, s := range p.Sites {
+		n := counts.Unended[s.Site]
+		if n <= 0 {
+			continue
+		}
+		for _, q := range s.WaitEnd {
+			out = append(out, load.Incomplete{Question: q, Position: fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col),
+				Reason: fmt.Sprintf("%d executions of %s began and never ended (the process exited first): the answer, which waits for an execution's end to decide what it passed before, may miss them", n, s.Function)})
+		}
+	}
+	return out
 }
 
 // openAnswers opens pmm.db. It waits for a run being loaded to commit

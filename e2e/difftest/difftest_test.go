@@ -100,8 +100,10 @@ func TestDifferentialMany(t *testing.T) {
 // results of an execution that panicked, deferred closures as callees:
 // recovered-panics), derived events defined with or, which do not
 // compile in --mode runtime (or-runtime), and goroutines: a worker whose
-// end comes after main returned is lost, so answers about workers
-// depend on timing (unfinished-workers). The executions of a function
+// deferred wg.Done lets main return first may never end, and whether it
+// ends depends on timing; pmm's answer about it is then exact, or
+// flagged when its run-time test waits for the end (unfinished-workers),
+// and this test wants every answer equal. The executions of a function
 // not called by another (two-identities) are in: one execution has one
 // id.
 var defaultFeatures = progen.Features{

@@ -11,10 +11,13 @@ import (
 	"pmm.dev/pmm/rt/logfmt"
 )
 
-// Counts are the per-site counters of a run's processes, summed: entries
-// checked (times a site's instrumentation ran), by site number.
+// Counts are the per-site counters of a run's processes, summed, by site
+// number: entries checked (times a site's instrumentation ran), and, at
+// the sites whose answers wait for an execution's end, the executions
+// that began and never ended (the process exited first).
 type Counts struct {
 	Checked map[int]uint64
+	Unended map[int]int64
 	files   []string
 }
 
@@ -22,7 +25,7 @@ type Counts struct {
 // before Load, which owns the log directory, and store the counts with
 // StoreCounters once the run has its id.
 func ReadCounters(logDir string) (*Counts, error) {
-	c := &Counts{Checked: map[int]uint64{}}
+	c := &Counts{Checked: map[int]uint64{}, Unended: map[int]int64{}}
 	files, err := filepath.Glob(filepath.Join(logDir, "*"+logfmt.CounterFileSuffix))
 	if err != nil {
 		return nil, err
@@ -32,13 +35,18 @@ func ReadCounters(logDir string) (*Counts, error) {
 		if err != nil {
 			return nil, err
 		}
-		_, words, ok := logfmt.ParseCounterHeader(data)
+		_, checked, open, ok := logfmt.ParseCounterHeader(data)
 		if !ok {
 			return nil, fmt.Errorf("%s is not a counters file", f)
 		}
-		for site := 0; 8*site+8 <= len(words); site++ {
-			if n := binary.LittleEndian.Uint64(words[8*site:]); n > 0 {
+		for site := 0; 8*site+8 <= len(checked); site++ {
+			if n := binary.LittleEndian.Uint64(checked[8*site:]); n > 0 {
 				c.Checked[site] += n
+			}
+		}
+		for site := 0; 8*site+8 <= len(open); site++ {
+			if n := int64(binary.LittleEndian.Uint64(open[8*site:])); n != 0 {
+				c.Unended[site] += n
 			}
 		}
 		c.files = append(c.files, f)

@@ -3,8 +3,10 @@ package logfmt
 import "encoding/binary"
 
 // The other files of a process in the log directory: its per-site
-// counters (a header, then a little-endian uint64 per site number) and
-// the file it leaves when it stopped recording.
+// counters (a header, then two arrays of a little-endian uint64 per site
+// number: the entries checked, then the executions that began and have
+// not ended yet, of the sites that count them) and the file it leaves
+// when it stopped recording.
 
 // CounterMagic starts a counters file.
 const CounterMagic = "PMMCNT01"
@@ -21,20 +23,29 @@ func PutCounterHeader(data []byte, sites int) {
 }
 
 // ParseCounterHeader returns the highest site number of the counters file
-// held in data, and its counters (one little-endian uint64 per site
-// number from 0, as many as data holds up to sites); ok is false when
+// held in data and its two arrays of counters (each one little-endian
+// uint64 per site number from 0, as many as data holds up to sites):
+// checked, the entries checked, and open, the executions begun and not
+// ended (a wrapping difference: read it as an int64); ok is false when
 // data is not a counters file.
-func ParseCounterHeader(data []byte) (sites int, counters []byte, ok bool) {
+func ParseCounterHeader(data []byte) (sites int, checked, open []byte, ok bool) {
 	if len(data) < CounterHeaderSize || string(data[:len(CounterMagic)]) != CounterMagic {
-		return 0, nil, false
+		return 0, nil, nil, false
 	}
 	sites = int(binary.LittleEndian.Uint64(data[len(CounterMagic):]))
-	counters = data[CounterHeaderSize:]
-	if n := 8 * (sites + 1); sites >= 0 && n > 0 && n < len(counters) {
-		counters = counters[:n]
+	checked = data[CounterHeaderSize:]
+	if n := CounterArraySize(sites); sites >= 0 && n > 0 && n < len(checked) {
+		checked, open = checked[:n], checked[n:]
+		if n < len(open) {
+			open = open[:n]
+		}
 	}
-	return sites, counters, true
+	return sites, checked, open, true
 }
+
+// CounterArraySize is the size of one array of counters of site numbers
+// 0 to sites.
+func CounterArraySize(sites int) int { return 8 * (sites + 1) }
 
 // SegmentFileSuffix ends the names of log segment files.
 const SegmentFileSuffix = ".pmmlog"

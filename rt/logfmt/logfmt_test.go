@@ -133,32 +133,39 @@ func TestAggChunk(t *testing.T) {
 }
 
 // TestCounterHeader writes a counters file's header and counters as the
-// runtime lays them out (sites 0 to 2, and page padding after them), and
-// reads them back: the counters of sites 0 to 2 only.
+// runtime lays them out (sites 0 to 2, their entries checked, then their
+// executions open, and page padding after them), and reads them back:
+// the two arrays of sites 0 to 2 only.
 func TestCounterHeader(t *testing.T) {
-	data := make([]byte, CounterHeaderSize+5*8)
+	data := make([]byte, CounterHeaderSize+8*8)
 	PutCounterHeader(data, 2)
-	for site := 0; site < 5; site++ {
-		binary.LittleEndian.PutUint64(data[CounterHeaderSize+8*site:], uint64(10+site))
+	for word := 0; word < 8; word++ {
+		binary.LittleEndian.PutUint64(data[CounterHeaderSize+8*word:], uint64(10+word))
 	}
-	sites, counters, ok := ParseCounterHeader(data)
-	if !ok || sites != 2 || len(counters) != 3*8 {
-		t.Fatalf("sites %d, %d bytes of counters, ok %v; want 2, 24, true", sites, len(counters), ok)
+	sites, checked, open, ok := ParseCounterHeader(data)
+	if !ok || sites != 2 || len(checked) != 3*8 || len(open) != 3*8 {
+		t.Fatalf("sites %d, %d and %d bytes of counters, ok %v; want 2, 24, 24, true", sites, len(checked), len(open), ok)
 	}
 	for site := 0; site <= 2; site++ {
-		if n := binary.LittleEndian.Uint64(counters[8*site:]); n != uint64(10+site) {
-			t.Errorf("site %d: %d, want %d", site, n, 10+site)
+		if n := binary.LittleEndian.Uint64(checked[8*site:]); n != uint64(10+site) {
+			t.Errorf("checked, site %d: %d, want %d", site, n, 10+site)
+		}
+		if n := binary.LittleEndian.Uint64(open[8*site:]); n != uint64(13+site) {
+			t.Errorf("open, site %d: %d, want %d", site, n, 13+site)
 		}
 	}
 	// A file cut short holds the counters it has.
-	if _, counters, ok := ParseCounterHeader(data[:CounterHeaderSize+8]); !ok || len(counters) != 8 {
-		t.Errorf("cut short: %d bytes of counters, ok %v; want 8, true", len(counters), ok)
+	if _, checked, open, ok := ParseCounterHeader(data[:CounterHeaderSize+8]); !ok || len(checked) != 8 || len(open) != 0 {
+		t.Errorf("cut short: %d and %d bytes of counters, ok %v; want 8, 0, true", len(checked), len(open), ok)
 	}
-	if _, _, ok := ParseCounterHeader(data[:CounterHeaderSize-1]); ok {
+	if _, _, open, ok := ParseCounterHeader(data[:CounterHeaderSize+4*8]); !ok || len(open) != 8 {
+		t.Errorf("cut short in the open counters: %d bytes of them, ok %v; want 8, true", len(open), ok)
+	}
+	if _, _, _, ok := ParseCounterHeader(data[:CounterHeaderSize-1]); ok {
 		t.Error("a short header parsed")
 	}
 	copy(data, "PMMCNT99")
-	if _, _, ok := ParseCounterHeader(data); ok {
+	if _, _, _, ok := ParseCounterHeader(data); ok {
 		t.Error("a wrong magic parsed")
 	}
 }

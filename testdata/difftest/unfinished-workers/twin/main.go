@@ -29,6 +29,14 @@ func Work(a int) {
 	ok = true
 }
 
+func M(a int) (res int) {
+	id, ok := trBegin("main.M", a)
+	defer trEnd(id, &ok, trRes(&res))
+	res = a * 2
+	ok = true
+	return res
+}
+
 func Spawn(n int) (res int) {
 	id, ok := trBegin("main.Spawn", n)
 	defer trEnd(id, &ok, trRes(&res))
@@ -49,6 +57,6 @@ func main() {
 	id, ok := trBegin("main.main")
 	defer trFinish()
 	defer trEnd(id, &ok)
-	fmt.Println(Spawn(3) + Spawn(4))
+	fmt.Println(Spawn(3) + Spawn(4) + M(1))
 	ok = true
 }
