@@ -47,6 +47,14 @@ type segmentFile struct {
 // order of their sequence numbers.
 func readSegments(t testing.TB, dir string) []segmentFile {
 	t.Helper()
+	// The spare segment is prepared in the background: its file exists
+	// before its header is written (the loader skips such a file; a test
+	// waits for it).
+	std.mu.Lock()
+	for std.preparing {
+		std.ready.Wait()
+	}
+	std.mu.Unlock()
 	paths, err := filepath.Glob(filepath.Join(dir, "logs", "*.pmmlog"))
 	if err != nil {
 		t.Fatal(err)
