@@ -69,6 +69,7 @@ const (
 	orderDefinition = iota // statements at the top of a body
 	orderReturn            // return s.ret( ... )
 	orderCall              // W(caller, F, ...): outer calls before inner ones
+	orderRegion            // a region's points, in the order FindRegions gives them
 )
 
 // Code is the generated code of a plan.

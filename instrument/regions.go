@@ -386,3 +386,47 @@ func breaks(s ast.Stmt, label string) bool {
 	visit(s, false)
 	return found
 }
+
+// regionText is what a body's region points run, as Go text; the site
+// that records the regions gives it.
+type regionText struct {
+	// Top declares the regions' state at the top of the body and defers
+	// its unwind: the statements end with a semicolon.
+	Top string
+	// Enter, Iterate and Leave are statements.
+	Enter, Iterate func(r *Region) string
+	Leave          func(rs []*Region) string
+	// Return is a function value that takes a return's results, ends the
+	// open regions and returns them (the return's results are evaluated
+	// first): `return X` becomes `return Return(X)`; a bare return, or
+	// one of a function without results, runs Leave before it.
+	Return string
+}
+
+// regionEdits turns the points of br, in the body of the file tf, into
+// edits that run text's code there.
+func regionEdits(tf *token.File, body *ast.BlockStmt, br *BodyRegions, text regionText) []Edit {
+	at := func(p token.Pos, s string, order int) Edit {
+		off := tf.Offset(p)
+		return Edit{Off: off, End: off, Text: s, Order: order}
+	}
+	edits := []Edit{at(body.Lbrace+1, text.Top, orderDefinition)}
+	for _, e := range br.Edits {
+		switch e.Kind {
+		case PointEnter:
+			edits = append(edits, at(e.Pos, ";"+text.Enter(e.Regions[0])+";", orderRegion))
+		case PointIterate:
+			edits = append(edits, at(e.Pos, ";"+text.Iterate(e.Regions[0])+";", orderRegion))
+		case PointLeave:
+			edits = append(edits, at(e.Pos, ";"+text.Leave(e.Regions)+";", orderRegion))
+		case PointReturn:
+			if len(e.Return.Results) == 0 {
+				edits = append(edits, at(e.Pos, ";"+text.Leave(e.Regions)+";", orderRegion))
+				continue
+			}
+			rs := e.Return.Results
+			edits = append(edits, at(rs[0].Pos(), text.Return+"(", orderRegion), at(rs[len(rs)-1].End(), ")", orderRegion))
+		}
+	}
+	return edits
+}

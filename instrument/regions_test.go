@@ -40,11 +40,8 @@ func tracedProgram(t *testing.T, src []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type ins struct {
-		off  int
-		text string
-	}
-	var edits []ins
+	var edits []Edit
+	tf := fset.File(f.Pos())
 	fn := 0
 	ast.Inspect(f, func(n ast.Node) bool {
 		var body *ast.BlockStmt
@@ -82,44 +79,35 @@ func tracedProgram(t *testing.T, src []byte) []byte {
 			top = append(top, fmt.Sprintf("%s := __region{name: %q};", v(r), name+"."+r.Label))
 			all[len(all)-1-i] = r
 		}
-		top = append(top, "defer __unwind("+refs(all)+");")
-		edits = append(edits, ins{fset.Position(body.Lbrace).Offset + 1, strings.Join(top, " ")})
-		for _, e := range br.Edits {
-			var text string
-			switch e.Kind {
-			case PointEnter:
-				text = v(e.Regions[0]) + ".enter()"
-			case PointIterate:
-				text = v(e.Regions[0]) + ".iterate()"
-			case PointLeave:
-				text = "__leave(\"\", " + refs(e.Regions) + ")"
-			case PointReturn:
-				if len(e.Return.Results) == 0 {
-					text = "__leave(\" return\", " + refs(e.Regions) + ")"
-					break
-				}
-				// return __retN[T...](regions)(results): the results are
-				// evaluated before the regions end.
-				var ts []string
-				for i := 0; i < sig.Results().Len(); i++ {
-					ts = append(ts, types.TypeString(sig.Results().At(i).Type(), types.RelativeTo(pkg)))
-				}
-				start := fset.Position(e.Return.Results[0].Pos()).Offset
-				edits = append(edits, ins{start, fmt.Sprintf("__ret%d[%s](%s)(", len(ts), strings.Join(ts, ", "), refs(e.Regions))})
-				edits = append(edits, ins{fset.Position(e.Return.Results[len(e.Return.Results)-1].End()).Offset, ")"})
-				continue
-			}
-			edits = append(edits, ins{fset.Position(e.Pos).Offset, ";" + text + ";"})
+		rs := fmt.Sprintf("__rs%d", fn)
+		top = append(top, rs+" := []*__region{"+refs(all)+"};", "defer __unwind("+rs+"...);")
+		// return __retN[T...](regions)(results): the results are
+		// evaluated before the regions end.
+		var ts []string
+		for i := 0; i < sig.Results().Len(); i++ {
+			ts = append(ts, types.TypeString(sig.Results().At(i).Type(), types.RelativeTo(pkg)))
 		}
+		edits = append(edits, regionEdits(tf, body, br, regionText{
+			Top:     strings.Join(top, " "),
+			Enter:   func(r *Region) string { return v(r) + ".enter()" },
+			Iterate: func(r *Region) string { return v(r) + ".iterate()" },
+			Leave:   func(rs []*Region) string { return "__leave(\"\", " + refs(rs) + ")" },
+			Return:  fmt.Sprintf("__ret%d[%s](%s...)", len(ts), strings.Join(ts, ", "), rs),
+		})...)
 		return true
 	})
-	sort.SliceStable(edits, func(i, j int) bool { return edits[i].off < edits[j].off })
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].Off != edits[j].Off {
+			return edits[i].Off < edits[j].Off
+		}
+		return edits[i].Order < edits[j].Order
+	})
 	var out bytes.Buffer
 	last := 0
 	for _, e := range edits {
-		out.Write(src[last:e.off])
-		out.WriteString(e.text)
-		last = e.off
+		out.Write(src[last:e.Off])
+		out.WriteString(e.Text)
+		last = e.Off
 	}
 	out.Write(src[last:])
 	return out.Bytes()
