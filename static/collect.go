@@ -89,6 +89,16 @@ type call struct {
 	lost      map[*funcSet]bool    // and those of the types of the values whose trace was lost
 }
 
+// region is a row of the regions table: a labeled statement whose
+// executions (and, for a loop, iterations) may be events.
+type region struct {
+	owner *function
+	label string
+	kind  string // for, range, switch, typeswitch, select, block
+	loop  bool
+	where Span // from the label to the end of the statement
+}
+
 // collector gathers the sites of the loaded packages.
 type collector struct {
 	fset       *token.FileSet
@@ -99,6 +109,7 @@ type collector struct {
 	inits      map[string]*function // package initializers by import path
 	ranges     map[posKey]*function // range statements by the definition they are in
 	calls      map[posKey]*call
+	regions    map[posKey]*region
 	functions  []*function
 	callList   []*call
 }
@@ -113,6 +124,7 @@ func newCollector(fset *token.FileSet, root, modulePath string) *collector {
 		inits:      map[string]*function{},
 		ranges:     map[posKey]*function{},
 		calls:      map[posKey]*call{},
+		regions:    map[posKey]*region{},
 	}
 }
 
@@ -247,11 +259,37 @@ func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via stri
 			return false
 		case *ast.RangeStmt:
 			c.ranges[c.key(n.Pos())] = owner
+		case *ast.LabeledStmt:
+			c.addRegion(n, owner)
 		case *ast.CallExpr:
 			c.addCall(info, n, owner, "call")
 		}
 		return true
 	})
+}
+
+// addRegion records a labeled statement of a kind whose executions are
+// regions (seed 004): a loop, a switch, a select or a block.
+func (c *collector) addRegion(l *ast.LabeledStmt, owner *function) {
+	var kind string
+	switch l.Stmt.(type) {
+	case *ast.ForStmt:
+		kind = "for"
+	case *ast.RangeStmt:
+		kind = "range"
+	case *ast.SwitchStmt:
+		kind = "switch"
+	case *ast.TypeSwitchStmt:
+		kind = "typeswitch"
+	case *ast.SelectStmt:
+		kind = "select"
+	case *ast.BlockStmt:
+		kind = "block"
+	default:
+		return
+	}
+	c.regions[c.key(l.Pos())] = &region{owner: owner, label: l.Label.Name, kind: kind,
+		loop: kind == "for" || kind == "range", where: c.span(l.Pos(), l.End())}
 }
 
 func (c *collector) walkCallChildren(info *types.Info, call *ast.CallExpr, owner *function) {

@@ -82,6 +82,19 @@ CREATE TABLE contains_static (
 	depth    INTEGER NOT NULL,
 	PRIMARY KEY (outer_id, inner_id)
 );
+CREATE TABLE regions (
+	id          INTEGER PRIMARY KEY,
+	function_id INTEGER NOT NULL REFERENCES functions(id),
+	label       TEXT NOT NULL,
+	kind        TEXT NOT NULL,
+	loop        INTEGER NOT NULL,
+	file        TEXT NOT NULL,
+	line        INTEGER NOT NULL,
+	col         INTEGER NOT NULL,
+	end_line    INTEGER NOT NULL,
+	end_col     INTEGER NOT NULL
+);
+CREATE INDEX regions_function ON regions(function_id, label);
 
 CREATE VIEW calls_static (def_id, call_id) AS
 	SELECT caller_id, id FROM calls WHERE caller_id IS NOT NULL;

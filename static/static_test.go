@@ -354,3 +354,21 @@ func TestTests(t *testing.T) {
 		t.Errorf("without Tests, test functions are recorded: %q", got)
 	}
 }
+
+func TestRegions(t *testing.T) {
+	_, db := build(t, "../testdata/static/regions", Config{})
+	// rows sorts: the id (source order) leads.
+	got := rows(t, db, `SELECT r.id, f.name, r.label, r.kind, r.loop, r.file, r.line, r.col, r.end_line, r.end_col
+		FROM regions r JOIN functions f ON f.id = r.function_id`)
+	want := []string{
+		"1 main.run outer for 1 main.go 8 1 20 3",
+		"2 main.run each range 1 main.go 10 2 19 4",
+		"3 main.run kind switch 0 main.go 21 1 25 3",
+		"4 main.run wait select 0 main.go 26 1 31 3",
+		"5 main.run.func1 types typeswitch 0 main.go 33 2 37 4",
+		"6 main.run block block 0 main.go 40 1 45 3",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("regions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -103,6 +103,11 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 			depth++
 		}
 	}
+	for i, r := range c.sortedRegions() {
+		w := r.where
+		ins.row("INSERT INTO regions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			i+1, idOf(r.owner), r.label, r.kind, r.loop, w.File, w.Line, w.Col, w.EndLine, w.EndCol)
+	}
 	sets := callbackSets{byParts: map[string]int{}, byMembers: map[string]int{}}
 	for _, site := range c.callList {
 		var callee any
@@ -227,6 +232,16 @@ func (c *collector) number() {
 	for i, site := range c.callList {
 		site.id = i + 1
 	}
+}
+
+// sortedRegions returns the regions in source order.
+func (c *collector) sortedRegions() []*region {
+	rs := make([]*region, 0, len(c.regions))
+	for _, r := range c.regions {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].where.Less(rs[j].where) })
+	return rs
 }
 
 // external is 1 when every known callee of the call is outside the
