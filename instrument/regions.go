@@ -45,16 +45,44 @@ const (
 	PointReturn
 )
 
-// Region is one labeled statement of a body that is a region.
+// Region is one labeled statement of a body that is a region, or a run
+// of statements of one block that lines select.
 type Region struct {
 	Label string
-	Stmt  *ast.LabeledStmt
+	Stmt  *ast.LabeledStmt // a labeled region's statement
+	// Stmts are, for a region of lines (Lines), its statements: one run
+	// of a statement list.
+	Stmts []ast.Stmt
+	Lines [2]int
 	// Loop says the statement is a for or range loop: its iterations
 	// are events too.
 	Loop bool
 	// Index numbers the region in the body, in source order; an inner
 	// region has a greater index than the regions around it.
 	Index int
+}
+
+// Pos and End are where the region's statements begin and end.
+func (r *Region) Pos() token.Pos {
+	if r.Stmt != nil {
+		return r.Stmt.Pos()
+	}
+	return r.Stmts[0].Pos()
+}
+
+func (r *Region) End() token.Pos {
+	if r.Stmt != nil {
+		return r.Stmt.End()
+	}
+	return r.Stmts[len(r.Stmts)-1].End()
+}
+
+// last is the statement after which the region ends normally.
+func (r *Region) last() ast.Stmt {
+	if r.Stmt != nil {
+		return r.Stmt
+	}
+	return r.Stmts[len(r.Stmts)-1]
 }
 
 // RegionEdit is one place where region code goes.
@@ -81,34 +109,120 @@ type BodyRegions struct {
 // literals in body are other functions: their regions and their branch
 // statements are not body's.
 func FindRegions(body *ast.BlockStmt, want func(label string) bool) (*BodyRegions, error) {
-	br := &BodyRegions{}
-	f := &regionFinder{br: br, labelOf: map[string]*ast.LabeledStmt{}}
-	// Every label of the body, and the regions among them.
+	return RegionPoints(body, LabeledRegions(body, want))
+}
+
+// LabeledRegions returns the regions of body whose labels want selects
+// (all when want is nil).
+func LabeledRegions(body *ast.BlockStmt, want func(label string) bool) []*Region {
+	var rs []*Region
 	inspectBody(body, func(n ast.Node) {
 		l, ok := n.(*ast.LabeledStmt)
-		if !ok {
+		if !ok || want != nil && !want(l.Label.Name) {
 			return
 		}
-		f.labelOf[l.Label.Name] = l
 		switch l.Stmt.(type) {
 		case *ast.ForStmt, *ast.RangeStmt:
-			if want == nil || want(l.Label.Name) {
-				br.Regions = append(br.Regions, &Region{Label: l.Label.Name, Stmt: l, Loop: true})
-			}
+			rs = append(rs, &Region{Label: l.Label.Name, Stmt: l, Loop: true})
 		case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.BlockStmt:
-			if want == nil || want(l.Label.Name) {
-				br.Regions = append(br.Regions, &Region{Label: l.Label.Name, Stmt: l})
-			}
+			rs = append(rs, &Region{Label: l.Label.Name, Stmt: l})
 		}
 	})
-	if len(br.Regions) == 0 {
+	return rs
+}
+
+// LineRegion returns the region of the lines from to to (inclusive) of
+// body, in file tf: the statements that lie on those lines, which must be
+// one run of statements of one statement list (a block or a case), so
+// that the region has one way in and its ends are statements' ends.
+func LineRegion(tf *token.File, body *ast.BlockStmt, from, to int) (*Region, error) {
+	within := func(n ast.Node) bool {
+		return tf.Line(n.Pos()) >= from && tf.Line(n.End()) <= to
+	}
+	var found [][]ast.Stmt // the runs of statements within the lines, outermost
+	var visit func(list []ast.Stmt)
+	visit = func(list []ast.Stmt) {
+		var run []ast.Stmt
+		for _, st := range list {
+			if within(st) {
+				run = append(run, st)
+				continue
+			}
+			if run != nil {
+				found, run = append(found, run), nil
+			}
+			ast.Inspect(st, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncLit:
+					return false
+				case *ast.BlockStmt:
+					visit(n.List)
+					return false
+				case *ast.CaseClause:
+					visit(n.Body)
+					return false
+				case *ast.CommClause:
+					visit(n.Body)
+					return false
+				}
+				return true
+			})
+		}
+		if run != nil {
+			found = append(found, run)
+		}
+	}
+	visit(body.List)
+	switch {
+	case len(found) == 0:
+		return nil, fmt.Errorf("lines %d to %d hold no whole statement of the function", from, to)
+	case len(found) > 1:
+		a, b := found[0][0], found[1][0]
+		return nil, fmt.Errorf("lines %d to %d hold statements of more than one block (lines %d and %d): "+
+			"a region of lines is a run of statements of one block; widen or narrow the range, or label a statement",
+			from, to, tf.Line(a.Pos()), tf.Line(b.Pos()))
+	}
+	return &Region{Label: fmt.Sprintf("%d-%d", from, to), Stmts: found[0], Lines: [2]int{from, to}}, nil
+}
+
+// RegionPoints returns where the code of regions, regions of body, goes.
+func RegionPoints(body *ast.BlockStmt, regions []*Region) (*BodyRegions, error) {
+	br := &BodyRegions{Regions: regions}
+	if len(regions) == 0 {
 		return br, nil
 	}
-	for i, r := range br.Regions {
+	f := &regionFinder{br: br, labelOf: map[string]*ast.LabeledStmt{}, first: map[ast.Stmt]*Region{}, skip: map[ast.Stmt][]*Region{}}
+	inspectBody(body, func(n ast.Node) {
+		if l, ok := n.(*ast.LabeledStmt); ok {
+			f.labelOf[l.Label.Name] = l
+		}
+	})
+	// Outer regions first: by begin, then the longer one; a region of
+	// lines around a labeled region of the same statements is outside it.
+	sort.SliceStable(regions, func(i, j int) bool {
+		a, b := regions[i], regions[j]
+		if a.Pos() != b.Pos() {
+			return a.Pos() < b.Pos()
+		}
+		if a.End() != b.End() {
+			return a.End() > b.End()
+		}
+		return a.Stmt == nil && b.Stmt != nil
+	})
+	for i, r := range regions {
 		r.Index = i
+		if r.Stmt == nil {
+			if f.first[r.Stmts[0]] != nil {
+				return nil, fmt.Errorf("lines %d to %d: the same statements as lines %d to %d", r.Lines[0], r.Lines[1], f.first[r.Stmts[0]].Lines[0], f.first[r.Stmts[0]].Lines[1])
+			}
+			f.first[r.Stmts[0]] = r
+			for _, st := range r.Stmts[1:] {
+				f.skip[st] = append(f.skip[st], r)
+			}
+		}
 	}
-	for _, r := range br.Regions {
-		br.Edits = append(br.Edits, RegionEdit{Pos: r.Stmt.Pos(), Kind: PointEnter, Regions: []*Region{r}})
+	for _, r := range regions {
+		br.Edits = append(br.Edits, RegionEdit{Pos: r.Pos(), Kind: PointEnter, Regions: []*Region{r}})
 		if r.Loop {
 			br.Edits = append(br.Edits, RegionEdit{Pos: loopBody(r.Stmt.Stmt).Lbrace + 1, Kind: PointIterate, Regions: []*Region{r}})
 		}
@@ -119,12 +233,12 @@ func FindRegions(body *ast.BlockStmt, want func(label string) bool) (*BodyRegion
 	// After a terminating statement (Go spec) there is none: code there
 	// would be unreachable, and a function with results would then lack
 	// its final return.
-	for i := len(br.Regions) - 1; i >= 0; i-- {
-		r := br.Regions[i]
-		if terminating(r.Stmt) {
+	for i := len(regions) - 1; i >= 0; i-- {
+		r := regions[i]
+		if terminating(r.last()) {
 			continue
 		}
-		br.Edits = append(br.Edits, RegionEdit{Pos: r.Stmt.End(), Kind: PointLeave, Regions: []*Region{r}})
+		br.Edits = append(br.Edits, RegionEdit{Pos: r.End(), Kind: PointLeave, Regions: []*Region{r}})
 	}
 	if f.err != nil {
 		return nil, f.err
@@ -144,11 +258,14 @@ func FindRegions(body *ast.BlockStmt, want func(label string) bool) (*BodyRegion
 type regionFinder struct {
 	br      *BodyRegions
 	labelOf map[string]*ast.LabeledStmt
+	first   map[ast.Stmt]*Region   // a region of lines by its first statement
+	skip    map[ast.Stmt][]*Region // the other statements of regions of lines
 	err     error
 }
 
 // frame is a statement around the one being walked: a region, or a
-// statement that an unlabeled break or continue may target.
+// statement that an unlabeled break or continue may target; or a region
+// of lines (stmt nil).
 type frame struct {
 	stmt   ast.Stmt
 	region *Region // when the statement is a region's
@@ -156,11 +273,36 @@ type frame struct {
 	brk    bool    // a break may target it
 }
 
+// holds says whether the label l is inside the frame's statement: a
+// region's own label is outside it, a label of a region of lines'
+// statements inside.
+func (fr frame) holds(l *ast.LabeledStmt) bool {
+	if fr.stmt == nil {
+		return fr.region.Pos() <= l.Pos() && l.End() <= fr.region.End()
+	}
+	return fr.stmt.Pos() <= l.Pos() && l.End() <= fr.stmt.End() && l.Stmt != fr.stmt
+}
+
 // walk visits n with the enclosing statements outer (outermost first).
 func (f *regionFinder) walk(n ast.Node, outer []frame) {
 	ast.Inspect(n, func(m ast.Node) bool {
 		if m == n {
 			return true
+		}
+		if st, ok := m.(ast.Stmt); ok {
+			for _, r := range f.skip[st] {
+				if !inFrames(outer, r) {
+					return false // walked in r's frame
+				}
+			}
+			if r := f.first[st]; r != nil && !inFrames(outer, r) {
+				// A region of lines: its statements, in its frame.
+				inner := append(outer[:len(outer):len(outer)], frame{region: r})
+				for _, st := range r.Stmts {
+					f.walk(&ast.BlockStmt{List: []ast.Stmt{st}}, inner)
+				}
+				return false
+			}
 		}
 		switch s := m.(type) {
 		case *ast.FuncLit:
@@ -201,6 +343,16 @@ func (f *regionFinder) walkTarget(s ast.Stmt, outer []frame, loop bool) {
 		return
 	}
 	f.walk(s, append(outer[:len(outer):len(outer)], frame{stmt: s, brk: true, loop: loop}))
+}
+
+// inFrames says whether r is one of the regions of outer.
+func inFrames(outer []frame, r *Region) bool {
+	for _, fr := range outer {
+		if fr.region == r {
+			return true
+		}
+	}
+	return false
 }
 
 // open lists the regions of outer, innermost first.
@@ -245,7 +397,7 @@ func (f *regionFinder) branch(s *ast.BranchStmt, outer []frame) {
 		// The innermost frame whose statement holds the label's; the
 		// label of a region's own statement is outside that region.
 		for i := len(outer) - 1; i >= 0; i-- {
-			if outer[i].stmt.Pos() <= l.Pos() && l.End() <= outer[i].stmt.End() && l.Stmt != outer[i].stmt {
+			if outer[i].holds(l) {
 				target = i
 				break
 			}
@@ -254,19 +406,19 @@ func (f *regionFinder) branch(s *ast.BranchStmt, outer []frame) {
 		return
 	}
 	left := open(outer[target+1:])
-	var re *Region
-	if s.Tok == token.GOTO {
-		for _, r := range f.br.Regions {
-			if r.Stmt == f.labelOf[s.Label.Name] {
-				re = r
-			}
-		}
-	}
 	if len(left) > 0 {
 		f.br.Edits = append(f.br.Edits, RegionEdit{Pos: s.Pos(), Kind: PointLeave, Regions: left})
 	}
-	if re != nil {
-		f.br.Edits = append(f.br.Edits, RegionEdit{Pos: s.Pos(), Kind: PointEnter, Regions: []*Region{re}})
+	if s.Tok != token.GOTO {
+		return
+	}
+	// A goto to a region's label begins it; so does a goto from outside
+	// a region of lines to a label of its statements.
+	l := f.labelOf[s.Label.Name]
+	for _, r := range f.br.Regions {
+		if r.Stmt == l || r.Stmt == nil && !inFrames(outer, r) && (frame{region: r}).holds(l) {
+			f.br.Edits = append(f.br.Edits, RegionEdit{Pos: s.Pos(), Kind: PointEnter, Regions: []*Region{r}})
+		}
 	}
 }
 

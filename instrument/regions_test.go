@@ -42,6 +42,11 @@ func tracedProgram(t *testing.T, src []byte) []byte {
 	}
 	var edits []Edit
 	tf := fset.File(f.Pos())
+	// Regions of lines: "// region FUNC FROM TO" comments.
+	var comments []*ast.Comment
+	for _, g := range f.Comments {
+		comments = append(comments, g.List...)
+	}
 	fn := 0
 	ast.Inspect(f, func(n ast.Node) bool {
 		var body *ast.BlockStmt
@@ -57,7 +62,19 @@ func tracedProgram(t *testing.T, src []byte) []byte {
 		default:
 			return true
 		}
-		br, err := FindRegions(body, nil)
+		regions := LabeledRegions(body, nil)
+		for _, c := range comments {
+			var fname string
+			var from, to int
+			if n, _ := fmt.Sscanf(c.Text, "// region %s %d %d", &fname, &from, &to); n == 3 && fname == name {
+				r, err := LineRegion(tf, body, from, to)
+				if err != nil {
+					t.Fatal(err)
+				}
+				regions = append(regions, r)
+			}
+		}
+		br, err := RegionPoints(body, regions)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,4 +355,48 @@ func regionSplit(t *testing.T, stderr string, names ...string) []float64 {
 		out = append(out, total[n])
 	}
 	return out
+}
+
+func TestLineRegionErrors(t *testing.T) {
+	src := `package p
+
+func f(xs []int) (n int) {
+	for _, x := range xs {
+		if x > 0 {
+			n++
+		}
+		n--
+	}
+	return n
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := f.Decls[0].(*ast.FuncDecl).Body
+	tf := fset.File(f.Pos())
+	for _, c := range []struct {
+		from, to int
+		want     string // the region's first and last lines, or the error's start
+	}{
+		{4, 9, "4-9"},
+		{5, 8, "5-8"},
+		{6, 6, "6-6"},
+		{6, 8, "lines 6 to 8 hold statements of more than one block (lines 6 and 8)"},
+		{8, 10, "lines 8 to 10 hold statements of more than one block (lines 8 and 10)"},
+		{1, 3, "lines 1 to 3 hold no whole statement"},
+	} {
+		r, err := LineRegion(tf, body, c.from, c.to)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = fmt.Sprintf("%d-%d", tf.Line(r.Pos()), tf.Line(r.End()))
+		}
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("lines %d to %d: %s, want %s", c.from, c.to, got, c.want)
+		}
+	}
 }
