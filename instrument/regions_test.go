@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,21 +114,26 @@ func tracedProgram(t *testing.T, src []byte) []byte {
 		})...)
 		return true
 	})
+	return applyEdits(src, edits)
+}
+
+// applyEdits applies edits to src as rewrite.Apply does: by offset, then
+// by Order, in the order given when both are equal.
+func applyEdits(src []byte, edits []Edit) []byte {
+	edits = slices.Clone(edits)
 	sort.SliceStable(edits, func(i, j int) bool {
 		if edits[i].Off != edits[j].Off {
 			return edits[i].Off < edits[j].Off
 		}
 		return edits[i].Order < edits[j].Order
 	})
-	var out bytes.Buffer
+	var out []byte
 	last := 0
 	for _, e := range edits {
-		out.Write(src[last:e.Off])
-		out.WriteString(e.Text)
-		last = e.Off
+		out = append(append(out, src[last:e.Off]...), e.Text...)
+		last = e.End
 	}
-	out.Write(src[last:])
-	return out.Bytes()
+	return append(out, src[last:]...)
 }
 
 // buildProgram writes the files (name → text) as a module and builds
