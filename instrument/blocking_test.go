@@ -3,10 +3,7 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
-	"go/importer"
-	"go/parser"
 	"go/token"
-	"go/types"
 	"os"
 	"slices"
 	"strconv"
@@ -21,16 +18,7 @@ import (
 // the top of each case, which case fired.
 func tracedBlocking(t *testing.T, src []byte) []byte {
 	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "main.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
-	if _, err := conf.Check("main", fset, []*ast.File{f}, info); err != nil {
-		t.Fatal(err)
-	}
+	fset, f, info, _ := checkProgram(t, src)
 	tf := fset.File(f.Pos())
 	var edits []Edit
 	at := func(p token.Pos, text string) {
@@ -90,7 +78,7 @@ func tracedBlocking(t *testing.T, src []byte) []byte {
 // causality puts it, in the program's own clock (a waiter's Lock ends
 // after the holder's unlock and within the times the waiter read around
 // it; the third send into a buffer of two ends after main began to
-// receive).
+// receive). The traced program runs with the race detector.
 func TestBlockingOperations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs programs")
@@ -104,7 +92,9 @@ func TestBlockingOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain, _ := runProgram(t, map[string][]byte{"main.go": src})
-	out, stderr := runProgram(t, map[string][]byte{"main.go": tracedBlocking(t, src), "tracer.go": tracer})
+	// With the race detector: the rewrite shares nothing between
+	// goroutines.
+	out, stderr := runProgram(t, map[string][]byte{"main.go": tracedBlocking(t, src), "tracer.go": tracer}, "-race")
 	if out != plain {
 		t.Errorf("the traced program's output differs from the original's:\n%s\nwant:\n%s", out, plain)
 	}
@@ -180,7 +170,7 @@ func TestBlockingOperations(t *testing.T) {
 			if o.t1 < unlock || o.t0 < first || o.t1 > last {
 				t.Errorf("a waiter's Lock from %d to %d: the holder unlocked at %d, the waiters waited from %d to %d", o.t0, o.t1, unlock, first, last)
 			}
-			t.Logf("a waiter blocked %.2f ms on s.mu (the holder kept it 30 ms, until %.2f ms after the wait began)",
+			t.Logf("a waiter blocked %.2f ms on s.mu; the holder, which slept 30 ms holding it, unlocked %.2f ms after the wait began",
 				float64(o.t1-o.t0)/1e6, float64(unlock-o.t0)/1e6)
 		case o.what == "send c" && o.fn == "produce":
 			if sends++; sends == 3 && o.t1 < firstRecv {

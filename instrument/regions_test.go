@@ -30,17 +30,7 @@ import (
 // regions of every function (declared or literal) are traced.
 func tracedProgram(t *testing.T, src []byte) []byte {
 	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "main.go", src, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
-	pkg, err := conf.Check("main", fset, []*ast.File{f}, info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fset, f, info, pkg := checkProgram(t, src)
 	var edits []Edit
 	tf := fset.File(f.Pos())
 	// Regions of lines: "// region FUNC FROM TO" comments.
@@ -136,9 +126,27 @@ func applyEdits(src []byte, edits []Edit) []byte {
 	return append(out, src[last:]...)
 }
 
+// checkProgram parses (with comments) and type-checks the file of
+// package main in src.
+func checkProgram(t *testing.T, src []byte) (*token.FileSet, *ast.File, *types.Info, *types.Package) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "main.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	pkg, err := conf.Check("main", fset, []*ast.File{f}, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fset, f, info, pkg
+}
+
 // buildProgram writes the files (name → text) as a module and builds
-// it; it returns the binary.
-func buildProgram(t *testing.T, files map[string][]byte) string {
+// it, with flags; it returns the binary.
+func buildProgram(t *testing.T, files map[string][]byte, flags ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	files["go.mod"] = []byte("module regiontest\n\ngo 1.26\n")
@@ -148,7 +156,7 @@ func buildProgram(t *testing.T, files map[string][]byte) string {
 		}
 	}
 	bin := filepath.Join(dir, "prog")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, ".")...)
 	build.Dir = dir
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s\n%s", err, out, files["main.go"])
@@ -156,11 +164,16 @@ func buildProgram(t *testing.T, files map[string][]byte) string {
 	return bin
 }
 
-// runProgram builds and runs the files as a module.
+// runProgram builds and runs the files as a module; env may begin with
+// build flags (-race).
 func runProgram(t *testing.T, files map[string][]byte, env ...string) (stdout, stderr string) {
 	t.Helper()
+	var flags []string
+	for len(env) > 0 && strings.HasPrefix(env[0], "-") {
+		flags, env = append(flags, env[0]), env[1:]
+	}
 	var o, e bytes.Buffer
-	run := exec.Command(buildProgram(t, files))
+	run := exec.Command(buildProgram(t, files, flags...))
 	run.Env = append(os.Environ(), env...)
 	run.Stdout, run.Stderr = &o, &e
 	if err := run.Run(); err != nil {
