@@ -221,6 +221,23 @@ func RegionPoints(body *ast.BlockStmt, regions []*Region) (*BodyRegions, error) 
 			}
 		}
 	}
+	// A statement with two labels (A: B: for ...) has no place for code
+	// between them that a break or continue to A would still reach.
+	var chained error
+	inspectBody(body, func(n ast.Node) {
+		if l, ok := n.(*ast.LabeledStmt); ok && chained == nil {
+			if inner, ok := l.Stmt.(*ast.LabeledStmt); ok {
+				for _, r := range regions {
+					if r.Stmt == inner || r.Stmt == l || r.Stmt == nil && r.Stmts[0] == inner {
+						chained = fmt.Errorf("the statement labeled %s is labeled twice (%s: %s:): give it one label", r.Label, l.Label.Name, inner.Label.Name)
+					}
+				}
+			}
+		}
+	})
+	if chained != nil {
+		return nil, chained
+	}
 	for _, r := range regions {
 		br.Edits = append(br.Edits, RegionEdit{Pos: r.Pos(), Kind: PointEnter, Regions: []*Region{r}})
 		if r.Loop {

@@ -419,3 +419,25 @@ func f(xs []int) (n int) {
 		}
 	}
 }
+
+func TestRegionTwoLabels(t *testing.T) {
+	src := `package p
+
+func f() {
+A:
+B:
+	for {
+		break A
+	}
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := f.Decls[0].(*ast.FuncDecl).Body
+	if _, err := FindRegions(body, func(l string) bool { return l == "B" }); err == nil || !strings.Contains(err.Error(), "labeled twice (A: B:)") {
+		t.Errorf("a region with two labels: %v, want an error", err)
+	}
+}
