@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The region points are checked by running programs: each program of
@@ -439,5 +440,46 @@ B:
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	if _, err := FindRegions(body, func(l string) bool { return l == "B" }); err == nil || !strings.Contains(err.Error(), "labeled twice (A: B:)") {
 		t.Errorf("a region with two labels: %v, want an error", err)
+	}
+}
+
+// TestRegionIterationTimes: each iteration is an interval from the top
+// of the body to the next iteration's top or the loop's end, so the
+// iteration that sleeps is the slowest, by at least its sleep, whichever
+// way the others end (a continue, a break).
+func TestRegionIterationTimes(t *testing.T) {
+	tracer := regionTracer(t)
+	src, err := os.ReadFile("testdata/vmprofiler/slowest.go.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr := runProgram(t, map[string][]byte{"main.go": tracedProgram(t, src), "tracer.go": tracer})
+	times := map[int]int64{}
+	for _, l := range strings.Split(stderr, "\n") {
+		f := strings.Fields(l)
+		if len(f) != 4 || f[0] != "@itime" || f[1] != "work.each" {
+			continue
+		}
+		i, err1 := strconv.Atoi(f[2])
+		ns, err2 := strconv.ParseInt(f[3], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%q", l)
+		}
+		if _, dup := times[i]; dup {
+			t.Errorf("iteration %d ended twice", i)
+		}
+		times[i] = ns
+	}
+	if len(times) != 5 {
+		t.Fatalf("iterations %v, want 0 to 4", times)
+	}
+	slowest := 0
+	for i, ns := range times {
+		if ns > times[slowest] {
+			slowest = i
+		}
+	}
+	if slowest != 3 || times[3] < int64(20*time.Millisecond) {
+		t.Errorf("the slowest iteration is %d (%v), want 3, at least 20ms: %v", slowest, time.Duration(times[slowest]), times)
 	}
 }
