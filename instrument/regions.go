@@ -23,7 +23,9 @@ import (
 // each statement that leaves it otherwise: a break, continue or goto to
 // a statement outside it, and a return, where the results are evaluated
 // first (Return.Results), because the return's expressions are part of
-// the region's statement.
+// the region's statement. A region of lines (a run of statements of one
+// block) is the same, except that a goto from inside it to a label of
+// its statements stays in it, and one from outside begins it.
 
 // RegionPoint is what happens at one place of a body.
 type RegionPoint int
