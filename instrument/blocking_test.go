@@ -179,3 +179,72 @@ func TestBlockingOperations(t *testing.T) {
 		}
 	}
 }
+
+func TestFindBlocking(t *testing.T) {
+	src := `package main
+
+import "sync"
+
+type S struct {
+	sync.Mutex
+	rw sync.RWMutex
+	c  *sync.Cond
+}
+
+func f(s *S, ch chan int, out chan<- int, wg *sync.WaitGroup) {
+	s.Lock()
+	s.rw.RLock()
+	s.rw.Lock()
+	v, ok := <-ch
+	_ = v + <-ch
+	<-ch
+	out <- 1
+	select {
+	case x := <-ch:
+		_ = x
+	case out <- 2:
+	}
+	select {
+	case <-ch:
+	default:
+	}
+	for range ch {
+	}
+	go wg.Wait()
+	defer s.c.Wait()
+	func() { ch <- 3 }()
+	_ = ok
+}
+
+func main() {}
+`
+	fset, f, info, _ := checkProgram(t, []byte(src))
+	var body *ast.BlockStmt
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == "f" {
+			body = fd.Body
+		}
+	}
+	var got []string
+	for _, op := range FindBlocking(fset, info, body) {
+		got = append(got, fmt.Sprintf("%d %s %s commaok=%v stmt=%v deferred=%v", fset.Position(op.Node.Pos()).Line, op.Kind, op.Text, op.CommaOk, op.Stmt, op.Deferred))
+	}
+	want := []string{
+		"12 lock s commaok=false stmt=true deferred=false", // promoted from the embedded Mutex
+		"13 rlock s.rw commaok=false stmt=true deferred=false",
+		"14 lock s.rw commaok=false stmt=true deferred=false",
+		"15 recv ch commaok=true stmt=false deferred=false",
+		"16 recv ch commaok=false stmt=false deferred=false",
+		"17 recv ch commaok=false stmt=true deferred=false",
+		"18 send out commaok=false stmt=true deferred=false",
+		"19 select  commaok=false stmt=true deferred=false", // its cases' communications are the select's
+		// the select with a default never blocks
+		"28 range ch commaok=false stmt=false deferred=false",
+		"30 wait wg commaok=false stmt=false deferred=true",
+		"31 wait s.c commaok=false stmt=false deferred=true",
+		// the function literal's send is its own
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("FindBlocking:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
