@@ -23,7 +23,7 @@ func answerCommand() *command {
 	return &command{
 		name:    "answer",
 		summary: "print the answers of the questions",
-		usage:   "[-run N | -all-runs] [-format table|csv|json | -json] [NAME...]",
+		usage:   "[-run N | -all-runs] [-format table|csv|json|pprof | -json] [-o FILE] [NAME...]",
 		detail: `
 Answer prints the answer of each question (or of the questions NAME...) for
 the last run, a given run, or all runs. Each answer is a view of
@@ -55,24 +55,57 @@ of the answer in memory (about the size of the printed table). In JSON,
 an infinite number is the string "+Inf" or "-Inf". Rows come in the
 order SQLite produces them: for a given order, use SQL (sqlite3, above).
 
+A profile: -format pprof -o FILE writes the answer of one question as a
+profile.proto for go tool pprof (its -top, -http flame graph). Each row
+is a sample of the function of its execution, under the executions the
+question recorded it was called from: its calls, or, for a question that
+records calls* (goroutines and ends), the recorded executions that
+contain it on its goroutine. Functions are named as pprof names them
+(main.Max[...] for every instantiation of a generic function). The
+answers that are profiles:
+
+	((x d) s.t. ... (duration x d))      one execution per row: samples
+	                                     of executions/count and
+	                                     duration/nanoseconds
+	((x ...) s.t. ...)                   executions/count alone
+	(count E (... input ...))            grouped by a function name
+	(sum E (... input ... output))       (function-name x f) or an
+	                                     execution: count, or the summed
+	                                     duration in nanoseconds
+
+The answer's other columns are labels of the samples (pprof -tags,
+-tagfocus); with -all-runs, the run is one. An answer that is no
+profile (an average, rows without one execution) is an error that says
+why. An incomplete answer's reasons are the profile's comments
+(go tool pprof -comments) and are printed to stderr.
+
+-o FILE writes the output to FILE instead of stdout, in any format.
+
 Example:
 
 	pmm answer
 	pmm answer -format csv cacheable-calls
+	pmm answer -format pprof -o lookups.pprof lookups && go tool pprof -top lookups.pprof
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			runID := fs.Int64("run", 0, "answer for run `N` (default: the last run)")
 			all := fs.Bool("all-runs", false, "answer for every run")
-			formatName := fs.String("format", "table", "output `format`: table, csv or json")
+			formatName := fs.String("format", "table", "output `format`: table, csv, json or pprof")
 			asJSON := fs.Bool("json", false, "the same as -format json")
+			outFile := fs.String("o", "", "write the output to `FILE` (needed with -format pprof)")
 			return func(e *env, args []string) int {
 				if *asJSON {
 					*formatName = "json"
 				}
 				switch *formatName {
 				case "table", "csv", "json":
+				case "pprof":
+					if *outFile == "" || len(args) != 1 {
+						fmt.Fprintln(e.stderr, "pmm answer: -format pprof writes the profile of one question to a file: pmm answer -format pprof -o FILE NAME")
+						return exitUsage
+					}
 				default:
-					fmt.Fprintf(e.stderr, "pmm answer: unknown -format %q (want table, csv or json)\n", *formatName)
+					fmt.Fprintf(e.stderr, "pmm answer: unknown -format %q (want table, csv, json or pprof)\n", *formatName)
 					return exitUsage
 				}
 				if *all && *runID != 0 {
@@ -125,11 +158,28 @@ Example:
 						incomplete++
 					}
 				}
-				// The rows go to stdout as SQLite produces them (a table's
-				// once all are read: its columns are as wide as their
-				// widest cell).
-				out := bufio.NewWriter(e.stdout)
+				// The rows go to stdout (or -o FILE) as SQLite produces
+				// them (a table's once all are read: its columns are as
+				// wide as their widest cell).
+				dest, err := newOutput(e, *outFile)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+					return exitFailure
+				}
+				defer dest.discard()
+				out := bufio.NewWriter(dest.w)
 				defer out.Flush()
+				done := func() int {
+					if err := out.Flush(); err != nil {
+						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+						return exitFailure
+					}
+					if err := dest.commit(); err != nil {
+						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+						return exitFailure
+					}
+					return exitOK
+				}
 				// Read through SQLite's C API (load.Query): database/sql's
 				// driver takes a mutex per value read, and converts each
 				// value twice.
@@ -152,6 +202,23 @@ Example:
 				}
 				summary := fmt.Sprintf("%d of %d answers are incomplete", incomplete, len(names))
 				switch *formatName {
+				case "pprof":
+					header, rows, closeRows, err := read(names[0])
+					if err == nil {
+						err = writeProfile(ctx, out, db, p, names[0], header, rows, run, *all, notes[0])
+						closeRows()
+					}
+					if err != nil {
+						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+						if errors.As(err, new(notAProfile)) {
+							return exitUsage
+						}
+						return exitFailure
+					}
+					for _, n := range notes[0] {
+						fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", names[0], n.label(*all))
+					}
+					return done()
 				case "json":
 					doc := jsonAnswers{Incomplete: incomplete, Questions: len(names)}
 					if !*all {
@@ -176,7 +243,7 @@ Example:
 					if incomplete > 0 {
 						fmt.Fprintf(e.stderr, "pmm answer: %s\n", summary)
 					}
-					return exitOK
+					return done()
 				}
 				for i, name := range names {
 					header, rows, closeRows, err := read(name)
@@ -205,9 +272,63 @@ Example:
 				default:
 					fmt.Fprintf(out, "\n%s\n", summary)
 				}
-				return exitOK
+				return done()
 			}
 		},
+	}
+}
+
+// output is where a command writes: stdout, or a file (-o FILE) that
+// appears, whole, only when the command succeeds.
+type output struct {
+	w    io.Writer
+	tmp  *os.File // the file being written, renamed to path by commit
+	path string
+}
+
+// newOutput is stdout when path is "", else a temporary file next to
+// path (relative to the command's directory).
+func newOutput(e *env, path string) (*output, error) {
+	if path == "" || path == "-" {
+		return &output{w: e.stdout}, nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.dir, path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return nil, err
+	}
+	return &output{w: f, tmp: f, path: path}, nil
+}
+
+// commit puts the file written in its place.
+func (o *output) commit() error {
+	if o.tmp == nil {
+		return nil
+	}
+	f := o.tmp
+	o.tmp = nil
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), o.path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// discard removes the file written, unless commit put it in place.
+func (o *output) discard() {
+	if o.tmp != nil {
+		o.tmp.Close()
+		os.Remove(o.tmp.Name())
 	}
 }
 

@@ -317,7 +317,8 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		}
 	}
 	pr.Root, pr.Module, pr.Overlay, pr.Tags = res.Root, res.ModulePath, written.Overlay, tagList(*analysis.tags)
-	pr.Units = answerUnits(prog)
+	pr.Shapes = answerShapes(prog)
+	pr.Units = answerUnits(pr.Shapes)
 	if !*analysis.tests {
 		pr.Untested = untestedCalls(sel)
 	}
