@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/rt/load"
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/static"
@@ -108,22 +109,13 @@ Example:
 					fmt.Fprintf(e.stderr, "pmm answer: unknown -format %q (want table, csv, json or pprof)\n", *formatName)
 					return exitUsage
 				}
-				if *all && *runID != 0 {
-					fmt.Fprintln(e.stderr, "pmm answer: -run and -all-runs exclude each other")
-					return exitUsage
-				}
-				p, code := readProject(e, "answer")
+				p, dbPath, code := readRecorded(e, "answer", *runID, *all)
 				if p == nil {
 					return code
 				}
 				names := args
 				if len(names) == 0 {
 					names = p.Questions
-				}
-				dbPath := filepath.Join(pmmDir(p.Root), "pmm.db")
-				if _, err := os.Stat(dbPath); err != nil {
-					fmt.Fprintln(e.stderr, "pmm answer: nothing recorded yet: run pmm run or pmm test first")
-					return exitUsage
 				}
 				db, err := openAnswers(dbPath, true)
 				if err != nil {
@@ -184,21 +176,7 @@ Example:
 				// driver takes a mutex per value read, and converts each
 				// value twice.
 				read := func(name string) (header []string, rows rowIter, done func() error, err error) {
-					query := "SELECT * FROM " + schema.SQLName(name)
-					var qargs []any
-					if !*all {
-						query += " WHERE run = ?"
-						qargs = append(qargs, run)
-					}
-					r, err := load.Query(dbPath, query, qargs...)
-					if err != nil {
-						return nil, nil, nil, err
-					}
-					header, rows = r.Columns(), r
-					if !*all {
-						header, rows = dropColumn(header, rows, "run")
-					}
-					return header, rows, r.Close, nil
+					return readAnswer(dbPath, name, run, *all)
 				}
 				summary := fmt.Sprintf("%d of %d answers are incomplete", incomplete, len(names))
 				switch *formatName {
@@ -276,6 +254,45 @@ Example:
 			}
 		},
 	}
+}
+
+// readRecorded checks -run N and -all-runs, and returns the project and
+// the path of its pmm.db for command cmd, or nil and the exit code.
+func readRecorded(e *env, cmd string, run int64, all bool) (*plan.Project, string, int) {
+	if all && run != 0 {
+		fmt.Fprintf(e.stderr, "pmm %s: -run and -all-runs exclude each other\n", cmd)
+		return nil, "", exitUsage
+	}
+	p, code := readProject(e, cmd)
+	if p == nil {
+		return nil, "", code
+	}
+	dbPath := filepath.Join(pmmDir(p.Root), "pmm.db")
+	if _, err := os.Stat(dbPath); err != nil {
+		fmt.Fprintf(e.stderr, "pmm %s: nothing recorded yet: run pmm run or pmm test first\n", cmd)
+		return nil, "", exitUsage
+	}
+	return p, dbPath, exitOK
+}
+
+// readAnswer reads the answer of question name in run, or in every run
+// (then with the run column first).
+func readAnswer(dbPath, name string, run int64, all bool) (header []string, rows rowIter, done func() error, err error) {
+	query := "SELECT * FROM " + schema.SQLName(name)
+	var qargs []any
+	if !all {
+		query += " WHERE run = ?"
+		qargs = append(qargs, run)
+	}
+	r, err := load.Query(dbPath, query, qargs...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	header, rows = r.Columns(), r
+	if !all {
+		header, rows = dropColumn(header, rows, "run")
+	}
+	return header, rows, r.Close, nil
 }
 
 // output is where a command writes: stdout, or a file (-o FILE) that

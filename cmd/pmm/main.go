@@ -73,6 +73,7 @@ func commands() []*command {
 		runCommand(),
 		testCommand(),
 		answerCommand(),
+		reportCommand(),
 		statsCommand(),
 		cleanCommand(),
 		versionCommand(),
