@@ -13,6 +13,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/rt/load"
@@ -36,6 +38,14 @@ SQL works too:
 Every view has a run column; the runs table lists the runs (id, start,
 end, command, go version, exit status, the signal that killed the
 program, the directory its logs came from).
+
+With -all-runs, a question's rows come with their run; an aggregate is
+answered over all the runs at once, without a run column: counts and
+sums add, minima and maxima combine, and an average is the sum of every
+run's values over the number of them (a run of 1000 calls weighs more
+than a run of 10). It reads the view QUESTION__partials, the partial
+results of each run. pmm merge brings the runs of other machines into
+one database.
 
 An answer is incomplete when pmm knows it could not record the question's
 events exactly: a site it could not instrument, a call that may run
@@ -176,7 +186,7 @@ Example:
 				// driver takes a mutex per value read, and converts each
 				// value twice.
 				read := func(name string) (header []string, rows rowIter, done func() error, err error) {
-					return readAnswer(dbPath, name, run, *all)
+					return readAnswer(dbPath, p, name, run, *all)
 				}
 				summary := fmt.Sprintf("%d of %d answers are incomplete", incomplete, len(names))
 				switch *formatName {
@@ -275,14 +285,20 @@ func readRecorded(e *env, cmd string, run int64, all bool) (*plan.Project, strin
 	return p, dbPath, exitOK
 }
 
-// readAnswer reads the answer of question name in run, or in every run
-// (then with the run column first).
-func readAnswer(dbPath, name string, run int64, all bool) (header []string, rows rowIter, done func() error, err error) {
+// readAnswer reads the answer of question name in run, or in every run:
+// a relation's rows with the run column first, an aggregate's partial
+// results of every run combined (mergedAggregate).
+func readAnswer(dbPath string, p *plan.Project, name string, run int64, all bool) (header []string, rows rowIter, done func() error, err error) {
 	query := "SELECT * FROM " + schema.SQLName(name)
 	var qargs []any
-	if !all {
+	switch op := p.Shapes[name].Aggregate; {
+	case !all:
 		query += " WHERE run = ?"
 		qargs = append(qargs, run)
+	case op != "":
+		if query, err = mergedAggregate(dbPath, name, op); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	r, err := load.Query(dbPath, query, qargs...)
 	if err != nil {
@@ -293,6 +309,49 @@ func readAnswer(dbPath, name string, run int64, all bool) (header []string, rows
 		header, rows = dropColumn(header, rows, "run")
 	}
 	return header, rows, r.Close, nil
+}
+
+// mergedAggregate is the query of the answer of aggregate question name
+// (operation op) over every run: its partial results (schema.PartialsView)
+// grouped by its keys, not by run. Counts and sums add, minima and
+// maxima combine, and an average is the sum of the sums over the sum of
+// the counts: each run weighs as much as it has tuples.
+func mergedAggregate(dbPath, name, op string) (string, error) {
+	view := schema.SQLName(name)
+	r, err := load.Query(dbPath, "SELECT * FROM "+view+" LIMIT 0")
+	if err != nil {
+		return "", err
+	}
+	cols := r.Columns()
+	r.Close()
+	if len(cols) < 2 || cols[0] != "run" {
+		return "", fmt.Errorf("the view %s has no run column", view)
+	}
+	var result string
+	switch op {
+	case "count":
+		result = "sum(pmm_n)"
+	case "sum":
+		result = "sum(pmm_sum)"
+	case "min":
+		result = "min(pmm_min)"
+	case "max":
+		result = "max(pmm_max)"
+	case "average":
+		result = "CAST(sum(pmm_sum) AS REAL) / sum(pmm_n)"
+	default:
+		return "", fmt.Errorf("unknown aggregate %s", op)
+	}
+	var keys []string
+	for _, c := range cols[1 : len(cols)-1] {
+		keys = append(keys, `"`+c+`"`)
+	}
+	query := "SELECT " + strings.Join(append(slices.Clone(keys), result+` AS "`+cols[len(cols)-1]+`"`), ", ") + " FROM " + schema.PartialsView(name)
+	if len(keys) > 0 {
+		query += " GROUP BY " + strings.Join(keys, ", ")
+	}
+	// No tuple in any run is no answer, not a count of 0.
+	return query + " HAVING count(*) > 0", nil
 }
 
 // output is where a command writes: stdout, or a file (-o FILE) that

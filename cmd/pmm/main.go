@@ -74,6 +74,7 @@ func commands() []*command {
 		testCommand(),
 		answerCommand(),
 		reportCommand(),
+		mergeCommand(),
 		statsCommand(),
 		cleanCommand(),
 		versionCommand(),

@@ -190,7 +190,7 @@ func buildReport(p *plan.Project, dbPath string, run int64, all bool) (*report, 
 
 // reportAnswerOf reads the answer of question name and draws its chart.
 func reportAnswerOf(ctx context.Context, dbPath string, p *plan.Project, name string, run int64, all bool) (*reportAnswer, error) {
-	header, rows, done, err := readAnswer(dbPath, name, run, all)
+	header, rows, done, err := readAnswer(dbPath, p, name, run, all)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func reportAnswerOf(ctx context.Context, dbPath string, p *plan.Project, name st
 			}
 		}
 	}
-	groups := shape.Aggregate != "" && (len(shape.Columns) > 1 || all)
+	groups := shape.Aggregate != "" && len(shape.Columns) > 1
 	var durations []int64
 	var bars []reportBar
 	for rows.Next() {
