@@ -85,7 +85,7 @@ answers that are profiles:
 	                                     duration in nanoseconds
 
 The answer's other columns are labels of the samples (pprof -tags,
--tagfocus); with -all-runs, the run is one. An answer that is no
+-tagfocus); with -all-runs, a relation's run is one. An answer that is no
 profile (an average, rows without one execution) is an error that says
 why. An incomplete answer's reasons are the profile's comments
 (go tool pprof -comments) and are printed to stderr.

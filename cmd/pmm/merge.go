@@ -119,19 +119,7 @@ func mergeDB(ctx context.Context, db *sql.DB, src string) (int, error) {
 	type object struct{ kind, name, sql string }
 	objects := func(schemaName string) ([]object, error) {
 		rows, err := tx.QueryContext(ctx, "SELECT type, name, coalesce(sql, '') FROM "+schemaName+".sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY rowid")
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []object
-		for rows.Next() {
-			var o object
-			if err := rows.Scan(&o.kind, &o.name, &o.sql); err != nil {
-				return nil, err
-			}
-			out = append(out, o)
-		}
-		return out, rows.Err()
+		return scanAll(rows, err, func(o *object) []any { return []any{&o.kind, &o.name, &o.sql} })
 	}
 	srcObjects, err := objects("src")
 	if err != nil {
@@ -150,19 +138,7 @@ func mergeDB(ctx context.Context, db *sql.DB, src string) (int, error) {
 	}
 	columns := func(schemaName, table string) ([]string, error) {
 		rows, err := tx.QueryContext(ctx, "SELECT name FROM pragma_table_info(?, ?)", table, schemaName)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-		}
-		return out, rows.Err()
+		return scanAll(rows, err, func(c *string) []any { return []any{c} })
 	}
 	// The tables first, as the source has them.
 	for _, o := range srcObjects {
@@ -274,4 +250,22 @@ func mergeDB(ctx context.Context, db *sql.DB, src string) (int, error) {
 		return 0, err
 	}
 	return added, tx.Commit()
+}
+
+// scanAll scans every row of rows (the result of a query that failed
+// with err, or not) into a T, through the pointers fields gives.
+func scanAll[T any](rows *sql.Rows, err error, fields func(*T) []any) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(fields(&v)...); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
