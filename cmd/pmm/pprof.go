@@ -14,6 +14,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"pmm.dev/pmm/plan"
+	"pmm.dev/pmm/spec"
 )
 
 // pprofHint is what an error says to do with an answer that is no
@@ -164,20 +165,33 @@ type callingContext struct {
 	parent map[execKey]int64
 }
 
-// readCallingContext reads the executions question recorded (its tables
-// are those of tables), in run or every run: its caller is the one its
-// calls table names, or else, when it records goroutines and ends, the
-// innermost recorded execution that contains it on its goroutine (as
-// calls* is: on one goroutine executions nest like a stack).
-func readCallingContext(ctx context.Context, db *sql.DB, tables []string, run int64, all bool) (*callingContext, error) {
-	table := func(prim string) string {
-		for _, t := range tables {
-			if strings.HasSuffix(t, "__"+prim) {
-				return t
+// readCallingContext reads the executions a question recorded (its
+// tables, by kind), in run or every run: an execution's caller is the one
+// its stored relation of direct calls names, or else, when the question
+// records what nesting on one goroutine needs (as calls* does), the
+// innermost recorded execution that contains it on its goroutine: on one
+// goroutine executions nest like a stack. Both relations are found by
+// their rows of the vocabulary, not by name.
+func readCallingContext(ctx context.Context, db *sql.DB, tables map[string]string, run int64, all bool) (*callingContext, error) {
+	var pair [2]string // the columns of the caller and the callee
+	var callsTable, goroutineTable, endTable string
+	for _, p := range spec.Vocabulary() {
+		st := p.Stored
+		switch {
+		case p.Kind != spec.ControlRelation || st == nil:
+		case st.Pair[0] != "" && !st.Go && tables[p.Name] != "":
+			callsTable, pair = tables[p.Name], st.Pair // calls: a plain call starts the callee
+		case slices.Contains(st.Derived, spec.AttrGoroutine) && len(st.Derived) == 2:
+			other := st.Derived[0]
+			if other == spec.AttrGoroutine {
+				other = st.Derived[1]
+			}
+			if tables[spec.AttrGoroutine] != "" && tables[other] != "" {
+				goroutineTable, endTable = tables[spec.AttrGoroutine], tables[other]
 			}
 		}
-		return ""
 	}
+	table := func(kind string) string { return tables[kind] }
 	cc := &callingContext{site: map[execKey]int64{}, parent: map[execKey]int64{}}
 	where, args := "", []any(nil)
 	if !all {
@@ -210,7 +224,7 @@ func readCallingContext(ctx context.Context, db *sql.DB, tables []string, run in
 	if err != nil {
 		return nil, err
 	}
-	if g, end := table("goroutine"), table("end"); g != "" && end != "" {
+	if g, end := goroutineTable, endTable; g != "" && end != "" {
 		// Sorted by goroutine and begin, an execution's innermost
 		// container is the last one still open on the goroutine's stack.
 		type open struct{ id, end int64 }
@@ -242,8 +256,8 @@ func readCallingContext(ctx context.Context, db *sql.DB, tables []string, run in
 			return nil, err
 		}
 	}
-	if calls := table("calls"); calls != "" {
-		err := query(`SELECT e.run, e.caller, e.callee FROM "`+calls+`" AS e`, func(rows *sql.Rows) error {
+	if callsTable != "" {
+		err := query(`SELECT e.run, e."`+pair[0]+`", e."`+pair[1]+`" FROM "`+callsTable+`" AS e`, func(rows *sql.Rows) error {
 			var k execKey
 			var caller int64
 			err := rows.Scan(&k.run, &caller, &k.id)
@@ -362,10 +376,10 @@ func writeProfile(ctx context.Context, w io.Writer, db *sql.DB, p *plan.Project,
 	}
 	cc := &callingContext{}
 	if ps.leafExec {
-		var tables []string
+		tables := map[string]string{} // by kind
 		for _, t := range p.Tables {
 			if t.Question == name {
-				tables = append(tables, t.Name)
+				tables[t.Prim] = t.Name
 			}
 		}
 		if cc, err = readCallingContext(ctx, db, tables, run, allRuns); err != nil {

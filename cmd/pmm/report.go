@@ -253,7 +253,7 @@ func reportAnswerOf(ctx context.Context, dbPath string, p *plan.Project, name st
 	a.More = a.Total - len(a.Rows)
 	switch {
 	case len(durations) > 0:
-		a.Chart = histogramSVG(durations)
+		a.Chart = histogramSVG(durations, a.Header[offset+durCol])
 		a.ChartNote = fmt.Sprintf("durations of %s", plural(len(durations), "row"))
 	case len(bars) > 0:
 		unit := kindUnit(shape.Columns[len(shape.Columns)-1])
@@ -314,9 +314,10 @@ func barsSVG(bars []reportBar, unit string) template.HTML {
 	return template.HTML(s.String())
 }
 
-// histogramSVG draws the distribution of durations (ns): bins that
-// double when they span more than a factor of 16, else 20 equal bins.
-func histogramSVG(ds []int64) template.HTML {
+// histogramSVG draws the distribution of durations (ns), axis the name
+// of their column: bins that double when they span more than a factor
+// of 16, else 20 equal bins.
+func histogramSVG(ds []int64, axis string) template.HTML {
 	lo, hi := slices.Min(ds), slices.Max(ds)
 	var edges []int64 // bin i is [edges[i], edges[i+1])
 	if lo > 0 && hi/lo >= 16 {
@@ -357,7 +358,7 @@ func histogramSVG(ds []int64) template.HTML {
 			fmt.Fprintf(&s, `<text x="%.1f" y="%d" class="tick">%s</text>`, x, h+15, shortDuration(edges[i]))
 		}
 	}
-	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" class="tick">%s</text>`, w, h+32, "duration")
+	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" class="tick">%s</text>`, w, h+32, template.HTMLEscapeString(axis))
 	s.WriteString(`</svg>`)
 	return template.HTML(s.String())
 }
