@@ -37,7 +37,29 @@ type Project struct {
 	// Units are, per question, the unit of each column of its answer
 	// after run ("" for none): pmm answer names them in its tables.
 	Units map[string][]string `json:"units,omitempty"`
+	// Shapes are, per question, what the columns of its answer hold: the
+	// exports (pmm answer -format pprof) find functions and measures there.
+	Shapes map[string]AnswerShape `json:"shapes,omitempty"`
 }
+
+// AnswerShape is what the columns of a question's answer hold.
+type AnswerShape struct {
+	// Columns are the kinds of the columns after run: ColumnExecution, ...
+	Columns []string `json:"columns"`
+	// Aggregate is the aggregate's operation (count, sum, average, min,
+	// max), "" for a relation; its number is the last column.
+	Aggregate string `json:"aggregate,omitempty"`
+}
+
+// The kinds of AnswerShape.Columns.
+const (
+	ColumnNone      = ""               // a value pmm knows nothing more of
+	ColumnExecution = "execution"      // an execution's id (q__exec.id)
+	ColumnPoint     = "point id"       // a point's id: 2·id at its execution's begin, 2·id+1 at its end
+	ColumnFunction  = "function"       // a function's name, as pprof writes it
+	ColumnDuration  = "ns"             // a duration, in nanoseconds
+	ColumnTime      = "ns since start" // a time: nanoseconds since the run began
+)
 
 // ProjectDecision is a test of a question that run time decides, or that
 // is left to the answer.

@@ -163,7 +163,7 @@ func Generate(prog *spec.Program) (*Schema, error) {
 		s.Views = append(s.Views, View{Name: SQLName(e.Name), SQL: sql})
 	}
 	for _, q := range prog.Questions {
-		sql, err := questionSQL(q)
+		sql, partials, err := questionSQL(q)
 		if err != nil {
 			return nil, err
 		}
@@ -171,9 +171,24 @@ func Generate(prog *spec.Program) (*Schema, error) {
 			return nil, err
 		}
 		s.Views = append(s.Views, View{Name: SQLName(q.Name), SQL: sql})
+		if partials != "" {
+			name := PartialsView(q.Name)
+			if err := names.claim(name, "partial results of "+q.Name); err != nil {
+				return nil, err
+			}
+			s.Views = append(s.Views, View{Name: name, SQL: partials})
+		}
 	}
 	return s, nil
 }
+
+// PartialsView is the view of the partial results of aggregate question
+// q: run, its group keys (named as in its view), then pmm_n, pmm_sum,
+// pmm_min and pmm_max of each partial result (a group of the recorded
+// tuples, or a cell). Combined over runs (counts and sums add, minima
+// and maxima combine, an average is the sum of the sums over the sum of
+// the counts), they answer the question for many runs at once.
+func PartialsView(q string) string { return tableName(q, "partials") }
 
 // Table returns the table of kind prim of the question named question, or
 // nil if the question has no such table.

@@ -11,12 +11,13 @@ import (
 )
 
 // questionSQL is the SELECT of q's view: its relation over its tables, or
-// the aggregate of that relation.
-func questionSQL(q *spec.Question) (string, error) {
+// the aggregate of that relation; for an aggregate, partials is the
+// SELECT of its partial results (PartialsView).
+func questionSQL(q *spec.Question) (view, partials string, err error) {
 	cols := headColumns(q.Head)
 	body, err := relationSQL(q, &q.Relation, cols, true)
 	if err != nil || q.Aggregate == nil {
-		return body, err
+		return body, "", err
 	}
 	// The aggregate combines the partial results of two sources: the
 	// relation over the recorded tuples, and the cells the run-time kept
@@ -57,11 +58,13 @@ func questionSQL(q *spec.Question) (string, error) {
 	case "average":
 		result = "CAST(sum(" + sum + ") AS REAL) / sum(" + n + ")"
 	default:
-		return "", fmt.Errorf("schema: unknown aggregate %s", agg.Op)
+		return "", "", fmt.Errorf("schema: unknown aggregate %s", agg.Op)
 	}
+	partials = "SELECT " + keys + ", " + n + " AS pmm_n, " + sum + " AS pmm_sum, " + lo + " AS pmm_min, " + hi + " AS pmm_max\n" +
+		"FROM (\n" + indent(fromTuples+"\nUNION ALL\n"+fromCells, "    ") + "\n)"
 	return "SELECT " + keys + ", " + result + " AS " + name + "\n" +
 		"FROM (\n" + indent(fromTuples+"\nUNION ALL\n"+fromCells, "    ") + "\n)\n" +
-		"GROUP BY " + keys, nil
+		"GROUP BY " + keys, partials, nil
 }
 
 // aggregateColumns are the columns of the view of aggregate question q:

@@ -20,6 +20,7 @@ import (
 // Equality).
 var namesOutsideSpec = map[string]string{
 	"cmd/pmm/run.go: =":                 "the syntax of -tags=...",
+	"cmd/pmm/pprof.go: duration":        "the type of a pprof sample's value, as go tool pprof shows it",
 	"cmd/pmm/sites.go: calls":           "a table of static.db",
 	"e2e/difftest/difftest.go: =":       "an environment variable's NAME=value",
 	"instrument/callgen.go: before":     "the name of a generated helper",

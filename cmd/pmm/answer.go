@@ -13,7 +13,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/rt/load"
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/static"
@@ -23,7 +26,7 @@ func answerCommand() *command {
 	return &command{
 		name:    "answer",
 		summary: "print the answers of the questions",
-		usage:   "[-run N | -all-runs] [-format table|csv|json | -json] [NAME...]",
+		usage:   "[-run N | -all-runs] [-format table|csv|json|pprof | -json] [-o FILE] [NAME...]",
 		detail: `
 Answer prints the answer of each question (or of the questions NAME...) for
 the last run, a given run, or all runs. Each answer is a view of
@@ -35,6 +38,14 @@ SQL works too:
 Every view has a run column; the runs table lists the runs (id, start,
 end, command, go version, exit status, the signal that killed the
 program, the directory its logs came from).
+
+With -all-runs, a question's rows come with their run; an aggregate is
+answered over all the runs at once, without a run column: counts and
+sums add, minima and maxima combine, and an average is the sum of every
+run's values over the number of them (a run of 1000 calls weighs more
+than a run of 10). It reads the view QUESTION__partials, the partial
+results of each run. pmm merge brings the runs of other machines into
+one database.
 
 An answer is incomplete when pmm knows it could not record the question's
 events exactly: a site it could not instrument, a call that may run
@@ -55,42 +66,66 @@ of the answer in memory (about the size of the printed table). In JSON,
 an infinite number is the string "+Inf" or "-Inf". Rows come in the
 order SQLite produces them: for a given order, use SQL (sqlite3, above).
 
+A profile: -format pprof -o FILE writes the answer of one question as a
+profile.proto for go tool pprof (its -top, -http flame graph). Each row
+is a sample of the function of its execution, under the executions the
+question recorded it was called from: its calls, or, for a question that
+records calls* (goroutines and ends), the recorded executions that
+contain it on its goroutine. Functions are named as pprof names them
+(main.Max[...] for every instantiation of a generic function). The
+answers that are profiles:
+
+	((x d) s.t. ... (duration x d))      one execution per row: samples
+	                                     of executions/count and
+	                                     duration/nanoseconds
+	((x ...) s.t. ...)                   executions/count alone
+	(count E (... input ...))            grouped by a function name
+	(sum E (... input ... output))       (function-name x f) or an
+	                                     execution: count, or the summed
+	                                     duration in nanoseconds
+
+The answer's other columns are labels of the samples (pprof -tags,
+-tagfocus); with -all-runs, a relation's run is one. An answer that is no
+profile (an average, rows without one execution) is an error that says
+why. An incomplete answer's reasons are the profile's comments
+(go tool pprof -comments) and are printed to stderr.
+
+-o FILE writes the output to FILE instead of stdout, in any format.
+
 Example:
 
 	pmm answer
 	pmm answer -format csv cacheable-calls
+	pmm answer -format pprof -o lookups.pprof lookups && go tool pprof -top lookups.pprof
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			runID := fs.Int64("run", 0, "answer for run `N` (default: the last run)")
 			all := fs.Bool("all-runs", false, "answer for every run")
-			formatName := fs.String("format", "table", "output `format`: table, csv or json")
+			formatName := fs.String("format", "table", "output `format`: table, csv, json or pprof")
 			asJSON := fs.Bool("json", false, "the same as -format json")
+			outFile := fs.String("o", "", "write the output to `FILE` (needed with -format pprof)")
 			return func(e *env, args []string) int {
 				if *asJSON {
 					*formatName = "json"
 				}
 				switch *formatName {
 				case "table", "csv", "json":
+				case "pprof":
+					if *outFile == "" || len(args) != 1 {
+						fmt.Fprintln(e.stderr, "pmm answer: -format pprof writes the profile of one question to a file: pmm answer -format pprof -o FILE NAME")
+						return exitUsage
+					}
 				default:
-					fmt.Fprintf(e.stderr, "pmm answer: unknown -format %q (want table, csv or json)\n", *formatName)
+					fmt.Fprintf(e.stderr, "pmm answer: unknown -format %q (want table, csv, json or pprof)\n", *formatName)
 					return exitUsage
 				}
-				if *all && *runID != 0 {
-					fmt.Fprintln(e.stderr, "pmm answer: -run and -all-runs exclude each other")
-					return exitUsage
-				}
-				p, code := readProject(e, "answer")
+				p, dbPath, code := readRecorded(e, "answer", *runID, *all)
 				if p == nil {
 					return code
 				}
 				names := args
 				if len(names) == 0 {
 					names = p.Questions
-				}
-				dbPath := filepath.Join(pmmDir(p.Root), "pmm.db")
-				if _, err := os.Stat(dbPath); err != nil {
-					fmt.Fprintln(e.stderr, "pmm answer: nothing recorded yet: run pmm run or pmm test first")
-					return exitUsage
 				}
 				db, err := openAnswers(dbPath, true)
 				if err != nil {
@@ -125,33 +160,53 @@ Example:
 						incomplete++
 					}
 				}
-				// The rows go to stdout as SQLite produces them (a table's
-				// once all are read: its columns are as wide as their
-				// widest cell).
-				out := bufio.NewWriter(e.stdout)
+				// The rows go to stdout (or -o FILE) as SQLite produces
+				// them (a table's once all are read: its columns are as
+				// wide as their widest cell).
+				dest, err := newOutput(e, *outFile)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+					return exitFailure
+				}
+				defer dest.discard()
+				out := bufio.NewWriter(dest.w)
 				defer out.Flush()
+				done := func() int {
+					if err := out.Flush(); err != nil {
+						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+						return exitFailure
+					}
+					if err := dest.commit(); err != nil {
+						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+						return exitFailure
+					}
+					return exitOK
+				}
 				// Read through SQLite's C API (load.Query): database/sql's
 				// driver takes a mutex per value read, and converts each
 				// value twice.
 				read := func(name string) (header []string, rows rowIter, done func() error, err error) {
-					query := "SELECT * FROM " + schema.SQLName(name)
-					var qargs []any
-					if !*all {
-						query += " WHERE run = ?"
-						qargs = append(qargs, run)
-					}
-					r, err := load.Query(dbPath, query, qargs...)
-					if err != nil {
-						return nil, nil, nil, err
-					}
-					header, rows = r.Columns(), r
-					if !*all {
-						header, rows = dropColumn(header, rows, "run")
-					}
-					return header, rows, r.Close, nil
+					return readAnswer(dbPath, p, name, run, *all)
 				}
 				summary := fmt.Sprintf("%d of %d answers are incomplete", incomplete, len(names))
 				switch *formatName {
+				case "pprof":
+					header, rows, closeRows, err := read(names[0])
+					if err == nil {
+						err = writeProfile(ctx, out, db, p, names[0], header, rows, run, *all, notes[0])
+						closeRows()
+					}
+					if err != nil {
+						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+						if errors.As(err, new(notAProfile)) {
+							return exitUsage
+						}
+						return exitFailure
+					}
+					for _, n := range notes[0] {
+						fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", names[0], n.label(*all))
+					}
+					return done()
 				case "json":
 					doc := jsonAnswers{Incomplete: incomplete, Questions: len(names)}
 					if !*all {
@@ -176,7 +231,7 @@ Example:
 					if incomplete > 0 {
 						fmt.Fprintf(e.stderr, "pmm answer: %s\n", summary)
 					}
-					return exitOK
+					return done()
 				}
 				for i, name := range names {
 					header, rows, closeRows, err := read(name)
@@ -205,9 +260,151 @@ Example:
 				default:
 					fmt.Fprintf(out, "\n%s\n", summary)
 				}
-				return exitOK
+				return done()
 			}
 		},
+	}
+}
+
+// readRecorded checks -run N and -all-runs, and returns the project and
+// the path of its pmm.db for command cmd, or nil and the exit code.
+func readRecorded(e *env, cmd string, run int64, all bool) (*plan.Project, string, int) {
+	if all && run != 0 {
+		fmt.Fprintf(e.stderr, "pmm %s: -run and -all-runs exclude each other\n", cmd)
+		return nil, "", exitUsage
+	}
+	p, code := readProject(e, cmd)
+	if p == nil {
+		return nil, "", code
+	}
+	dbPath := filepath.Join(pmmDir(p.Root), "pmm.db")
+	if _, err := os.Stat(dbPath); err != nil {
+		fmt.Fprintf(e.stderr, "pmm %s: nothing recorded yet: run pmm run or pmm test first\n", cmd)
+		return nil, "", exitUsage
+	}
+	return p, dbPath, exitOK
+}
+
+// readAnswer reads the answer of question name in run, or in every run:
+// a relation's rows with the run column first, an aggregate's partial
+// results of every run combined (mergedAggregate).
+func readAnswer(dbPath string, p *plan.Project, name string, run int64, all bool) (header []string, rows rowIter, done func() error, err error) {
+	query := "SELECT * FROM " + schema.SQLName(name)
+	var qargs []any
+	switch op := p.Shapes[name].Aggregate; {
+	case !all:
+		query += " WHERE run = ?"
+		qargs = append(qargs, run)
+	case op != "":
+		if query, err = mergedAggregate(dbPath, name, op); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	r, err := load.Query(dbPath, query, qargs...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	header, rows = r.Columns(), r
+	if !all {
+		header, rows = dropColumn(header, rows, "run")
+	}
+	return header, rows, r.Close, nil
+}
+
+// mergedAggregate is the query of the answer of aggregate question name
+// (operation op) over every run: its partial results (schema.PartialsView)
+// grouped by its keys, not by run. Counts and sums add, minima and
+// maxima combine, and an average is the sum of the sums over the sum of
+// the counts: each run weighs as much as it has tuples.
+func mergedAggregate(dbPath, name, op string) (string, error) {
+	view := schema.SQLName(name)
+	r, err := load.Query(dbPath, "SELECT * FROM "+view+" LIMIT 0")
+	if err != nil {
+		return "", err
+	}
+	cols := r.Columns()
+	r.Close()
+	if len(cols) < 2 || cols[0] != "run" {
+		return "", fmt.Errorf("the view %s has no run column", view)
+	}
+	var result string
+	switch op {
+	case "count":
+		result = "sum(pmm_n)"
+	case "sum":
+		result = "sum(pmm_sum)"
+	case "min":
+		result = "min(pmm_min)"
+	case "max":
+		result = "max(pmm_max)"
+	case "average":
+		result = "CAST(sum(pmm_sum) AS REAL) / sum(pmm_n)"
+	default:
+		return "", fmt.Errorf("unknown aggregate %s", op)
+	}
+	var keys []string
+	for _, c := range cols[1 : len(cols)-1] {
+		keys = append(keys, `"`+c+`"`)
+	}
+	query := "SELECT " + strings.Join(append(slices.Clone(keys), result+` AS "`+cols[len(cols)-1]+`"`), ", ") + " FROM " + schema.PartialsView(name)
+	if len(keys) > 0 {
+		query += " GROUP BY " + strings.Join(keys, ", ")
+	}
+	// No tuple in any run is no answer, not a count of 0.
+	return query + " HAVING count(*) > 0", nil
+}
+
+// output is where a command writes: stdout, or a file (-o FILE) that
+// appears, whole, only when the command succeeds.
+type output struct {
+	w    io.Writer
+	tmp  *os.File // the file being written, renamed to path by commit
+	path string
+}
+
+// newOutput is stdout when path is "", else a temporary file next to
+// path (relative to the command's directory).
+func newOutput(e *env, path string) (*output, error) {
+	if path == "" || path == "-" {
+		return &output{w: e.stdout}, nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.dir, path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return nil, err
+	}
+	return &output{w: f, tmp: f, path: path}, nil
+}
+
+// commit puts the file written in its place.
+func (o *output) commit() error {
+	if o.tmp == nil {
+		return nil
+	}
+	f := o.tmp
+	o.tmp = nil
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), o.path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// discard removes the file written, unless commit put it in place.
+func (o *output) discard() {
+	if o.tmp != nil {
+		o.tmp.Close()
+		os.Remove(o.tmp.Name())
 	}
 }
 

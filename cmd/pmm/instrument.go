@@ -259,6 +259,10 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		fmt.Fprintf(e.stderr, "pmm instrument: %v\n", err)
 		return nil, exitFailure
 	}
+	// On a terminal, the step it is at, once it takes over a second.
+	pg, e := startProgress(e, "instrument")
+	defer pg.Stop()
+	pg.Step("checking the questions")
 	prog, code := compileQuestions(e, "instrument", files)
 	if prog == nil {
 		return nil, code
@@ -270,10 +274,12 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	if err := writablePMMDir(root); err != nil {
 		return fail(err)
 	}
+	pg.Step("analysing the packages")
 	res, code := analysis.build(ctx, e, "instrument", patterns)
 	if res == nil {
 		return nil, code
 	}
+	pg.Step("selecting the sites")
 	sel, err := selectSites(ctx, e, res.Path, prog, mode)
 	if err != nil {
 		return fail(err)
@@ -294,14 +300,17 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	if err != nil {
 		return fail(err)
 	}
+	pg.Step("loading the packages of " + plural(len(p.Sites), "site"))
 	pkgs, err := loadSitePackages(ctx, res.Root, p, analysis)
 	if err != nil {
 		return fail(err)
 	}
+	pg.Step("generating the code of " + plural(len(pkgs), "package"))
 	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir)
 	if err != nil {
 		return fail(err)
 	}
+	pg.Step("writing the overlay")
 	out := pmmDir(res.Root)
 	written, err := rewrite.Write(rewrite.Config{
 		Root: res.Root, OutDir: filepath.Join(out, "overlay"), Code: gen,
@@ -317,7 +326,8 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		}
 	}
 	pr.Root, pr.Module, pr.Overlay, pr.Tags = res.Root, res.ModulePath, written.Overlay, tagList(*analysis.tags)
-	pr.Units = answerUnits(prog)
+	pr.Shapes = answerShapes(prog)
+	pr.Units = answerUnits(pr.Shapes)
 	if !*analysis.tests {
 		pr.Untested = untestedCalls(sel)
 	}

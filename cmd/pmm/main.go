@@ -73,6 +73,8 @@ func commands() []*command {
 		runCommand(),
 		testCommand(),
 		answerCommand(),
+		reportCommand(),
+		mergeCommand(),
 		statsCommand(),
 		cleanCommand(),
 		versionCommand(),

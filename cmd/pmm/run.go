@@ -290,6 +290,8 @@ func runAndLoad(e *env, p *plan.Project, cmd *exec.Cmd, command string, program 
 
 	loaded := make(chan error, 1)
 	var stats *loadStats
+	pg, _ := startProgress(e, strings.Fields(command)[0])
+	pg.Step("loading " + logsSize(rd.logs()) + " of logs")
 	go func() {
 		var err error
 		stats, err = rd.load(p, info)
@@ -297,7 +299,9 @@ func runAndLoad(e *env, p *plan.Project, cmd *exec.Cmd, command string, program 
 	}()
 	select {
 	case err = <-loaded:
+		pg.Stop()
 	case sig := <-sigs:
+		pg.Stop()
 		fmt.Fprintf(e.stderr, "pmm: %v while loading: nothing of this run is loaded; the next pmm run or pmm test loads it from %s\n", sig, rd.path)
 		return signalStatus(sig)
 	}

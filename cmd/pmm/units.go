@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/spec"
 )
 
@@ -16,69 +17,108 @@ const (
 	unitEventID     = "event id" // an event: an id that tells executions apart
 )
 
-// answerUnits returns, for each question of prog, the unit of each
-// column of its answer after the run column, "" for a value without
-// one: durations and times are in nanoseconds, events are ids. A column
-// has a unit only when every disjunct of the question gives it that one.
-func answerUnits(prog *spec.Program) map[string][]string {
-	out := map[string][]string{}
+// answerShapes returns, for each question of prog, what each column of
+// its answer after the run column holds (plan.Column...), and its
+// aggregate: the exports (pprof) read the functions, executions and
+// measures of an answer from them. A column has a kind only when every
+// disjunct of the question gives it that one.
+func answerShapes(prog *spec.Program) map[string]plan.AnswerShape {
+	out := map[string]plan.AnswerShape{}
 	for _, q := range prog.Questions {
-		var units []string
+		var shape plan.AnswerShape
 		if agg := q.Aggregate; agg != nil {
+			shape.Aggregate = agg.Op
 			for i, in := range agg.Inputs {
 				if in {
-					units = append(units, headUnit(q, i))
+					shape.Columns = append(shape.Columns, headKind(q, i))
 				}
 			}
-			result := ""
-			if agg.Value >= 0 && headUnit(q, agg.Value) == unitNanoseconds {
-				result = unitNanoseconds // count has no unit, nor a sum of ids
+			result := plan.ColumnNone // count has no unit, nor a sum of ids
+			if agg.Value >= 0 {
+				if k := headKind(q, agg.Value); k == plan.ColumnDuration || k == plan.ColumnTime {
+					result = k
+				}
 			}
-			units = append(units, result)
+			shape.Columns = append(shape.Columns, result)
 		} else {
 			for i := range q.Head {
-				units = append(units, headUnit(q, i))
+				shape.Columns = append(shape.Columns, headKind(q, i))
 			}
 		}
+		out[q.Name] = shape
+	}
+	return out
+}
+
+// answerUnits returns, for each question of shapes, the unit of each
+// column of its answer after the run column, "" for a value without
+// one: durations and times are in nanoseconds, events are ids.
+func answerUnits(shapes map[string]plan.AnswerShape) map[string][]string {
+	out := map[string][]string{}
+	for q, shape := range shapes {
+		var units []string
+		for _, k := range shape.Columns {
+			units = append(units, kindUnit(k))
+		}
 		if slices.ContainsFunc(units, func(u string) bool { return u != "" }) {
-			out[q.Name] = units
+			out[q] = units
 		}
 	}
 	return out
 }
 
-// headUnit is the unit of the head variable at position i of q's
-// relation, the same in every disjunct, or "".
-func headUnit(q *spec.Question, i int) string {
-	unit := ""
-	for k, c := range q.Disjuncts {
-		u := varUnit(c, q.Head[i])
-		if k > 0 && u != unit {
-			return ""
-		}
-		unit = u
+// kindUnit is the unit of a column of kind k.
+func kindUnit(k string) string {
+	switch k {
+	case plan.ColumnExecution, plan.ColumnPoint:
+		return unitEventID
+	case plan.ColumnDuration, plan.ColumnTime:
+		return unitNanoseconds
 	}
-	return unit
+	return ""
 }
 
-// varUnit is the unit of variable v in conjunction c: an event's id, or
-// nanoseconds when an atom binds it to a duration or a time.
-func varUnit(c *spec.Conj, v string) string {
+// headKind is the kind of the head variable at position i of q's
+// relation, the same in every disjunct, or plan.ColumnNone.
+func headKind(q *spec.Question, i int) string {
+	kind := plan.ColumnNone
+	for k, c := range q.Disjuncts {
+		u := varKind(c, q.Head[i])
+		if k > 0 && u != kind {
+			return plan.ColumnNone
+		}
+		kind = u
+	}
+	return kind
+}
+
+// varKind is the kind of variable v in conjunction c: an execution or a
+// point, or the value an atom binds it to: a function's name, a
+// duration, a time.
+func varKind(c *spec.Conj, v string) string {
 	types, _ := c.Types(nil)
-	if t, ok := types[v]; ok && t != spec.TypeValue {
-		return unitEventID
+	switch t, ok := types[v]; {
+	case ok && t == spec.TypePoint:
+		return plan.ColumnPoint
+	case ok && t != spec.TypeValue:
+		return plan.ColumnExecution
 	}
 	for _, a := range c.Atoms {
 		for j, arg := range a.Args {
-			if arg.Var != v || j >= len(a.Prim.Args) || a.Prim.Args[j].Kind != spec.ArgValue {
+			if arg.Var != v || j >= len(a.Prim.Args) {
 				continue
 			}
-			if vt := a.Prim.Args[j].Value; vt == spec.ValDuration || vt == spec.ValTime {
-				return unitNanoseconds
+			switch pa := a.Prim.Args[j]; {
+			case pa.Kind == spec.ArgFuncName:
+				return plan.ColumnFunction
+			case pa.Kind == spec.ArgValue && pa.Value == spec.ValDuration:
+				return plan.ColumnDuration
+			case pa.Kind == spec.ArgValue && pa.Value == spec.ValTime:
+				return plan.ColumnTime
 			}
 		}
 	}
-	return ""
+	return plan.ColumnNone
 }
 
 // withUnits is the header of a question's answer table with the unit of

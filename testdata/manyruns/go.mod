@@ -1,0 +1,3 @@
+module example.com/manyruns
+
+go 1.21

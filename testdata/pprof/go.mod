@@ -1,0 +1,3 @@
+module example.com/pprofdemo
+
+go 1.21
