@@ -311,6 +311,11 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pr := p.Project(prog, sch, gen.Skipped, gen.Inexact)
+	inflated, err := inflatedDurations(res.Path, p)
+	if err != nil {
+		return fail(err)
+	}
+	pr.Incomplete = append(pr.Incomplete, inflated...)
 	for i := range pr.Sites {
 		for _, qi := range gen.WaitEnd[pr.Sites[i].Site] {
 			pr.Sites[i].WaitEnd = append(pr.Sites[i].WaitEnd, prog.Questions[qi].Name)
@@ -325,6 +330,25 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	return pr, exitOK
+}
+
+// inflatedDurations lists the durations of p that instrumented
+// executions nested inside them inflate (plan.InflatedDurations), from
+// the call graph of the static database at dbPath: calls* as the
+// vocabulary's row decides it statically (same goroutine, transitively).
+func inflatedDurations(dbPath string, p *plan.Plan) ([]plan.Incomplete, error) {
+	db, err := openStatic(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	cond := strings.NewReplacer("{1}", "a", "{2}", "b").Replace(spec.Lookup("calls*").Static)
+	query := "SELECT EXISTS (SELECT 1 FROM functions a, functions b WHERE a.id = ? AND b.id = ? AND " + cond + ")"
+	return p.InflatedDurations(func(caller, callee int64) (bool, error) {
+		var inside bool
+		err := db.QueryRow(query, caller, callee).Scan(&inside)
+		return inside, err
+	})
 }
 
 // selectSites selects the sites that can matter to the questions of
