@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	_ "unsafe" // for go:linkname
 )
 
 const benchTable = 1
@@ -618,6 +619,21 @@ func siteClocks(i int) {
 	sink += Now() - t0
 }
 
+// siteTicks is siteClocks with the processor's cycle counter instead
+// of the monotonic clock: runtime.cputicks, which Go keeps linkable
+// (RDTSCP on amd64, CNTVCT_EL0 on arm64), the cheaper clock a timed site
+// could read. Only measured: docs/PERFORMANCE.md says why it is not used.
+//
+//go:noinline
+func siteTicks(i int) {
+	t0 := cputicks()
+	work(i)
+	sink += cputicks() - t0
+}
+
+//go:linkname cputicks runtime.cputicks
+func cputicks() int64
+
 //go:noinline
 func sitePlain(i int) { work(i) }
 
@@ -625,7 +641,8 @@ func sitePlain(i int) { work(i) }
 // (siteTimed; siteTimedBefore as generated before EmitExecPair)
 // against two reads of the clock (siteClocks), each less the function
 // alone (sitePlain), alternating chunks of 1000 and taking each one's
-// median chunk. It reports their ns/op, x-clocks (the event's cost as a
+// median chunk. It reports their ns/op, ticks-x-clocks (two reads of
+// the cycle counter, siteTicks, over two of the clock), x-clocks (the event's cost as a
 // multiple of the two reads: issue 12 asks at most 1.5), x-before (the
 // event's cost over the one before) and the bytes of log per event of
 // each; and the page faults the recording goroutine took per 1000 timed
@@ -662,7 +679,7 @@ func benchmarkTimedEvent(b *testing.B, huge bool) {
 	sites := []struct {
 		name string
 		f    func(int)
-	}{{"plain", sitePlain}, {"clocks", siteClocks}, {"timed", siteTimed}, {"before", siteTimedBefore}}
+	}{{"plain", sitePlain}, {"clocks", siteClocks}, {"ticks", siteTicks}, {"timed", siteTimed}, {"before", siteTimedBefore}}
 	chunks := make([][]float64, len(sites))
 	bytes, counted := make([]uint64, len(sites)), make([]int, len(sites))
 	for done := 0; done < b.N; done += chunk {
@@ -696,6 +713,7 @@ func benchmarkTimedEvent(b *testing.B, huge bool) {
 	}
 	cost := func(name string) float64 { return ns[name] - ns["plain"] }
 	b.ReportMetric(cost("clocks"), "clocks-ns/op")
+	b.ReportMetric(cost("ticks")/cost("clocks"), "ticks-x-clocks")
 	b.ReportMetric(cost("timed"), "timed-ns/op")
 	b.ReportMetric(cost("before"), "before-ns/op")
 	b.ReportMetric(cost("timed")/cost("clocks"), "x-clocks")
