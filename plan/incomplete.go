@@ -189,6 +189,9 @@ func (p *Plan) InflatedDurations(calls func(caller, callee int64) (bool, error))
 			if len(nested) == 0 {
 				continue
 			}
+			if len(nested) > 3 {
+				nested = append(nested[:3], fmt.Sprintf("and %d more", len(nested)-3))
+			}
 			reason := fmt.Sprintf("the durations of %s are inflated: they include pmm's recording (two clock reads and a record, "+
 				"tens of nanoseconds) of each instrumented execution that may run inside them: %s",
 				t.Function, strings.Join(nested, ", "))
