@@ -334,15 +334,21 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 
 // inflatedDurations lists the durations of p that instrumented
 // executions nested inside them inflate (plan.InflatedDurations), from
-// the call graph of the static database at dbPath: calls* as the
-// vocabulary's row decides it statically (same goroutine, transitively).
+// the call graph of the static database at dbPath, as the vocabulary's
+// transitive calls relation decides it statically (same goroutine).
 func inflatedDurations(dbPath string, p *plan.Plan) ([]plan.Incomplete, error) {
 	db, err := openStatic(dbPath)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	cond := strings.NewReplacer("{1}", "a", "{2}", "b").Replace(spec.Lookup("calls*").Static)
+	var reach string // the Static template of the transitive calls relation
+	for _, prim := range spec.Vocabulary() {
+		if prim.Calls() && prim.Transitive() {
+			reach = prim.Static
+		}
+	}
+	cond := strings.NewReplacer("{1}", "a", "{2}", "b").Replace(reach)
 	query := "SELECT EXISTS (SELECT 1 FROM functions a, functions b WHERE a.id = ? AND b.id = ? AND " + cond + ")"
 	return p.InflatedDurations(func(caller, callee int64) (bool, error) {
 		var inside bool
