@@ -150,12 +150,12 @@ type Skip struct {
 // inside, in the same goroutine: each such nested execution adds its own
 // two clock reads, its id and its record to the duration (more than the
 // 50 ns per nested execution that issue 10 allows: docs/PERFORMANCE.md,
-// "The bias of a duration"), so the duration is inflated. calls reports
-// whether an execution of caller may call one of callee, directly or
-// not, in its goroutine (the static call graph). A site's own clock
-// reads are outside its interval, so it counts only if its function
-// recurses into it.
-func (p *Plan) InflatedDurations(calls func(caller, callee int64) (bool, error)) ([]Incomplete, error) {
+// "The bias of a duration"), so the duration is inflated. calls returns
+// the functions an execution of caller may call, directly or not, in
+// its goroutine (the static call graph); it is asked once per function
+// whose durations are recorded. A site's own clock reads are outside its
+// interval, so it counts only if its function recurses into it.
+func (p *Plan) InflatedDurations(calls func(caller int64) (map[int64]bool, error)) ([]Incomplete, error) {
 	var clocks []*Site
 	for _, s := range p.Sites {
 		if caps := s.Captures(); caps[CapBegin] || caps[CapFinish] {
@@ -169,20 +169,22 @@ func (p *Plan) InflatedDurations(calls func(caller, callee int64) (bool, error))
 		}
 		return s.FuncID, s.Function
 	}
+	timed := func(e Emit) bool {
+		return slices.ContainsFunc(e.Fields, func(f Field) bool { return f.Cap == CapDuration })
+	}
 	in := &incompleteness{}
 	for _, s := range p.Sites {
 		for _, t := range s.Targets {
+			if !slices.ContainsFunc(t.Emits, timed) {
+				continue
+			}
+			callees, err := calls(t.FuncID)
+			if err != nil {
+				return nil, err
+			}
 			var nested []string
 			for _, n := range clocks {
-				h, what := host(n)
-				inside := h == t.FuncID && n != s
-				if !inside {
-					var err error
-					if inside, err = calls(t.FuncID, h); err != nil {
-						return nil, err
-					}
-				}
-				if inside {
+				if h, what := host(n); h == t.FuncID && n != s || callees[h] {
 					nested = append(nested, fmt.Sprintf("%s (%s)", what, n.Position()))
 				}
 			}
@@ -196,7 +198,7 @@ func (p *Plan) InflatedDurations(calls func(caller, callee int64) (bool, error))
 				"tens of nanoseconds) of each instrumented execution that may run inside them: %s",
 				t.Function, strings.Join(nested, ", "))
 			for _, e := range t.Emits {
-				if !slices.ContainsFunc(e.Fields, func(f Field) bool { return f.Cap == CapDuration }) {
+				if !timed(e) {
 					continue
 				}
 				for _, qv := range t.Vars {

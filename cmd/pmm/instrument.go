@@ -349,11 +349,27 @@ func inflatedDurations(dbPath string, p *plan.Plan) ([]plan.Incomplete, error) {
 		}
 	}
 	cond := strings.NewReplacer("{1}", "a", "{2}", "b").Replace(reach)
-	query := "SELECT EXISTS (SELECT 1 FROM functions a, functions b WHERE a.id = ? AND b.id = ? AND " + cond + ")"
-	return p.InflatedDurations(func(caller, callee int64) (bool, error) {
-		var inside bool
-		err := db.QueryRow(query, caller, callee).Scan(&inside)
-		return inside, err
+	query := "SELECT b.id FROM functions a, functions b WHERE a.id = ? AND " + cond
+	memo := map[int64]map[int64]bool{}
+	return p.InflatedDurations(func(caller int64) (map[int64]bool, error) {
+		if callees, ok := memo[caller]; ok {
+			return callees, nil
+		}
+		rows, err := db.Query(query, caller)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		callees := map[int64]bool{}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return nil, err
+			}
+			callees[id] = true
+		}
+		memo[caller] = callees
+		return callees, rows.Err()
 	})
 }
 
