@@ -10,9 +10,10 @@ import (
 )
 
 // Incomplete is a reason why the answer of a question may miss
-// executions, or hold some it should not: a site pmm could not
-// instrument, a relation it cannot record somewhere, a call it cannot
-// tell the target of. The answer is then not guaranteed exact, and says
+// executions, or hold some it should not, or values its own recording
+// inflates: a site pmm could not instrument, a relation it cannot record
+// somewhere, a call it cannot tell the target of, durations with timed
+// executions inside. The answer is then not guaranteed exact, and says
 // so (pmm answer, the table pmm_incomplete).
 type Incomplete struct {
 	Question string   `json:"question"`
@@ -142,4 +143,71 @@ type Inexact struct {
 type Skip struct {
 	Site   *Site
 	Reason string
+}
+
+// InflatedDurations returns a reason for each question whose durations
+// of a function's executions another site that reads the clock may run
+// inside, in the same goroutine: each such nested execution adds its own
+// two clock reads, its id and its record to the duration (more than the
+// 50 ns per nested execution that issue 10 allows: docs/PERFORMANCE.md,
+// "The bias of a duration"), so the duration is inflated. calls returns
+// the functions an execution of caller may call, directly or not, in
+// its goroutine (the static call graph); it is asked once per function
+// whose durations are recorded. A site's own clock reads are outside its
+// interval, so it counts only if its function recurses into it.
+func (p *Plan) InflatedDurations(calls func(caller int64) (map[int64]bool, error)) ([]Incomplete, error) {
+	var clocks []*Site
+	for _, s := range p.Sites {
+		if caps := s.Captures(); caps[CapBegin] || caps[CapFinish] {
+			clocks = append(clocks, s)
+		}
+	}
+	// host is the function whose body runs a site's instrumentation.
+	host := func(s *Site) (int64, string) {
+		if s.Kind == spec.SiteCall {
+			return s.CallerID, "the call of " + strings.Join(s.Functions(), ", ")
+		}
+		return s.FuncID, s.Function
+	}
+	timed := func(e Emit) bool {
+		return slices.ContainsFunc(e.Fields, func(f Field) bool { return f.Cap == CapDuration })
+	}
+	in := &incompleteness{}
+	for _, s := range p.Sites {
+		for _, t := range s.Targets {
+			if !slices.ContainsFunc(t.Emits, timed) {
+				continue
+			}
+			callees, err := calls(t.FuncID)
+			if err != nil {
+				return nil, err
+			}
+			var nested []string
+			for _, n := range clocks {
+				if h, what := host(n); h == t.FuncID && n != s || callees[h] {
+					nested = append(nested, fmt.Sprintf("%s (%s)", what, n.Position()))
+				}
+			}
+			if len(nested) == 0 {
+				continue
+			}
+			if len(nested) > 3 {
+				nested = append(nested[:3], fmt.Sprintf("and %d more", len(nested)-3))
+			}
+			reason := fmt.Sprintf("the durations of %s are inflated: they include pmm's recording (two clock reads and a record, "+
+				"tens of nanoseconds) of each instrumented execution that may run inside them: %s",
+				t.Function, strings.Join(nested, ", "))
+			for _, e := range t.Emits {
+				if !timed(e) {
+					continue
+				}
+				for _, qv := range t.Vars {
+					if q, v, _ := strings.Cut(qv, "/"); q == e.Question && !t.impossible[qv] {
+						in.add(q, e.QIndex, v, reason, s.Position())
+					}
+				}
+			}
+		}
+	}
+	return in.list(), nil
 }

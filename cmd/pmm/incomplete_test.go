@@ -208,3 +208,41 @@ func TestIncompleteWithoutTests(t *testing.T) {
 		}
 	}
 }
+
+// TestInflatedDurations checks that the durations of a function inside
+// which other instrumented executions read the clock say they are
+// inflated (issue 10: each adds more than the 50 ns allowed), and that
+// nothing else does: testdata/nested's Outer calls Leaf; its durations
+// alone, or with a calls* question over Leaf, are not flagged; with
+// Leaf's durations, Outer's are, and Leaf's (which call nothing) are not.
+func TestInflatedDurations(t *testing.T) {
+	for _, c := range []struct {
+		second string
+		want   []string // the questions flagged
+	}{{"", nil}, {"calls.pmm", nil}, {"timed.pmm", []string{"outer-durations"}}} {
+		dir := copyModule(t, "../../testdata/nested")
+		args := []string{"instrument", "./...", "questions.pmm"}
+		if c.second != "" {
+			args = append(args, c.second)
+		}
+		if code, out, errOut := runPMM(t, dir, args...); code != exitOK {
+			t.Fatalf("pmm instrument with %q: exit %d\n%s%s", c.second, code, out, errOut)
+		}
+		p, code := readProject(&env{dir: dir}, "test")
+		if code != exitOK {
+			t.Fatalf("with %q: no plan", c.second)
+		}
+		var got []string
+		for _, r := range p.Incomplete {
+			if strings.Contains(r.Reason, "inflated") {
+				got = append(got, r.Question)
+				if !strings.Contains(r.Reason, "main.Outer") || !strings.Contains(r.Reason, "main.Leaf (main.go:") {
+					t.Errorf("with %q: the reason names neither the duration's function nor the nested one: %s", c.second, r.Reason)
+				}
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("with %q: durations flagged inflated in %q, want %q", c.second, got, c.want)
+		}
+	}
+}

@@ -320,6 +320,11 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pr := p.Project(prog, sch, gen.Skipped, gen.Inexact)
+	inflated, err := inflatedDurations(res.Path, p)
+	if err != nil {
+		return fail(err)
+	}
+	pr.Incomplete = append(pr.Incomplete, inflated...)
 	for i := range pr.Sites {
 		for _, qi := range gen.WaitEnd[pr.Sites[i].Site] {
 			pr.Sites[i].WaitEnd = append(pr.Sites[i].WaitEnd, prog.Questions[qi].Name)
@@ -335,6 +340,47 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	return pr, exitOK
+}
+
+// inflatedDurations lists the durations of p that instrumented
+// executions nested inside them inflate (plan.InflatedDurations), from
+// the call graph of the static database at dbPath, as the vocabulary's
+// transitive calls relation decides it statically (same goroutine).
+func inflatedDurations(dbPath string, p *plan.Plan) ([]plan.Incomplete, error) {
+	db, err := openStatic(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var reach string // the Static template of the transitive calls relation
+	for _, prim := range spec.Vocabulary() {
+		if prim.Calls() && prim.Transitive() {
+			reach = prim.Static
+		}
+	}
+	cond := strings.NewReplacer("{1}", "a", "{2}", "b").Replace(reach)
+	query := "SELECT b.id FROM functions a, functions b WHERE a.id = ? AND " + cond
+	memo := map[int64]map[int64]bool{}
+	return p.InflatedDurations(func(caller int64) (map[int64]bool, error) {
+		if callees, ok := memo[caller]; ok {
+			return callees, nil
+		}
+		rows, err := db.Query(query, caller)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		callees := map[int64]bool{}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return nil, err
+			}
+			callees[id] = true
+		}
+		memo[caller] = callees
+		return callees, rows.Err()
+	})
 }
 
 // selectSites selects the sites that can matter to the questions of

@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
+
+	"pmm.dev/pmm/rt/logfmt"
 )
 
 const benchTable = 1
@@ -599,6 +602,42 @@ func siteTimed(i int) {
 	work(i)
 }
 
+// timedExitAtomic is timedExit with the record committed by an atomic
+// store, as before storeInOrder: emitExecPairAtomic is EmitExecPair's
+// packed path with that commit.
+func timedExitAtomic(s *timedState) {
+	if !s.on {
+		return
+	}
+	s.t1 = Now()
+	emitExecPairAtomic(benchTable, benchTable+1, s.id, 1, s.t1-s.t0)
+}
+
+//go:noinline
+func emitExecPairAtomic(exec, table uint16, id uint64, site int, v int64) {
+	size := logfmt.RecHeaderSize + 16
+	seg, off := std.reserve(size)
+	if seg == nil {
+		return
+	}
+	rec := seg.data[off : off+size]
+	seg.begin(rec, size)
+	logfmt.PutHeader(rec, exec, logfmt.FormatExecPair)
+	rec[logfmt.RecSecondTable] = byte(table - exec)
+	logfmt.PutInt64(rec[logfmt.RecHeaderSize:], int64(id|uint64(site)<<logfmt.PackedIDBits))
+	logfmt.PutInt64(rec[logfmt.RecHeaderSize+8:], v)
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&rec[0])), uint32(size)|logfmt.CommitBit)
+}
+
+//go:noinline
+func siteTimedAtomic(i int) {
+	var s timedState
+	if timedEnter(&s, false) {
+		defer timedExitAtomic(&s)
+	}
+	work(i)
+}
+
 //go:noinline
 func siteTimedBefore(i int) {
 	var s timedState
@@ -618,6 +657,21 @@ func siteClocks(i int) {
 	sink += Now() - t0
 }
 
+// siteTicks is siteClocks with the processor's cycle counter instead
+// of the monotonic clock: runtime.cputicks, which Go keeps linkable
+// (RDTSCP on amd64, CNTVCT_EL0 on arm64), the cheaper clock a timed site
+// could read. Only measured: docs/PERFORMANCE.md says why it is not used.
+//
+//go:noinline
+func siteTicks(i int) {
+	t0 := cputicks()
+	work(i)
+	sink += cputicks() - t0
+}
+
+//go:linkname cputicks runtime.cputicks
+func cputicks() int64
+
 //go:noinline
 func sitePlain(i int) { work(i) }
 
@@ -625,7 +679,9 @@ func sitePlain(i int) { work(i) }
 // (siteTimed; siteTimedBefore as generated before EmitExecPair)
 // against two reads of the clock (siteClocks), each less the function
 // alone (sitePlain), alternating chunks of 1000 and taking each one's
-// median chunk. It reports their ns/op, x-clocks (the event's cost as a
+// median chunk. It reports their ns/op, ticks-x-clocks (two reads of
+// the cycle counter, siteTicks, over two of the clock), x-atomic-commit
+// (the event over the same with an atomic commit), x-clocks (the event's cost as a
 // multiple of the two reads: issue 12 asks at most 1.5), x-before (the
 // event's cost over the one before) and the bytes of log per event of
 // each; and the page faults the recording goroutine took per 1000 timed
@@ -662,7 +718,7 @@ func benchmarkTimedEvent(b *testing.B, huge bool) {
 	sites := []struct {
 		name string
 		f    func(int)
-	}{{"plain", sitePlain}, {"clocks", siteClocks}, {"timed", siteTimed}, {"before", siteTimedBefore}}
+	}{{"plain", sitePlain}, {"clocks", siteClocks}, {"ticks", siteTicks}, {"timed", siteTimed}, {"timed-atomic", siteTimedAtomic}, {"before", siteTimedBefore}}
 	chunks := make([][]float64, len(sites))
 	bytes, counted := make([]uint64, len(sites)), make([]int, len(sites))
 	for done := 0; done < b.N; done += chunk {
@@ -696,11 +752,13 @@ func benchmarkTimedEvent(b *testing.B, huge bool) {
 	}
 	cost := func(name string) float64 { return ns[name] - ns["plain"] }
 	b.ReportMetric(cost("clocks"), "clocks-ns/op")
+	b.ReportMetric(cost("ticks")/cost("clocks"), "ticks-x-clocks")
 	b.ReportMetric(cost("timed"), "timed-ns/op")
 	b.ReportMetric(cost("before"), "before-ns/op")
 	b.ReportMetric(cost("timed")/cost("clocks"), "x-clocks")
 	b.ReportMetric(cost("before")/cost("clocks"), "x-clocks-before")
 	b.ReportMetric(cost("timed")/cost("before"), "x-before")
+	b.ReportMetric(cost("timed")/cost("timed-atomic"), "x-atomic-commit")
 	if threadPageFaults() >= 0 {
 		b.ReportMetric(float64(faults)*1000/float64(timedEvents), "faults/1000-events")
 	}

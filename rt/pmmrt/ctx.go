@@ -59,10 +59,12 @@ func markUsed(flag *uint32) {
 // ended finds it empty (fast store), because every Enter and ExecEnter is
 // left by a deferred function before a goroutine ends.
 type ctxEntry struct {
-	slots []ctxSlot // by slot number, grown on demand
-	exec  uint64    // the innermost ExecEnter not yet left, 0 if none
-	busy  int       // the Enters and ExecEnters not yet left
-	goid  int64     // the owner's id in the id-keyed store, 0 in the fast one
+	// slots by slot number, grown on demand; each slot stays where it
+	// was allocated, so that a Ctx can point to its own.
+	slots []*ctxSlot
+	exec  uint64 // the innermost ExecEnter not yet left, 0 if none
+	busy  int    // the Enters and ExecEnters not yet left
+	goid  int64  // the owner's id in the id-keyed store, 0 in the fast one
 	// pending is the function (its tag) whose definition may adopt exec:
 	// exec was published by a call site of it (ExecEnterFor), and no
 	// definition has adopted it yet; 0 if none.
@@ -84,19 +86,21 @@ type ctxSlot struct {
 // it. The zero Ctx is no Enter: its Leave does nothing.
 type Ctx struct {
 	e    *ctxEntry
+	s    *ctxSlot // the slot's marks in e; nil for EnterAny
 	k    int32
 	kind ctxKind // 0: none or left
 }
 
-// ctxKind says what a Ctx entered. It is a word, not bools: a Ctx is two
-// words, returned in registers and copied whole, and a copy that reads
-// what narrower stores just wrote waits for them (store forwarding).
+// ctxKind says what a Ctx entered. It is a word, not bools: a Ctx is
+// returned in registers and copied whole, and a copy that reads what
+// narrower stores just wrote waits for them (store forwarding).
 type ctxKind uint32
 
 const (
-	ctxMark ctxKind = 1 + iota // Enter
-	ctxFlag                    // EnterFlag: it pushed a flag
-	ctxAny                     // EnterAny: it only counts
+	ctxMark     ctxKind = 1 + iota // Enter
+	ctxFlag                        // EnterFlag: it pushed a flag
+	ctxAny                         // EnterAny: it only counts
+	ctxMarkFast                    // Enter's fast path: a mark of the fast store, not counted in busy
 )
 
 // Enter marks that an execution of slot k is active in the calling
@@ -109,9 +113,9 @@ func Enter(k int) Ctx {
 		var here byte
 		if gp := gOn(getm(), uintptr(unsafe.Pointer(&here))); gp != 0 {
 			if e := byG.find(gp); e != nil && k < len(e.slots) {
-				e.slots[k].n++
-				e.busy++
-				return Ctx{e: e, k: int32(k), kind: ctxMark}
+				s := e.slots[k]
+				s.n++
+				return Ctx{e: e, s: s, k: int32(k), kind: ctxMarkFast}
 			}
 		}
 	}
@@ -142,22 +146,24 @@ func (e *ctxEntry) enter(k int, flag bool) Ctx {
 	if k >= len(e.slots) {
 		e.grow(k)
 	}
-	s := &e.slots[k]
+	s := e.slots[k]
 	s.n++
 	if flag {
 		s.flags++
 	}
 	e.busy++
 	if flag {
-		return Ctx{e: e, k: int32(k), kind: ctxFlag}
+		return Ctx{e: e, s: s, k: int32(k), kind: ctxFlag}
 	}
-	return Ctx{e: e, k: int32(k), kind: ctxMark}
+	return Ctx{e: e, s: s, k: int32(k), kind: ctxMark}
 }
 
-// grow makes room for slot k in e.slots; out of enter, so that Enter
-// inlines into the site.
+// grow makes room for slot k in e.slots, with one allocation.
 func (e *ctxEntry) grow(k int) {
-	e.slots = append(e.slots, make([]ctxSlot, k+1-len(e.slots))...)
+	more := make([]ctxSlot, k+1-len(e.slots))
+	for i := range more {
+		e.slots = append(e.slots, &more[i])
+	}
 }
 
 // EnterAny counts an execution of slot k as active until Leave, in no
@@ -179,11 +185,15 @@ func Any(k int) bool { return atomic.LoadInt64(countOf(k)) != 0 }
 // calls runtime.Goexit. It does not look for the goroutine (c holds its
 // entry), and it allocates nothing.
 func (c *Ctx) Leave() {
-	// The fast path: an Enter of the fast store (goid 0) not left yet.
-	if e, k := c.e, int(c.k); c.kind == ctxMark && e.goid == 0 && k < len(e.slots) && e.slots[k].n > 0 {
+	// The fast path, inlined into the site (inline cost 80, the budget:
+	// keep it so): a mark of Enter's fast path, not counted in busy. c.s
+	// is its slot (slots never move); its n is 0 if a copy of c was left
+	// already.
+	if c.kind == ctxMarkFast {
 		c.kind = 0
-		e.slots[k].n--
-		e.busy--
+		if c.s.n > 0 {
+			c.s.n--
+		}
 		return
 	}
 	c.leave()
@@ -204,12 +214,14 @@ func (c *Ctx) leave() (marked bool) {
 		atomic.AddInt64(countOf(int(c.k)), -1)
 		return false
 	}
-	e, k := c.e, int(c.k)
-	if k >= len(e.slots) || e.slots[k].n == 0 {
+	e, s := c.e, c.s
+	if s.n == 0 {
 		return false // a copy of c was left already
 	}
-	s := &e.slots[k]
 	s.n--
+	if kind == ctxMarkFast {
+		return false // not counted in busy
+	}
 	if kind == ctxFlag && s.flags > 0 {
 		// Enters nest in a goroutine: the innermost is left first.
 		marked = s.flags <= s.marked
@@ -280,7 +292,8 @@ func MarkAll(k int) {
 		return
 	}
 	if e := ownEntry(false); e != nil && k < len(e.slots) {
-		e.slots[k].marked = e.slots[k].flags
+		s := e.slots[k]
+		s.marked = s.flags
 	}
 }
 
@@ -544,8 +557,8 @@ func (t *idTable) release(e *ctxEntry) {
 	t.mu.Lock()
 	delete(t.m, e.goid)
 	e.goid, e.exec, e.pending = 0, 0, 0
-	for i := range e.slots {
-		e.slots[i] = ctxSlot{}
+	for _, s := range e.slots {
+		*s = ctxSlot{}
 	}
 	t.free = append(t.free, e)
 	t.mu.Unlock()

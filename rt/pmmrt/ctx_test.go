@@ -34,7 +34,7 @@ func ctxIdle(t *testing.T) {
 
 func (e *ctxEntry) nonzero() bool {
 	for _, s := range e.slots {
-		if s != (ctxSlot{}) {
+		if *s != (ctxSlot{}) {
 			return true
 		}
 	}

@@ -164,10 +164,31 @@ func (s *segment) begin(rec []byte, size int) {
 	atomic.StoreUint32((*uint32)(unsafe.Pointer(&rec[0])), uint32(size))
 }
 
-// commit publishes a record, with one atomic store of its first word.
+// commit publishes a record: its first word, the size with CommitBit,
+// stored after the record's other stores. On processors that keep
+// stores in order (storesInOrder) and in a mapped segment it is a plain
+// store made by a function that is not inlined: the compiler neither
+// moves the record's stores past the call nor drops begin's store to
+// the same word (the call reads memory), and the processor publishes
+// them in that order. The atomic store it replaces is a full barrier
+// that waits for the record's stores to fresh cache lines to drain
+// (docs/PERFORMANCE.md, "The bias of a duration"). Elsewhere, and under
+// the race detector (which does not know the processor's ordering), it
+// is an atomic store.
 func (s *segment) commit(rec []byte, size int) {
-	atomic.StoreUint32((*uint32)(unsafe.Pointer(&rec[0])), uint32(size)|logfmt.CommitBit)
+	w := (*uint32)(unsafe.Pointer(&rec[0]))
+	if storesInOrder && s.mapped && !raceEnabled {
+		storeInOrder(w, uint32(size)|logfmt.CommitBit)
+		return
+	}
+	atomic.StoreUint32(w, uint32(size)|logfmt.CommitBit)
 }
+
+// storeInOrder stores v at w after every store the caller made before
+// the call (see commit).
+//
+//go:noinline
+func storeInOrder(w *uint32, v uint32) { *w = v }
 
 // nextSegment returns the segment to use after the current one, with room
 // for a record of size bytes: the spare if there is one (reserveSlow

@@ -3,7 +3,7 @@
 //
 // The process writes its own tuples into memory-mapped log files under
 // $PMM_DIR/logs (or the directory pmm compiled in), one set of files per
-// process. A record is committed by a single atomic store once written, so
+// process. A record is committed by a single store once written, so
 // it lives in the kernel's page cache from that moment: a panic, os.Exit,
 // log.Fatal, a signal or even SIGKILL loses nothing that was committed, and
 // no exit hook is needed. pmm loads the logs into SQLite after the run
