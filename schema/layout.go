@@ -104,6 +104,21 @@ func indexColumns(kind string, cols []Column) [][]string {
 	return [][]string{names}
 }
 
+// isKey reports whether the index columns names are all of cols, all
+// integers: the table's rows are then its index's entries, and the
+// index can be the table's primary key.
+func isKey(names []string, cols []Column) bool {
+	if len(names) != len(cols) {
+		return false
+	}
+	for i, c := range cols {
+		if c.Type != "INTEGER" || names[i] != c.Name {
+			return false
+		}
+	}
+	return true
+}
+
 // keyColumn is the column of an attribute's argument between the event
 // and the value: which parameter, or which Go expression.
 func keyColumn(a spec.Arg) Column {

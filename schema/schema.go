@@ -41,9 +41,15 @@ type Table struct {
 	// Columns do not include the "run" column, which the loader prepends
 	// to every table.
 	Columns []Column
+	// Key is the table's primary key after run, or none: the columns of
+	// its first index when they are all its columns, all integers. The
+	// table is then stored in the key's order (WITHOUT ROWID), one B-tree
+	// where a table and its index were two, and a row equal to one the
+	// table holds is not stored again (the views read relations as sets).
+	Key []string `json:",omitempty"`
 	// Indexes are the indexes the loader creates at the end of a load
 	// (after the bulk insert), and Statements if they are missing: what
-	// the views join and range on.
+	// the views join and range on. The key is not one of them.
 	Indexes []Index
 }
 
@@ -118,7 +124,11 @@ func Generate(prog *spec.Program) (*Schema, error) {
 			if err := names.claim(t.Name, fmt.Sprintf("the %s table of question %s", k, q.Name)); err != nil {
 				return nil, err
 			}
-			for _, cols := range indexColumns(k, t.Columns) {
+			indexes := indexColumns(k, t.Columns)
+			if len(indexes) > 0 && isKey(indexes[0], t.Columns) {
+				t.Key, indexes = indexes[0], indexes[1:]
+			}
+			for _, cols := range indexes {
 				x := Index{Name: t.Name + "_by_" + strings.Join(cols, "_"), Columns: cols}
 				if err := names.claim(x.Name, "an index of "+t.Name); err != nil {
 					return nil, err
@@ -216,7 +226,12 @@ func (s *Schema) Statements() []string {
 		for _, c := range t.Columns {
 			cols = append(cols, strings.TrimSpace(c.Name+" "+c.Type))
 		}
-		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+t.Name+" ("+strings.Join(cols, ", ")+")")
+		rowid := ""
+		if len(t.Key) > 0 {
+			cols = append(cols, "PRIMARY KEY (run, "+strings.Join(t.Key, ", ")+")")
+			rowid = " WITHOUT ROWID"
+		}
+		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+t.Name+" ("+strings.Join(cols, ", ")+")"+rowid)
 		for _, x := range t.Indexes {
 			stmts = append(stmts, x.SQL(t.Name))
 		}

@@ -104,7 +104,11 @@ func eventSQL(e *spec.Relation, users []*spec.Question) (string, error) {
 func relationSQL(q *spec.Question, r *spec.Relation, cols []string, ownSites bool) (string, error) {
 	var selects []string
 	for _, c := range r.Disjuncts {
-		t := &translator{question: q.Name, aliases: map[string]bool{}, ownSites: ownSites}
+		t := &translator{question: q.Name, aliases: map[string]bool{}, ownSites: ownSites, uses: map[string]int{}}
+		for _, v := range r.Head {
+			t.uses[v]++
+		}
+		countUses(c, t.uses)
 		types, _ := c.Types(nil)
 		s := t.newScope(nil, types)
 		s.fill(c)
@@ -125,6 +129,21 @@ func relationSQL(q *spec.Question, r *spec.Relation, cols []string, ownSites boo
 		selects = append(selects, s.render(strings.Join(list, ", ")))
 	}
 	return strings.Join(selects, "\nUNION\n"), nil
+}
+
+// countUses adds to uses the occurrences of each variable in the atoms
+// of c and of its negated parts.
+func countUses(c *spec.Conj, uses map[string]int) {
+	for _, a := range c.Atoms {
+		for _, t := range a.Args {
+			if t.Lit == nil {
+				uses[t.Var]++
+			}
+		}
+	}
+	for _, n := range c.Not {
+		countUses(n, uses)
+	}
 }
 
 // headColumns names the columns of a relation's head variables, after the
@@ -159,6 +178,7 @@ type translator struct {
 	question string
 	ownSites bool            // executions only from the sites that record each variable
 	aliases  map[string]bool // the aliases of the statement, subqueries included
+	uses     map[string]int  // the occurrences of each variable, head included
 	err      error           // the first thing that could not be translated
 }
 
@@ -231,6 +251,7 @@ type source struct {
 	table, alias string
 	on           []string
 	owner        string // the execution variable whose row it is, if any
+	left         bool   // a LEFT JOIN: the row may be missing
 }
 
 func (t *translator) newScope(parent *scope, types spec.VarTypes) *scope {
@@ -330,14 +351,36 @@ func (s *scope) declareExecution(a *spec.Atom) {
 		b = s.newExecution(x)
 	}
 	name := a.Args[1]
-	nameOf := "(SELECT function FROM " + SitesTable + " WHERE site = " + b.site + ")"
-	switch {
-	case name.Lit != nil:
+	if name.Lit != nil {
 		// spec gave the name its key: compare it with the functions' keys.
 		s.where = append(s.where, siteIn(b.site, "SELECT site FROM "+SitesTable+" WHERE "+funcname.SQLKey("function")+" = "+literal(name.Lit)))
-	default:
-		s.bindOrEqual(name, nameOf)
+		return
 	}
+	s.bindOrEqual(name, s.functionOf(b, s.t.uses[name.Var]))
+}
+
+// functionOf is the function name (pprof's) of execution b, whose
+// name variable occurs used times. Where b's row is read in this scope
+// and the name is read (used > 1), its site's row of pmm_sites is joined
+// to it (LEFT JOIN: a site without a row names no function, NULL, as the
+// scalar subquery of other scopes does); a correlated scalar subquery
+// per row cost SQLite about a fifth more CPU.
+func (s *scope) functionOf(b binding, used int) string {
+	own := false
+	for _, f := range s.from {
+		own = own || f.alias == b.row
+	}
+	if !own || used <= 1 {
+		return "(SELECT function FROM " + SitesTable + " WHERE site = " + b.site + ")"
+	}
+	key := SitesTable + "|site=" + b.site
+	a, ok := s.attrs[key]
+	if !ok {
+		a = s.t.alias(b.name + "_site")
+		s.from = append(s.from, source{table: SitesTable, alias: a, on: []string{a + ".site = " + b.site}, owner: b.name, left: true})
+		s.attrs[key] = a
+	}
+	return a + ".function"
 }
 
 // newExecution binds x to a fresh row of the question's executions.
@@ -608,7 +651,10 @@ func (s *scope) render(list string) string {
 	from, cross := s.order()
 	for i, f := range from {
 		join := "JOIN "
-		if i >= cross {
+		switch {
+		case f.left:
+			join = "LEFT JOIN " // SQLite keeps it after the rows its ON reads
+		case i >= cross:
 			join = "CROSS JOIN "
 		}
 		switch {
@@ -641,10 +687,10 @@ func (s *scope) render(list string) string {
 // it: quadratic. So the rows of each outer execution come first, then
 // the inner's driver (its rows in the outer's interval, by an index),
 // then its other rows, the order fixed from the first driver on; stored
-// pairs come last.
+// pairs come last, then the names of functions (lookupsLast).
 func (s *scope) order() ([]source, int) {
 	if len(s.nested) == 0 {
-		return s.from, len(s.from)
+		return lookupsLast(s.from), len(s.from)
 	}
 	// rank: the depth of each variable in the nesting (cycles end after
 	// as many rounds as there are items).
@@ -679,12 +725,28 @@ func (s *scope) order() ([]source, int) {
 		}
 		return da - db
 	})
+	from = lookupsLast(from)
 	for i, f := range from {
 		if s.drivers[f.alias] {
 			return from, i
 		}
 	}
 	return from, len(from)
+}
+
+// lookupsLast moves the LEFT JOINs (names of functions, looked up by
+// their key) after the other FROM items, so that they are read only for
+// the rows the joins keep.
+func lookupsLast(from []source) []source {
+	out := make([]source, 0, len(from))
+	for _, left := range []bool{false, true} {
+		for _, f := range from {
+			if f.left == left {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // indent prefixes every line of text with prefix.

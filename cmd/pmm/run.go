@@ -370,7 +370,7 @@ func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 	dbPath := filepath.Join(pmmDir(p.Root), "pmm.db")
 	var tables []load.Table
 	for _, t := range p.Tables {
-		lt := load.Table{ID: t.ID, Name: t.Name}
+		lt := load.Table{ID: t.ID, Name: t.Name, Key: t.Key}
 		for _, c := range t.Columns {
 			lt.Columns = append(lt.Columns, load.Column{Name: c.Name, Type: c.Type, ID: c.Event})
 		}

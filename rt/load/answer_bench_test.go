@@ -160,7 +160,7 @@ func benchmarkAnswer(b *testing.B, sch *pmmschema.Schema, question string, n int
 		if t.Question != question {
 			continue
 		}
-		lt := Table{ID: t.ID, Name: t.Name}
+		lt := Table{ID: t.ID, Name: t.Name, Key: t.Key}
 		for _, c := range t.Columns {
 			lt.Columns = append(lt.Columns, Column{Name: c.Name, Type: c.Type, ID: c.Event})
 		}

@@ -64,3 +64,55 @@ func TestIndexes(t *testing.T) {
 		t.Errorf("a look-up by (run, id) does not use the id's index: %s", plan)
 	}
 }
+
+// TestKey loads a table keyed by all its columns (Table.Key, as schema
+// keys an execution's table): the table is created WITHOUT ROWID with
+// that primary key, a row equal to one it holds is stored once, a
+// record that leaves a column of the key without a value is counted as
+// malformed (the answers say that records were lost) and not stored,
+// and a second run's rows are stored beside the first's.
+func TestKey(t *testing.T) {
+	tables := []Table{{ID: 1, Name: "g", Columns: []Column{{"id", "INTEGER", true}, {"g", "INTEGER", true}},
+		Key: []string{"id", "g"}, Indexes: []Index{{Name: "g_by_g_id", Columns: []string{"g", "id"}}}}}
+	const tuples = 3000
+	dir := t.TempDir()
+	for run := 1; run <= 2; run++ {
+		logs := record(t, func() {
+			for i := 0; i < tuples; i++ {
+				id := int64(pmmrt.NextID())
+				pmmrt.Emit2(1, id, int64(i%7))
+				if i%3 == 0 {
+					pmmrt.Emit2(1, id, int64(i%7)) // the same row again
+				}
+			}
+			var r pmmrt.Rec
+			r.Int(int64(pmmrt.NextID())) // no g
+			pmmrt.Emit(1, &r)
+		})
+		st, err := Load(filepath.Join(dir, "pmm.db"), filepath.Join(logs, "logs"), tables, Run{Command: "test", Questions: []string{"q"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Run != int64(run) || st.Malformed != 1 {
+			t.Fatalf("run %d: loaded as run %d, %d malformed records, want 1", run, st.Run, st.Malformed)
+		}
+	}
+	db := open(t, dir)
+	got := rows(t, db, "SELECT sql FROM sqlite_master WHERE name = 'g'")
+	if want := `[[text:CREATE TABLE "g" (run INTEGER, "id" INTEGER, "g" INTEGER, PRIMARY KEY (run, "id", "g")) WITHOUT ROWID]]`; fmt.Sprint(got) != want {
+		t.Errorf("table\n%v\nwant\n%v", got, want)
+	}
+	got = rows(t, db, "SELECT run, count(*), count(DISTINCT id), count(g) FROM g GROUP BY run")
+	if want := fmt.Sprintf("[[int:1 int:%d int:%d int:%d] [int:2 int:%d int:%d int:%d]]", tuples, tuples, tuples, tuples, tuples, tuples); fmt.Sprint(got) != want {
+		t.Errorf("rows by run: %v, want %s", got, want)
+	}
+	if got := rows(t, db, "SELECT count(*) FROM pmm_incomplete WHERE question = 'q' AND reason LIKE '%1 malformed%'"); fmt.Sprint(got) != "[[int:2]]" {
+		t.Errorf("runs whose answers say a record was lost: %v, want 2", got)
+	}
+	if got := rows(t, db, "SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'g' AND idx = 'g'"); fmt.Sprint(got) != "[[int:1]]" {
+		t.Errorf("statistics of the key: %v", got)
+	}
+	if got := rows(t, db, "PRAGMA integrity_check"); fmt.Sprint(got) != "[[text:ok]]" {
+		t.Errorf("integrity_check: %v", got)
+	}
+}

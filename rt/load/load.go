@@ -46,6 +46,12 @@ type Table struct {
 	ID      uint16
 	Name    string
 	Columns []Column
+	// Key, if any, is the table's primary key after run: the table is
+	// created WITHOUT ROWID, stored in the key's order, and a row equal
+	// on the key to one the table holds is not inserted again. Every
+	// column of the key must have a value: a record that leaves one of
+	// them NULL is counted as malformed and not inserted.
+	Key []string
 	// Indexes are created, if missing, at the end of the load.
 	Indexes []Index
 }
@@ -97,7 +103,7 @@ type Stats struct {
 	Run       int64 // the id of the run's row in runs
 	Processes int
 	Segments  int
-	Tuples    map[string]int64 // rows inserted, by table name
+	Tuples    map[string]int64 // rows loaded, by table name (a keyed table stores one of equal rows)
 	// Torn counts the records that were reserved but never committed
 	// (their writer was killed while writing them); they are skipped.
 	Torn int64
@@ -358,7 +364,7 @@ func indexTables(c *conn, tables []Table, inserted map[string]int64) error {
 	}
 	for _, t := range tables {
 		n := inserted[t.Name]
-		if len(t.Indexes) == 0 || n == 0 {
+		if len(t.Indexes) == 0 && len(t.Key) == 0 || n == 0 {
 			continue
 		}
 		before, err := analyzedRows(c, t.Name)
@@ -739,6 +745,7 @@ type tableLoader struct {
 	prefix   string // the statement's text without VALUES rows
 	row      string // the VALUES row: the run, then a parameter per column
 	full     *stmt  // inserts rows rows; prepared for the first full batch
+	key      []int  // the columns of the table's key
 	inserted int64
 
 	cur     *batch      // being filled
@@ -751,7 +758,11 @@ func newTableLoader(c *conn, t *Table, run int64) (*tableLoader, error) {
 		return nil, err
 	}
 	var cols strings.Builder
-	cols.WriteString("INSERT INTO " + quote(t.Name) + " (run")
+	if len(t.Key) > 0 {
+		cols.WriteString("INSERT OR IGNORE INTO " + quote(t.Name) + " (run")
+	} else {
+		cols.WriteString("INSERT INTO " + quote(t.Name) + " (run")
+	}
 	for _, col := range t.Columns {
 		cols.WriteString(", " + quote(col.Name))
 	}
@@ -764,6 +775,13 @@ func newTableLoader(c *conn, t *Table, run int64) (*tableLoader, error) {
 		// The run is a literal: one parameter less to bind per row.
 		row:  "(" + strconv.FormatInt(run, 10) + strings.Repeat(", ?", len(t.Columns)) + ")",
 		free: make(chan *batch, batchesPerTable),
+	}
+	for _, k := range t.Key {
+		i := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Name == k })
+		if i < 0 {
+			return nil, fmt.Errorf("load: the key column %s of %s is not one of its columns", k, t.Name)
+		}
+		tl.key = append(tl.key, i)
 	}
 	if n := len(t.Columns); n*tl.rows > maxVariables {
 		tl.rows = max(1, maxVariables/n)
@@ -849,7 +867,15 @@ func createTable(c *conn, t *Table) error {
 		for _, col := range t.Columns {
 			b.WriteString(", " + quote(col.Name) + " " + col.Type)
 		}
-		b.WriteString(")")
+		if len(t.Key) > 0 {
+			b.WriteString(", PRIMARY KEY (run")
+			for _, k := range t.Key {
+				b.WriteString(", " + quote(k))
+			}
+			b.WriteString(")) WITHOUT ROWID")
+		} else {
+			b.WriteString(")")
+		}
 		return c.exec(b.String())
 	}
 	for _, col := range t.Columns {
@@ -913,7 +939,8 @@ func (b *batch) full() bool { return b.rows == b.max || len(b.text) >= batchText
 func (b *batch) reset() { b.rows, b.vals, b.text = 0, b.vals[:0], b.text[:0] }
 
 // add appends the values of one record, its ID columns offset by idBase;
-// it reports false if the record does not match the table.
+// it reports false if the record does not match the table (and leaves
+// it out if a column of the table's key has no value).
 func (b *batch) add(rec *logfmt.Record, idBase int64) bool {
 	ok := true
 	cols := b.tl.table.Columns
@@ -940,6 +967,12 @@ func (b *batch) add(rec *logfmt.Record, idBase int64) bool {
 			continue
 		}
 		b.value(&row[i], rec, &f, cols[i].ID, idBase)
+	}
+	for _, k := range b.tl.key {
+		if row[k].kind == kindNull {
+			b.vals = b.vals[:start] // a key without a value: not a row
+			return false
+		}
 	}
 	b.rows++
 	return ok

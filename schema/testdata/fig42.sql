@@ -4,9 +4,7 @@ CREATE TABLE IF NOT EXISTS pmm_site_vars (site INTEGER, question TEXT, var TEXT,
 
 CREATE TABLE IF NOT EXISTS pmm_cells (run INTEGER, cell INTEGER, count INTEGER, sum, min, max);
 
-CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__exec (run INTEGER, id INTEGER, site INTEGER);
-
-CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__exec_by_id_site ON monitor_fns_dura_params__exec (run, id, site);
+CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__exec (run INTEGER, id INTEGER, site INTEGER, PRIMARY KEY (run, id, site)) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__parameters (run INTEGER, id INTEGER, v TEXT);
 
@@ -16,13 +14,9 @@ CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__parameter (run INTEGER, id I
 
 CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__parameter_by_id_n ON monitor_fns_dura_params__parameter (run, id, n);
 
-CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__duration (run INTEGER, id INTEGER, d INTEGER);
+CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__duration (run INTEGER, id INTEGER, d INTEGER, PRIMARY KEY (run, id, d)) WITHOUT ROWID;
 
-CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__duration_by_id_d ON monitor_fns_dura_params__duration (run, id, d);
-
-CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__calls (run INTEGER, caller INTEGER, callee INTEGER);
-
-CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__calls_by_caller_callee ON monitor_fns_dura_params__calls (run, caller, callee);
+CREATE TABLE IF NOT EXISTS monitor_fns_dura_params__calls (run INTEGER, caller INTEGER, callee INTEGER, PRIMARY KEY (run, caller, callee)) WITHOUT ROWID;
 
 CREATE INDEX IF NOT EXISTS monitor_fns_dura_params__calls_by_callee_caller ON monitor_fns_dura_params__calls (run, callee, caller);
 
