@@ -82,6 +82,25 @@ CREATE TABLE contains_static (
 	depth    INTEGER NOT NULL,
 	PRIMARY KEY (outer_id, inner_id)
 );
+-- The allocation sites of the module's source (docs/MEMORY.md): where
+-- the compiler may allocate, at the position its diagnostics name.
+CREATE TABLE allocations (
+	id           INTEGER PRIMARY KEY,
+	function_id  INTEGER REFERENCES functions(id),
+	file         TEXT NOT NULL,
+	line         INTEGER NOT NULL,
+	col          INTEGER NOT NULL,
+	end_line     INTEGER NOT NULL,
+	end_col      INTEGER NOT NULL,
+	kind         TEXT NOT NULL,
+	type         TEXT NOT NULL,
+	elem_type    TEXT,
+	elements     INTEGER,
+	bytes        INTEGER,
+	heap         INTEGER,
+	heap_inlined INTEGER
+);
+CREATE INDEX allocations_function ON allocations(function_id);
 
 CREATE VIEW calls_static (def_id, call_id) AS
 	SELECT caller_id, id FROM calls WHERE caller_id IS NOT NULL;

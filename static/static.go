@@ -31,6 +31,10 @@ type Config struct {
 	CallGraph string   // VTA (default), CHA or Static
 	Output    string   // the database file; default ROOT/.pmm/static.db
 	Version   string   // the pmm version, recorded in meta
+	// Escape runs the compiler's escape analysis on the module's packages
+	// (a go build) to say which allocation sites allocate on the heap;
+	// without it the allocations table's heap columns are NULL.
+	Escape bool
 }
 
 // Result describes the database Build produced or reused.
@@ -97,6 +101,11 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Escape {
+		if err := c.escapes(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
 	c.resolveStatic()
 	c.markReached(funcs)
 	c.addCallGraph(graph)
@@ -110,6 +119,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		"tests":       fmt.Sprint(cfg.Tests),
 		"pmm_version": cfg.Version,
 		"callgraph":   cfg.CallGraph,
+		"escape":      fmt.Sprint(cfg.Escape),
 		"fingerprint": print,
 	}
 	if err := write(ctx, out, root, c, pkgs, meta); err != nil {
