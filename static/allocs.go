@@ -71,6 +71,8 @@ func (a *allocFinder) visit(n ast.Node, owner *function) {
 		}
 	case *ast.CompositeLit:
 		switch t := a.info.TypeOf(n); under := t.Underlying().(type) {
+		case *types.Pointer: // {...} for &T{...}, in a literal of []*T or map[K]*T
+			a.add(n.Lbrace, n.End(), owner, allocComposite, t, nil, -1)
 		case *types.Slice:
 			a.add(n.Lbrace, n.End(), owner, allocComposite, t, under.Elem(), literalLen(a.info, n))
 		case *types.Map:
@@ -105,7 +107,7 @@ func (a *allocFinder) call(e *ast.CallExpr, owner *function) {
 	if tv.IsType() {
 		if len(e.Args) == 1 && copies(tv.Type, a.info.TypeOf(e.Args[0])) {
 			// The compiler names a conversion at its operand.
-			a.add(e.Args[0].Pos(), e.End(), owner, allocConversion, tv.Type, nil, -1)
+			a.add(compilerPos(e.Args[0]), e.End(), owner, allocConversion, tv.Type, nil, -1)
 		}
 		return
 	}
@@ -205,6 +207,27 @@ func typeString(t types.Type) string {
 	// Qualified as the functions table qualifies functions (main.T, and
 	// the import path elsewhere).
 	return types.TypeString(t, symbolPrefix)
+}
+
+// compilerPos is where the compiler's diagnostics name an expression.
+func compilerPos(e ast.Expr) token.Pos {
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return compilerPos(e.X)
+	case *ast.BinaryExpr:
+		return e.OpPos
+	case *ast.CallExpr:
+		return e.Lparen
+	case *ast.CompositeLit:
+		return e.Lbrace
+	case *ast.SliceExpr:
+		return e.Lbrack
+	case *ast.IndexExpr:
+		return e.Lbrack
+	case *ast.IndexListExpr:
+		return e.Lbrack
+	}
+	return e.Pos()
 }
 
 func isString(t types.Type) bool {

@@ -12,8 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/tools/go/packages"
 )
 
 // lineCol is a position as the compiler's diagnostics give it.
@@ -38,7 +41,7 @@ type localVar struct {
 // compiles the packages again, into a directory of its own: the flags
 // name a new directory each time, so the build cache never answers
 // without running the compiler.
-func (c *collector) escapes(ctx context.Context, cfg Config) error {
+func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Package) error {
 	tmp, err := os.MkdirTemp("", "pmm-escape-")
 	if err != nil {
 		return err
@@ -46,11 +49,24 @@ func (c *collector) escapes(ctx context.Context, cfg Config) error {
 	defer os.RemoveAll(tmp)
 	jsonDir := filepath.Join(tmp, "json")
 	flags := fmt.Sprintf("-gcflags=%s/...=-m -json=0,file://%s", c.modulePath, filepath.ToSlash(jsonDir))
-	args := []string{"build", flags, "-o", filepath.Join(tmp, "bin") + string(filepath.Separator)}
+	args := []string{"build", flags}
 	if len(cfg.Tags) > 0 {
 		args = append(args, "-tags="+strings.Join(cfg.Tags, ","))
 	}
-	cmd := exec.CommandContext(ctx, "go", append(args, cfg.Patterns...)...)
+	// The loaded packages by import path (test packages are not built).
+	// go build discards what it compiles for several packages; for one,
+	// it writes a binary, which goes to the temporary directory.
+	var paths []string
+	for _, p := range pkgs {
+		if !strings.HasSuffix(p.PkgPath, "_test") && !slices.Contains(paths, p.PkgPath) {
+			paths = append(paths, p.PkgPath)
+		}
+	}
+	if len(paths) == 1 {
+		args = append(args, "-o", filepath.Join(tmp, "out"))
+	}
+	args = append(args, paths...)
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = cfg.Dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -102,7 +102,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	if cfg.Escape {
-		if err := c.escapes(ctx, cfg); err != nil {
+		if err := c.escapes(ctx, cfg, pkgs); err != nil {
 			return nil, err
 		}
 	}

@@ -1,5 +1,5 @@
-// Command allocs has one allocation site per function, each known by
-// construction: the static package's test compares the allocations
+// Command allocs has one allocation site per function (two in
+// Elided), each known by construction: the static package's test compares the allocations
 // table with what this program measures of itself (allocations and
 // bytes per call, from testing.AllocsPerRun and runtime.MemStats).
 package main
@@ -19,6 +19,7 @@ type Node struct {
 
 var (
 	sinkNode  *Node
+	sinkNodes []*Node
 	sinkInts  []int64
 	sinkBytes []byte
 	sinkMap   map[int]int
@@ -80,6 +81,12 @@ func Moved() {
 //go:noinline
 func AppendGrow() { sinkInts = append(sinkInts[:0:0], 1) }
 
+//go:noinline
+func Elided() { sinkNodes = []*Node{{v: 6}} }
+
+//go:noinline
+func ConvertPart(b []byte) { sinkStr = string(b[1:]) }
+
 func mk() *Node { return &Node{v: 5} }
 
 //go:noinline
@@ -115,4 +122,6 @@ func main() {
 	measure("Moved", Moved)
 	measure("AppendGrow", AppendGrow)
 	measure("Inlined", Inlined)
+	measure("Elided", Elided)
+	measure("ConvertPart", func() { ConvertPart(data) })
 }
