@@ -499,7 +499,7 @@ func printSitesSummary(ctx context.Context, w io.Writer, db *sql.DB, res *static
 	// Not calls_star_static: counting a closure costs as much as listing it
 	// (a minute on a 30,000-line module, whose functions may call back
 	// every exported method through fmt and reflection).
-	for _, table := range []string{"files", "functions", "calls", "call_targets", "callback_targets", "callback_sets", "contains_static", "spawns_static"} {
+	for _, table := range []string{"files", "functions", "calls", "call_targets", "callback_targets", "callback_sets", "contains_static", "spawns_static", "allocations"} {
 		var n int
 		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
 			return err
