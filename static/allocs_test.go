@@ -1,6 +1,7 @@
 package static
 
 import (
+	"fmt"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -115,5 +116,29 @@ func TestAllocationsWithoutEscape(t *testing.T) {
 	_, db := build(t, "../testdata/allocs", Config{})
 	if got := rows(t, db, `SELECT count(*), count(heap), count(heap_inlined) FROM allocations`); !slices.Equal(got, []string{"20 0 0"}) {
 		t.Errorf("allocations without escape analysis: %q (count, known heap, known heap_inlined)", got)
+	}
+}
+
+// TestAllocationsReachable: the allocation sites an execution of
+// main.Inlined may run are mk's (its callee), none its own; main's own
+// are its closures'; main reaches every site, through the function
+// values it passes to measure (the call graph resolves them).
+func TestAllocationsReachable(t *testing.T) {
+	_, db := build(t, "../testdata/allocs", Config{})
+	q := `SELECT f.name FROM allocations_reachable r JOIN allocations a ON a.id = r.alloc_id
+		JOIN functions f ON f.id = a.function_id JOIN functions d ON d.id = r.def_id WHERE d.name = ?`
+	if got := rows(t, db, q, "main.Inlined"); !slices.Equal(got, []string{"main.mk"}) {
+		t.Errorf("allocation sites reachable from main.Inlined: %q, want mk's", got)
+	}
+	if got := rows(t, db, `SELECT count(*) FROM allocations_within w JOIN functions d ON d.id = w.def_id WHERE d.name = 'main.Inlined'`); !slices.Equal(got, []string{"0"}) {
+		t.Errorf("main.Inlined's own allocation sites: %q, want none", got)
+	}
+	// main's own sites include those of the closures written in it.
+	if got := rows(t, db, `SELECT count(*) FROM allocations_within w JOIN functions d ON d.id = w.def_id WHERE d.name = 'main.main'`); !slices.Equal(got, []string{"3"}) {
+		t.Errorf("main.main's sites, with its closures': %q, want 3", got)
+	}
+	all := rows(t, db, `SELECT count(*) FROM allocations`)
+	if got := rows(t, db, q, "main.main"); len(got) == 0 || fmt.Sprint(len(got)) != all[0] {
+		t.Errorf("main.main reaches %d allocation sites, want all %s", len(got), all[0])
 	}
 }

@@ -151,6 +151,19 @@ CREATE VIEW calls_star_static (caller_def_id, callee_def_id) AS
 	)
 	SELECT caller_def_id, callee_def_id FROM reach WHERE callee_def_id > 0;
 
+-- The allocation sites an execution of a definition may run: its own
+-- (and those of the closures written in it, which run as its callees or
+-- later), and those of every definition it may call, directly or not.
+CREATE VIEW allocations_within (def_id, alloc_id) AS
+	SELECT function_id, id FROM allocations WHERE function_id IS NOT NULL
+	UNION
+	SELECT k.outer_id, a.id FROM contains_static k JOIN allocations a ON a.function_id = k.inner_id;
+
+CREATE VIEW allocations_reachable (def_id, alloc_id) AS
+	SELECT def_id, alloc_id FROM allocations_within
+	UNION
+	SELECT r.caller_def_id, a.id FROM calls_star_static r JOIN allocations a ON a.function_id = r.callee_def_id;
+
 CREATE VIEW spawns_static (def_id, call_id, callee_name, callee_def_id) AS
 	SELECT c.caller_id, c.id, t.callee_name, t.callee_id
 	FROM calls c LEFT JOIN call_targets t ON t.call_id = c.id
