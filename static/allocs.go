@@ -168,13 +168,16 @@ func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, e
 			al.typ = typeString(t)
 		}
 		if elem == nil && !isRefType(t) {
-			al.bytes = a.sizes.Sizeof(t)
+			al.bytes = sizeOf(a.sizes, t)
 		}
 	}
 	if elem != nil {
 		al.elemType = typeString(elem)
 		if n >= 0 {
-			al.elements, al.bytes = n, n*a.sizes.Sizeof(elem)
+			al.elements = n
+			if size := sizeOf(a.sizes, elem); size >= 0 {
+				al.bytes = n * size
+			}
 		}
 	}
 	a.c.allocs[k] = al
@@ -186,11 +189,50 @@ func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, e
 func (c *collector) variable(k posKey, v *types.Var, owner *function, where Span, sizes types.Sizes) *allocation {
 	al := &allocation{
 		key: k, owner: owner, where: where, kind: allocVariable, typ: typeString(v.Type()),
-		elements: -1, bytes: sizes.Sizeof(v.Type()), heap: 1, heapInlined: 0,
+		elements: -1, bytes: sizeOf(sizes, v.Type()), heap: 1, heapInlined: 0,
 	}
 	c.allocs[k] = al
 	c.allocList = append(c.allocList, al)
 	return al
+}
+
+// sizeOf is t's size, or -1 when it depends on a type parameter: a
+// generic function's instantiations allocate different sizes.
+func sizeOf(sizes types.Sizes, t types.Type) int64 {
+	if hasTypeParam(t, map[types.Type]bool{}) {
+		return -1
+	}
+	return sizes.Sizeof(t)
+}
+
+// hasTypeParam says t's layout depends on a type parameter.
+func hasTypeParam(t types.Type, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Named:
+		for i := 0; i < t.TypeArgs().Len(); i++ {
+			if hasTypeParam(t.TypeArgs().At(i), seen) {
+				return true
+			}
+		}
+		return hasTypeParam(t.Underlying(), seen)
+	case *types.Alias:
+		return hasTypeParam(types.Unalias(t), seen)
+	case *types.Array:
+		return hasTypeParam(t.Elem(), seen)
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			if hasTypeParam(t.Field(i).Type(), seen) {
+				return true
+			}
+		}
+	}
+	return false // pointers, slices, maps, chans, funcs, interfaces: one size
 }
 
 // isRefType says a map, slice, chan or func literal's size is not what

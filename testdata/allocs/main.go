@@ -89,6 +89,15 @@ func Elided() { sinkNodes = []*Node{{v: 6}} }
 //go:noinline
 func ConvertPart(b []byte) { sinkStr = string(b[1:]) }
 
+// Gen allocates a T: its size depends on the instantiation.
+//
+//go:noinline
+func Gen[T any](v T) *T {
+	p := new(T)
+	*p = v
+	return p
+}
+
 func mk() *Node { return &Node{v: 5} }
 
 //go:noinline
@@ -126,4 +135,5 @@ func main() {
 	measure("Inlined", Inlined)
 	measure("Elided", Elided)
 	measure("ConvertPart", func() { ConvertPart(data) })
+	measure("Gen[...]", func() { sinkNode = Gen(Node{v: 7}) })
 }
