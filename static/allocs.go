@@ -19,6 +19,7 @@ const (
 	allocConversion = "conversion" // string(bytes), []byte(s), []rune(s), string(runes)
 	allocClosure    = "closure"    // a function literal that captures variables
 	allocVariable   = "variable"   // a local variable escape analysis moves to the heap
+	allocVariadic   = "variadic"   // the slice of a variadic call's extra arguments: f(a, b) for f(...T)
 )
 
 // allocation is a row of the allocations table: a place in the module's
@@ -111,7 +112,11 @@ func (a *allocFinder) call(e *ast.CallExpr, owner *function) {
 		}
 		return
 	}
-	if !tv.IsBuiltin() || len(e.Args) == 0 {
+	if !tv.IsBuiltin() {
+		a.variadic(e, owner)
+		return
+	}
+	if len(e.Args) == 0 {
 		return
 	}
 	id, _ := fun.(*ast.Ident)
@@ -147,6 +152,21 @@ func (a *allocFinder) call(e *ast.CallExpr, owner *function) {
 		}
 		a.add(e.Lparen, e.End(), owner, allocAppend, t, elem, -1)
 	}
+}
+
+// variadic records the slice a call of a variadic function makes for
+// its extra arguments (none when they are passed as s...).
+func (a *allocFinder) variadic(e *ast.CallExpr, owner *function) {
+	sig, ok := a.info.TypeOf(e.Fun).Underlying().(*types.Signature)
+	if !ok || !sig.Variadic() || e.Ellipsis.IsValid() {
+		return
+	}
+	extra := int64(len(e.Args) - (sig.Params().Len() - 1))
+	if extra <= 0 {
+		return // no extra argument: a nil slice
+	}
+	t := sig.Params().At(sig.Params().Len() - 1).Type()
+	a.add(e.Lparen, e.End(), owner, allocVariadic, t, t.Underlying().(*types.Slice).Elem(), extra)
 }
 
 // add records a site. t is the type allocated, elem the element type of

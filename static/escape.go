@@ -106,7 +106,9 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 				at[p] = c.variable(v.key, v.v, v.owner, v.where, v.sizes)
 			}
 		case strings.HasSuffix(msg, " escapes to heap"):
-			if al := at[p]; al != nil {
+			// At the "(" of a variadic call, the slice's diagnostic is
+			// "... argument"; the others there are an inlined callee's.
+			if al := at[p]; al != nil && (al.kind == allocVariadic) == strings.HasPrefix(msg, "... argument") {
 				al.heap = 1
 			}
 		}

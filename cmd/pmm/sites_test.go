@@ -175,7 +175,7 @@ func TestSitesEscape(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 	code, out, errOut = runSites(t, "../../testdata/allocs")
-	if code != exitOK || !strings.Contains(out, "allocations       21") {
-		t.Errorf("without -escape: exit %d, the summary lacks the 21 allocation sites:\n%s%s", code, out, errOut)
+	if code != exitOK || !strings.Contains(out, "allocations       23") {
+		t.Errorf("without -escape: exit %d, the summary lacks the 23 allocation sites:\n%s%s", code, out, errOut)
 	}
 }
