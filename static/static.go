@@ -1,7 +1,8 @@
 // Package static builds pmm's static-analysis database, static.db: the
 // sites of a Go module (function definitions and call sites) and their
 // relations (lexical containment, call-graph edges, reachability, go
-// statements), as SQLite tables and views that static approximation
+// statements), and its allocation sites (with the compiler's escape
+// analysis when Config.Escape), as SQLite tables and views that static approximation
 // queries with SQL. docs/STATIC.md describes the schema.
 //
 // Build loads the packages with go/packages, builds SSA and a call graph
