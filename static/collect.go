@@ -112,6 +112,10 @@ type collector struct {
 	regions    map[posKey]*region
 	functions  []*function
 	callList   []*call
+	allocs     map[posKey]*allocation // allocation sites by position
+	allocList  []*allocation
+	vars       map[lineCol]*localVar // the local variables, for "moved to heap"
+	alloc      *allocFinder          // of the package being walked
 }
 
 func newCollector(fset *token.FileSet, root, modulePath string) *collector {
@@ -125,6 +129,8 @@ func newCollector(fset *token.FileSet, root, modulePath string) *collector {
 		ranges:     map[posKey]*function{},
 		calls:      map[posKey]*call{},
 		regions:    map[posKey]*region{},
+		allocs:     map[posKey]*allocation{},
+		vars:       map[lineCol]*localVar{},
 	}
 }
 
@@ -155,6 +161,7 @@ func (c *collector) inModule(path string) bool {
 // addPackage records the definitions and call sites of one package.
 func (c *collector) addPackage(pkg *packages.Package) {
 	info := pkg.TypesInfo
+	c.alloc = &allocFinder{c: c, info: info, sizes: pkg.TypesSizes, inner: map[ast.Node]bool{}}
 	// The package initializer owns calls and function literals of
 	// package-level variables, named pkg.init.funcN in initialization order.
 	init := &function{
@@ -183,6 +190,10 @@ func (c *collector) addPackage(pkg *packages.Package) {
 				initFuncs++
 			}
 			c.addDefinition(c.key(fd.Name.Pos()), def)
+			if fd.Recv != nil {
+				c.walk(info, fd.Recv, def, "")
+			}
+			c.walk(info, fd.Type, def, "")
 			c.walk(info, fd.Body, def, "")
 		}
 	}
@@ -245,9 +256,16 @@ func (c *collector) function(obj *types.Func) *function {
 // owner. via is "go" or "defer" when n is the call of such a statement.
 func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via string) {
 	ast.Inspect(n, func(n ast.Node) bool {
+		if n != nil {
+			c.alloc.visit(n, owner)
+		}
 		switch n := n.(type) {
+		case *ast.Ident:
+			c.localVar(info, n, owner)
 		case *ast.FuncLit:
-			c.walk(info, n.Body, c.closure(n, owner), "")
+			lit := c.closure(n, owner)
+			c.walk(info, n.Type, lit, "")
+			c.walk(info, n.Body, lit, "")
 			return false
 		case *ast.GoStmt:
 			c.addCall(info, n.Call, owner, "go")
@@ -290,6 +308,18 @@ func (c *collector) addRegion(l *ast.LabeledStmt, owner *function) {
 	}
 	c.regions[c.key(l.Pos())] = &region{owner: owner, label: l.Label.Name, kind: kind,
 		loop: kind == "for" || kind == "range", where: c.span(l.Pos(), l.End())}
+}
+
+// localVar records id if it declares a local variable of owner.
+func (c *collector) localVar(info *types.Info, id *ast.Ident, owner *function) {
+	v, ok := info.Defs[id].(*types.Var)
+	if !ok || v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+		return
+	}
+	p := c.fset.Position(id.Pos())
+	c.vars[lineCol{p.Filename, p.Line, p.Column}] = &localVar{
+		v: v, owner: owner, key: c.key(id.Pos()), where: c.span(id.Pos(), id.End()), sizes: c.alloc.sizes,
+	}
 }
 
 func (c *collector) walkCallChildren(info *types.Info, call *ast.CallExpr, owner *function) {

@@ -28,8 +28,8 @@ const schemaVersion = 1
 func fingerprint(root string, cfg Config) (string, error) {
 	h := sha256.New()
 	dir, _ := filepath.Rel(root, cfg.Dir)
-	fmt.Fprintf(h, "schema=%d\n%s\ndir=%s\npatterns=%q\ntests=%v\ntags=%q\ncallgraph=%s\npmm=%s\ngo=%s\n",
-		schemaVersion, schema, dir, cfg.Patterns, cfg.Tests, cfg.Tags, cfg.CallGraph, cfg.Version, runtime.Version())
+	fmt.Fprintf(h, "schema=%d\n%s\ndir=%s\npatterns=%q\ntests=%v\ntags=%q\ncallgraph=%s\nescape=%v\npmm=%s\ngo=%s\n",
+		schemaVersion, schema, dir, cfg.Patterns, cfg.Tests, cfg.Tags, cfg.CallGraph, cfg.Escape, cfg.Version, runtime.Version())
 	for _, v := range []string{"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOWORK"} {
 		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
 	}

@@ -95,6 +95,25 @@ CREATE TABLE regions (
 	end_col     INTEGER NOT NULL
 );
 CREATE INDEX regions_function ON regions(function_id, label);
+-- The allocation sites of the module's source (docs/MEMORY.md): where
+-- the compiler may allocate, at the position its diagnostics name.
+CREATE TABLE allocations (
+	id           INTEGER PRIMARY KEY,
+	function_id  INTEGER REFERENCES functions(id),
+	file         TEXT NOT NULL,
+	line         INTEGER NOT NULL,
+	col          INTEGER NOT NULL,
+	end_line     INTEGER NOT NULL,
+	end_col      INTEGER NOT NULL,
+	kind         TEXT NOT NULL,
+	type         TEXT NOT NULL,
+	elem_type    TEXT,
+	elements     INTEGER,
+	bytes        INTEGER,
+	heap         INTEGER,
+	heap_inlined INTEGER
+);
+CREATE INDEX allocations_function ON allocations(function_id);
 
 CREATE VIEW calls_static (def_id, call_id) AS
 	SELECT caller_id, id FROM calls WHERE caller_id IS NOT NULL;
@@ -144,6 +163,19 @@ CREATE VIEW calls_star_static (caller_def_id, callee_def_id) AS
 		FROM reach r JOIN callback_set_members m ON m.set_id = -r.callee_def_id
 	)
 	SELECT caller_def_id, callee_def_id FROM reach WHERE callee_def_id > 0;
+
+-- The allocation sites an execution of a definition may run: its own
+-- (and those of the closures written in it, which run as its callees or
+-- later), and those of every definition it may call, directly or not.
+CREATE VIEW allocations_within (def_id, alloc_id) AS
+	SELECT function_id, id FROM allocations WHERE function_id IS NOT NULL
+	UNION
+	SELECT k.outer_id, a.id FROM contains_static k JOIN allocations a ON a.function_id = k.inner_id;
+
+CREATE VIEW allocations_reachable (def_id, alloc_id) AS
+	SELECT def_id, alloc_id FROM allocations_within
+	UNION
+	SELECT r.caller_def_id, a.id FROM calls_star_static r JOIN allocations a ON a.function_id = r.callee_def_id;
 
 CREATE VIEW spawns_static (def_id, call_id, callee_name, callee_def_id) AS
 	SELECT c.caller_id, c.id, t.callee_name, t.callee_id

@@ -1,7 +1,8 @@
 // Package static builds pmm's static-analysis database, static.db: the
 // sites of a Go module (function definitions and call sites) and their
 // relations (lexical containment, call-graph edges, reachability, go
-// statements), as SQLite tables and views that static approximation
+// statements), and its allocation sites (with the compiler's escape
+// analysis when Config.Escape), as SQLite tables and views that static approximation
 // queries with SQL. docs/STATIC.md describes the schema.
 //
 // Build loads the packages with go/packages, builds SSA and a call graph
@@ -31,6 +32,10 @@ type Config struct {
 	CallGraph string   // VTA (default), CHA or Static
 	Output    string   // the database file; default ROOT/.pmm/static.db
 	Version   string   // the pmm version, recorded in meta
+	// Escape runs the compiler's escape analysis on the module's packages
+	// (a go build) to say which allocation sites allocate on the heap;
+	// without it the allocations table's heap columns are NULL.
+	Escape bool
 }
 
 // Result describes the database Build produced or reused.
@@ -97,6 +102,11 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Escape {
+		if err := c.escapes(ctx, cfg, pkgs); err != nil {
+			return nil, err
+		}
+	}
 	c.resolveStatic()
 	c.markReached(funcs)
 	c.addCallGraph(graph)
@@ -110,6 +120,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		"tests":       fmt.Sprint(cfg.Tests),
 		"pmm_version": cfg.Version,
 		"callgraph":   cfg.CallGraph,
+		"escape":      fmt.Sprint(cfg.Escape),
 		"fingerprint": print,
 	}
 	if err := write(ctx, out, root, c, pkgs, meta); err != nil {

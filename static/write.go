@@ -132,6 +132,12 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 			ins.row("INSERT INTO callback_sets VALUES (?, ?)", site.id, id)
 		}
 	}
+	for _, al := range c.allocList {
+		w := al.where
+		ins.row("INSERT INTO allocations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			al.id, idOf(al.owner), w.File, w.Line, w.Col, w.EndLine, w.EndCol, al.kind, al.typ,
+			nullable(al.elemType), known(al.elements), known(al.bytes), known(int64(al.heap)), known(int64(al.heapInlined)))
+	}
 	if ins.err != nil {
 		return ins.err
 	}
@@ -222,16 +228,26 @@ func (c *collector) number() {
 	for i, f := range c.functions {
 		f.id = i + 1
 	}
-	sort.SliceStable(c.callList, func(i, j int) bool {
-		a, b := c.callList[i], c.callList[j]
-		if a.where != b.where {
-			return a.where.Less(b.where)
-		}
-		return a.key.offset < b.key.offset
-	})
+	byPosition(c.callList, func(site *call) (Span, posKey) { return site.where, site.key })
 	for i, site := range c.callList {
 		site.id = i + 1
 	}
+	byPosition(c.allocList, func(al *allocation) (Span, posKey) { return al.where, al.key })
+	for i, al := range c.allocList {
+		al.id = i + 1
+	}
+}
+
+// byPosition sorts sites by their span, then by offset.
+func byPosition[S any](list []S, pos func(S) (Span, posKey)) {
+	sort.SliceStable(list, func(i, j int) bool {
+		a, ak := pos(list[i])
+		b, bk := pos(list[j])
+		if a != b {
+			return a.Less(b)
+		}
+		return ak.offset < bk.offset
+	})
 }
 
 // sortedRegions returns the regions in source order.
@@ -282,6 +298,14 @@ func idOf(f *function) any {
 		return nil
 	}
 	return f.id
+}
+
+// known is n, or NULL when n is -1 (unknown).
+func known(n int64) any {
+	if n < 0 {
+		return nil
+	}
+	return n
 }
 
 func nullable(s string) any {

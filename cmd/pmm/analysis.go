@@ -20,6 +20,7 @@ type analysisFlags struct {
 	tags      *string
 	algorithm *string
 	dbPath    *string
+	escape    *bool
 }
 
 func defineAnalysisFlags(fs *flag.FlagSet) *analysisFlags {
@@ -28,6 +29,7 @@ func defineAnalysisFlags(fs *flag.FlagSet) *analysisFlags {
 		tags:      fs.String("tags", "", "comma-separated build `tags`"),
 		algorithm: fs.String("callgraph", static.VTA, "call-graph `algorithm`: vta, cha or static"),
 		dbPath:    fs.String("db", "", "static database `file` (default .pmm/static.db at the module root)"),
+		escape:    fs.Bool("escape", false, "run the compiler's escape analysis (a go build) to fill the heap columns of the allocations table"),
 	}
 }
 
@@ -45,7 +47,7 @@ func (a *analysisFlags) build(ctx context.Context, e *env, cmd string, patterns 
 	}
 	cfg := static.Config{
 		Dir: e.dir, Patterns: patterns, Tests: *a.tests, CallGraph: *a.algorithm,
-		Output: *a.dbPath, Version: version,
+		Output: *a.dbPath, Version: version, Escape: *a.escape,
 	}
 	if *a.tags != "" {
 		cfg.Tags = strings.Split(*a.tags, ",")

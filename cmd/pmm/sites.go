@@ -30,7 +30,9 @@ matching PATTERNS (default ./...): function definitions and call sites with
 their positions, the call graph's callees of every call, and the relations
 static approximation uses (calls_static, callgraph_edges, callback_edges
 (what code outside the module may call back), calls_star_static,
-spawns_static, contains_static). docs/STATIC.md in pmm's repository
+spawns_static, contains_static), and the allocation sites
+(allocations; with -escape, whether the compiler's escape analysis puts
+each on the heap). docs/STATIC.md in pmm's repository
 describes the schema; the database holds it too: pmm sites -sql
 "SELECT sql FROM sqlite_master".
 
@@ -497,7 +499,7 @@ func printSitesSummary(ctx context.Context, w io.Writer, db *sql.DB, res *static
 	// Not calls_star_static: counting a closure costs as much as listing it
 	// (a minute on a 30,000-line module, whose functions may call back
 	// every exported method through fmt and reflection).
-	for _, table := range []string{"files", "functions", "calls", "call_targets", "callback_targets", "callback_sets", "contains_static", "spawns_static"} {
+	for _, table := range []string{"files", "functions", "calls", "call_targets", "callback_targets", "callback_sets", "contains_static", "spawns_static", "allocations"} {
 		var n int
 		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
 			return err

@@ -158,3 +158,24 @@ func listFiles(t *testing.T, dir string) map[string]string {
 	}
 	return files
 }
+
+// TestSitesEscape asks the allocations table of testdata/allocs with
+// -escape: the sites the compiler puts on the heap, and one it keeps on
+// the stack (static's TestAllocations checks every site against the
+// program's own measure).
+func TestSitesEscape(t *testing.T) {
+	query := `SELECT f.name, a.kind, a.heap FROM allocations a JOIN functions f ON f.id = a.function_id
+		WHERE f.name IN ('main.NewHeap', 'main.NewStack', 'main.Moved') ORDER BY f.name`
+	code, out, errOut := runSites(t, "../../testdata/allocs", "-escape", "--sql", query)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "name           kind      heap\nmain.Moved     variable  1\nmain.NewHeap   new       1\nmain.NewStack  new       0\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	code, out, errOut = runSites(t, "../../testdata/allocs")
+	if code != exitOK || !strings.Contains(out, "allocations       23") {
+		t.Errorf("without -escape: exit %d, the summary lacks the 23 allocation sites:\n%s%s", code, out, errOut)
+	}
+}

@@ -1,0 +1,89 @@
+package pmmrt
+
+import (
+	"runtime"
+	"sort"
+	"testing"
+	"time"
+)
+
+// allocNode is 16 bytes with a pointer: the tiny allocator does not take it.
+type allocNode struct {
+	next *allocNode
+	v    int64
+}
+
+var (
+	allocSinkNode  *allocNode
+	allocSinkBytes []byte
+)
+
+// allocWork is an allocation-heavy operation: two heap allocations (a
+// 16-byte node, a 100-byte slice) and little else, the worst case for
+// recording every allocation.
+func allocWork(i int) {
+	allocSinkNode = &allocNode{v: int64(i)}
+	allocSinkBytes = make([]byte, 100)
+}
+
+// allocWorkRecorded is allocWork with each allocation recorded as an
+// allocation event would be: (the innermost execution, the site, the
+// heap bytes), one record each.
+func allocWorkRecorded(i int) {
+	allocSinkNode = &allocNode{v: int64(i)}
+	Emit3(benchTable, int64(CurrentExec()), 1, int64(HeapBytes(16, true)))
+	allocSinkBytes = make([]byte, 100)
+	Emit3(benchTable, int64(CurrentExec()), 2, int64(HeapBytes(100, false)))
+}
+
+// BenchmarkAllocRatios runs allocWork plain and recorded in alternating
+// chunks, inside an execution (ExecEnter, so that CurrentExec finds the
+// goroutine's entry), and reports the median ns/op of each and their
+// ratio; then the plain work again under runtime.MemProfileRate = 1
+// (the heap profile's exact mode, set once for its own phase: a change of
+// the rate takes effect only at the next sample) and its ratio to the
+// plain median. docs/PERFORMANCE.md ("Allocations") has the figures.
+func BenchmarkAllocRatios(b *testing.B) {
+	useTestLog(b, true, firstSegmentSize, lastSegmentSize)
+	_, exec := ExecEnter(NextID())
+	defer exec.Leave()
+	const chunk = 2000
+	var plain, recorded, profiled []float64
+	timeChunk := func(k int, work func(int)) float64 {
+		t0 := time.Now()
+		for i := 0; i < k; i++ {
+			work(i)
+		}
+		return float64(time.Since(t0).Nanoseconds()) / float64(k)
+	}
+	b.ResetTimer()
+	for done := 0; done < b.N; done += chunk {
+		k := chunk
+		if b.N-done < k {
+			k = b.N - done
+		}
+		plain = append(plain, timeChunk(k, allocWork))
+		recorded = append(recorded, timeChunk(k, allocWorkRecorded))
+	}
+	old := runtime.MemProfileRate
+	runtime.MemProfileRate = 1
+	timeChunk(1<<14, allocWork) // past the sample the old rate had drawn
+	for done := 0; done < b.N; done += chunk {
+		k := chunk
+		if b.N-done < k {
+			k = b.N - done
+		}
+		profiled = append(profiled, timeChunk(k, allocWork))
+	}
+	runtime.MemProfileRate = old
+	median := func(xs []float64) float64 {
+		sort.Float64s(xs)
+		return xs[len(xs)/2]
+	}
+	p, r, m := median(plain), median(recorded), median(profiled)
+	b.ReportMetric(p, "plain-ns/op")
+	b.ReportMetric(r, "recorded-ns/op")
+	b.ReportMetric(m, "memprofile1-ns/op")
+	b.ReportMetric(r/p, "recorded-x")
+	b.ReportMetric(m/p, "memprofile1-x")
+}

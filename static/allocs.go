@@ -1,0 +1,352 @@
+package static
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+)
+
+// The kinds of allocation sites (the allocations table's kind column).
+const (
+	allocNew        = "new"        // new(T)
+	allocComposite  = "composite"  // &T{...}, or a slice or map literal
+	allocMakeSlice  = "make-slice" // make([]T, len[, cap])
+	allocMakeMap    = "make-map"   // make(map[K]V[, hint])
+	allocMakeChan   = "make-chan"  // make(chan T[, n])
+	allocAppend     = "append"     // append(s, ...): allocates only when it grows
+	allocConcat     = "concat"     // a + b of non-constant strings
+	allocConversion = "conversion" // string(bytes), []byte(s), []rune(s), string(runes)
+	allocClosure    = "closure"    // a function literal that captures variables
+	allocVariable   = "variable"   // a local variable escape analysis moves to the heap
+	allocVariadic   = "variadic"   // the slice of a variadic call's extra arguments: f(a, b) for f(...T)
+)
+
+// allocation is a row of the allocations table: a place in the module's
+// source where the Go compiler may allocate, at the position the
+// compiler's diagnostics name it (the "(" of a call, the "&" of &T{...},
+// the "{" of a literal, the operator of a concatenation, "func" of a
+// literal, the name of a variable).
+type allocation struct {
+	id       int
+	key      posKey
+	owner    *function
+	where    Span
+	kind     string
+	typ      string // the Go type allocated
+	elemType string // for slices: the element type
+	elements int64  // for slices: the capacity, when constant; -1 otherwise
+	bytes    int64  // the bytes requested, when constant; -1 otherwise
+	// heap: the compiled body of owner allocates it on the heap (1), not
+	// on the heap (0), or escape analysis was not run (-1).
+	heap int
+	// heapInlined: some copy of it inlined into another function
+	// allocates on the heap (1), none does (0), not analysed (-1).
+	heapInlined int
+}
+
+// allocFinder finds the allocation sites of one package's bodies (the
+// nodes walk visits; each in its owner).
+type allocFinder struct {
+	c     *collector
+	info  *types.Info
+	sizes types.Sizes
+	// inner holds the composite literals and string sums already counted
+	// as part of an enclosing site (&T{...}, a + b + c).
+	inner map[ast.Node]bool
+}
+
+// visit records the allocation site n is, if it is one.
+func (a *allocFinder) visit(n ast.Node, owner *function) {
+	if a.inner[n] {
+		return
+	}
+	switch n := n.(type) {
+	case *ast.CallExpr:
+		a.call(n, owner)
+	case *ast.UnaryExpr:
+		if lit, ok := ast.Unparen(n.X).(*ast.CompositeLit); ok && n.Op == token.AND {
+			a.inner[lit] = true
+			t := a.info.TypeOf(lit)
+			a.add(n.OpPos, n.End(), owner, allocComposite, t, nil, -1)
+		}
+	case *ast.CompositeLit:
+		switch t := a.info.TypeOf(n); under := t.Underlying().(type) {
+		case *types.Pointer: // {...} for &T{...}, in a literal of []*T or map[K]*T
+			a.add(n.Lbrace, n.End(), owner, allocComposite, t, nil, -1)
+		case *types.Slice:
+			a.add(n.Lbrace, n.End(), owner, allocComposite, t, under.Elem(), literalLen(a.info, n))
+		case *types.Map:
+			a.add(n.Lbrace, n.End(), owner, allocComposite, t, nil, -1)
+		}
+	case *ast.BinaryExpr:
+		tv := a.info.Types[n]
+		if n.Op != token.ADD || tv.Value != nil || !isString(tv.Type) {
+			return
+		}
+		// a + b + c is one concatenation, named at its last operator.
+		for x := ast.Unparen(n.X); ; {
+			b, ok := x.(*ast.BinaryExpr)
+			if !ok || b.Op != token.ADD {
+				break
+			}
+			a.inner[b] = true
+			x = ast.Unparen(b.X)
+		}
+		a.add(n.OpPos, n.End(), owner, allocConcat, tv.Type, nil, -1)
+	case *ast.FuncLit:
+		if captures(a.info, n) {
+			a.add(n.Type.Func, n.End(), owner, allocClosure, a.info.TypeOf(n), nil, -1)
+		}
+	}
+}
+
+// call records new, make, append and the conversions that copy.
+func (a *allocFinder) call(e *ast.CallExpr, owner *function) {
+	fun := ast.Unparen(e.Fun)
+	tv := a.info.Types[fun]
+	if tv.IsType() {
+		if len(e.Args) == 1 && copies(tv.Type, a.info.TypeOf(e.Args[0])) {
+			// The compiler names a conversion at its operand.
+			a.add(compilerPos(e.Args[0]), e.End(), owner, allocConversion, tv.Type, nil, -1)
+		}
+		return
+	}
+	if !tv.IsBuiltin() {
+		a.variadic(e, owner)
+		return
+	}
+	if len(e.Args) == 0 {
+		return
+	}
+	id, _ := fun.(*ast.Ident)
+	if id == nil {
+		return
+	}
+	switch id.Name {
+	case "new":
+		if t := a.info.TypeOf(e.Args[0]); a.info.Types[e.Args[0]].IsType() {
+			a.add(e.Lparen, e.End(), owner, allocNew, t, nil, -1)
+		} else { // new(expr), Go 1.26: a new variable of expr's type
+			a.add(e.Lparen, e.End(), owner, allocNew, types.Default(t), nil, -1)
+		}
+	case "make":
+		t := a.info.TypeOf(e.Args[0])
+		switch under := t.Underlying().(type) {
+		case *types.Slice:
+			n := int64(-1)
+			if size := e.Args[len(e.Args)-1]; len(e.Args) > 1 {
+				n = constInt(a.info, size)
+			}
+			a.add(e.Lparen, e.End(), owner, allocMakeSlice, t, under.Elem(), n)
+		case *types.Map:
+			a.add(e.Lparen, e.End(), owner, allocMakeMap, t, nil, -1)
+		case *types.Chan:
+			a.add(e.Lparen, e.End(), owner, allocMakeChan, t, nil, -1)
+		}
+	case "append":
+		t := a.info.TypeOf(e)
+		var elem types.Type
+		if s, ok := t.Underlying().(*types.Slice); ok {
+			elem = s.Elem()
+		}
+		a.add(e.Lparen, e.End(), owner, allocAppend, t, elem, -1)
+	}
+}
+
+// variadic records the slice a call of a variadic function makes for
+// its extra arguments (none when they are passed as s...).
+func (a *allocFinder) variadic(e *ast.CallExpr, owner *function) {
+	sig, ok := a.info.TypeOf(e.Fun).Underlying().(*types.Signature)
+	if !ok || !sig.Variadic() || e.Ellipsis.IsValid() {
+		return
+	}
+	extra := int64(len(e.Args) - (sig.Params().Len() - 1))
+	if extra <= 0 {
+		return // no extra argument: a nil slice
+	}
+	t := sig.Params().At(sig.Params().Len() - 1).Type()
+	a.add(e.Lparen, e.End(), owner, allocVariadic, t, t.Underlying().(*types.Slice).Elem(), extra)
+}
+
+// add records a site. t is the type allocated, elem the element type of
+// a slice whose capacity n (elements) is known when n ≥ 0.
+func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, elem types.Type, n int64) {
+	k := a.c.key(pos)
+	if a.c.allocs[k] != nil {
+		return
+	}
+	owner.used = true
+	al := &allocation{
+		key: k, owner: owner, where: a.c.span(pos, end), kind: kind,
+		typ: typeString(t), elements: -1, bytes: -1, heap: -1, heapInlined: -1,
+	}
+	switch kind {
+	case allocNew, allocComposite, allocVariable:
+		if ptr, ok := t.Underlying().(*types.Pointer); ok && kind == allocComposite {
+			t = ptr.Elem()
+			al.typ = typeString(t)
+		}
+		if elem == nil && !isRefType(t) {
+			al.bytes = sizeOf(a.sizes, t)
+		}
+	}
+	if elem != nil {
+		al.elemType = typeString(elem)
+		if n >= 0 {
+			al.elements = n
+			if size := sizeOf(a.sizes, elem); size >= 0 {
+				al.bytes = n * size
+			}
+		}
+	}
+	a.c.allocs[k] = al
+	a.c.allocList = append(a.c.allocList, al)
+}
+
+// variable records a local variable that escape analysis moved to the
+// heap: an allocation at its declaration that the syntax does not show.
+func (c *collector) variable(k posKey, v *types.Var, owner *function, where Span, sizes types.Sizes) *allocation {
+	al := &allocation{
+		key: k, owner: owner, where: where, kind: allocVariable, typ: typeString(v.Type()),
+		elements: -1, bytes: sizeOf(sizes, v.Type()), heap: 1, heapInlined: 0,
+	}
+	c.allocs[k] = al
+	c.allocList = append(c.allocList, al)
+	return al
+}
+
+// sizeOf is t's size, or -1 when it depends on a type parameter: a
+// generic function's instantiations allocate different sizes.
+func sizeOf(sizes types.Sizes, t types.Type) int64 {
+	if hasTypeParam(t, map[types.Type]bool{}) {
+		return -1
+	}
+	return sizes.Sizeof(t)
+}
+
+// hasTypeParam says t's layout depends on a type parameter.
+func hasTypeParam(t types.Type, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Named:
+		for i := 0; i < t.TypeArgs().Len(); i++ {
+			if hasTypeParam(t.TypeArgs().At(i), seen) {
+				return true
+			}
+		}
+		return hasTypeParam(t.Underlying(), seen)
+	case *types.Alias:
+		return hasTypeParam(types.Unalias(t), seen)
+	case *types.Array:
+		return hasTypeParam(t.Elem(), seen)
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			if hasTypeParam(t.Field(i).Type(), seen) {
+				return true
+			}
+		}
+	}
+	return false // pointers, slices, maps, chans, funcs, interfaces: one size
+}
+
+// isRefType says a map, slice, chan or func literal's size is not what
+// its allocation requests (the header is not the allocation).
+func isRefType(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Map, *types.Slice, *types.Chan, *types.Signature:
+		return true
+	}
+	return false
+}
+
+func typeString(t types.Type) string {
+	// Qualified as the functions table qualifies functions (main.T, and
+	// the import path elsewhere).
+	return types.TypeString(t, symbolPrefix)
+}
+
+// compilerPos is where the compiler's diagnostics name an expression.
+func compilerPos(e ast.Expr) token.Pos {
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return compilerPos(e.X)
+	case *ast.BinaryExpr:
+		return e.OpPos
+	case *ast.CallExpr:
+		return e.Lparen
+	case *ast.CompositeLit:
+		return e.Lbrace
+	case *ast.SliceExpr:
+		return e.Lbrack
+	case *ast.IndexExpr:
+		return e.Lbrack
+	case *ast.IndexListExpr:
+		return e.Lbrack
+	}
+	return e.Pos()
+}
+
+func isString(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
+}
+
+// copies says a conversion of from to to copies the bytes: between
+// strings and byte or rune slices.
+func copies(to, from types.Type) bool {
+	if from == nil {
+		return false
+	}
+	_, toSlice := to.Underlying().(*types.Slice)
+	_, fromSlice := from.Underlying().(*types.Slice)
+	return isString(to) && fromSlice || toSlice && isString(from)
+}
+
+func constInt(info *types.Info, e ast.Expr) int64 {
+	if v := info.Types[e].Value; v != nil {
+		if n, ok := constant.Int64Val(constant.ToInt(v)); ok {
+			return n
+		}
+	}
+	return -1
+}
+
+// literalLen is the length of a slice literal: its highest index plus one.
+func literalLen(info *types.Info, lit *ast.CompositeLit) int64 {
+	var n, next int64
+	for _, elt := range lit.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			if next = constInt(info, kv.Key); next < 0 {
+				return -1
+			}
+		}
+		next++
+		n = max(n, next)
+	}
+	return n
+}
+
+// captures says a function literal refers to a variable of an enclosing
+// function: the compiler makes a closure object for it.
+func captures(info *types.Info, lit *ast.FuncLit) bool {
+	found := false
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || found {
+			return !found
+		}
+		v, ok := info.Uses[id].(*types.Var)
+		if ok && !v.IsField() && v.Parent() != nil && v.Parent() != v.Pkg().Scope() &&
+			(v.Pos() < lit.Pos() || v.Pos() >= lit.End()) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}

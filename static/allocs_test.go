@@ -1,0 +1,146 @@
+package static
+
+import (
+	"fmt"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestAllocations checks the allocation sites of testdata/allocs, one a
+// function: their kind, type and constant sizes against values written
+// by hand, and the compiler's heap decision against what the program
+// measures of itself (testing.AllocsPerRun: 1 allocation per call when
+// the site allocates on the heap, 0 when the compiler keeps it on the
+// stack).
+func TestAllocations(t *testing.T) {
+	_, db := build(t, "../testdata/allocs", Config{Escape: true})
+	// function: kind type elem_type elements bytes heap heap_inlined
+	want := map[string]string{
+		"main.NewHeap":    "new main.Node <nil> <nil> 16 1 0",
+		"main.NewStack":   "new main.Node <nil> <nil> 16 0 0",
+		"main.LitHeap":    "composite main.Node <nil> <nil> 16 1 0",
+		"main.MakeHeap":   "make-slice []byte byte <nil> <nil> 1 0",
+		"main.MakeConst":  "make-slice []int64 int64 10 80 1 0",
+		"main.MakeStack":  "make-slice []int64 int64 4 32 0 0",
+		"main.SliceLit":   "composite []int64 int64 3 24 1 0",
+		"main.MapMake":    "make-map map[int]int <nil> <nil> <nil> 1 0",
+		"main.ChanMake":   "make-chan chan int <nil> <nil> <nil> 1 0",
+		"main.Concat":     "concat string <nil> <nil> <nil> 1 0",
+		"main.Convert":    "conversion string <nil> <nil> <nil> 1 0",
+		"main.Closure":    "closure func() int <nil> <nil> <nil> 1 0",
+		"main.Moved":      "variable main.Node <nil> <nil> 16 1 0",
+		"main.AppendGrow": "append []int64 int64 <nil> <nil> 1 0",
+		"main.mk":         "composite main.Node <nil> <nil> 16 1 1",
+		// the slice literal, and its element's elided &Node{...}
+		"main.Elided":      "composite []*main.Node *main.Node 1 8 1 0; composite main.Node <nil> <nil> 16 1 0",
+		"main.ConvertPart": "conversion string <nil> <nil> <nil> 1 0",
+		"main.Variadic":    "variadic []int64 int64 3 24 1 0",
+		"main.Gen[...]":    "new T <nil> <nil> <nil> 1 0", // no size: T's
+	}
+	got := map[string]string{}
+	for _, r := range rows(t, db, `
+		SELECT f.name, a.kind, a.type, a.elem_type, a.elements, a.bytes, a.heap, a.heap_inlined
+		FROM allocations a JOIN functions f ON f.id = a.function_id WHERE f.name <> 'main.main'`) {
+		name, rest, _ := strings.Cut(r, " ")
+		if got[name] != "" {
+			rest = got[name] + "; " + rest
+		}
+		got[name] = rest
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: allocation %q, want %q", name, got[name], w)
+		}
+	}
+	for name, g := range got {
+		if want[name] == "" && name != "main.measure" {
+			t.Errorf("unexpected allocation site in %s: %s", name, g)
+		}
+	}
+	// main's own sites: the conversion to []byte the compiler makes
+	// zero-copy, and the two closures capturing it.
+	if main := rows(t, db, `SELECT a.kind, a.heap FROM allocations a JOIN functions f ON f.id = a.function_id WHERE f.name = 'main.main'`); !slices.Equal(main, []string{"closure 0", "closure 0", "conversion 0"}) {
+		t.Errorf("main.main's allocation sites: %q", main)
+	}
+
+	// What the program measures: every function allocates once per
+	// call where its site (or, for Inlined, the copy of mk's) is on
+	// the heap, and never where it is not.
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = "../testdata/allocs"
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	measured := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		allocs, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			t.Fatalf("bad line %q", line)
+		}
+		// The sites' heap allocations, from the table: heap (or, for
+		// Inlined, the inlined copy of mk's: heap_inlined), the bytes
+		// requested where known.
+		wantAllocs, requested := 0, 0
+		for _, site := range strings.Split(want["main."+strings.Replace(f[0], "Inlined", "mk", 1)], "; ") {
+			cols := strings.Fields(site) // a type may have spaces: read from the end
+			heap := cols[len(cols)-2]
+			if f[0] == "Inlined" {
+				heap = cols[len(cols)-1]
+			}
+			if heap == "1" {
+				wantAllocs++
+				if req, err := strconv.Atoi(cols[len(cols)-3]); err == nil {
+					requested += req
+				}
+			}
+		}
+		if allocs != float64(wantAllocs) {
+			t.Errorf("%s: %g allocations per call measured, the table says %d on the heap", f[0], allocs, wantAllocs)
+		}
+		if bytes, _ := strconv.Atoi(f[2]); bytes < requested {
+			t.Errorf("%s: %d bytes per call measured, fewer than the %d requested", f[0], bytes, requested)
+		}
+		measured++
+	}
+	if measured != len(want) {
+		t.Errorf("the program measured %d functions, want %d", measured, len(want))
+	}
+}
+
+// TestAllocationsWithoutEscape leaves the heap columns unknown: the 24
+// sites of testdata/allocs but the variable only escape analysis finds.
+func TestAllocationsWithoutEscape(t *testing.T) {
+	_, db := build(t, "../testdata/allocs", Config{})
+	if got := rows(t, db, `SELECT count(*), count(heap), count(heap_inlined) FROM allocations`); !slices.Equal(got, []string{"23 0 0"}) {
+		t.Errorf("allocations without escape analysis: %q (count, known heap, known heap_inlined)", got)
+	}
+}
+
+// TestAllocationsReachable: the allocation sites an execution of
+// main.Inlined may run are mk's (its callee), none its own; main's own
+// are its closures'; main reaches every site, through the function
+// values it passes to measure (the call graph resolves them).
+func TestAllocationsReachable(t *testing.T) {
+	_, db := build(t, "../testdata/allocs", Config{})
+	q := `SELECT f.name FROM allocations_reachable r JOIN allocations a ON a.id = r.alloc_id
+		JOIN functions f ON f.id = a.function_id JOIN functions d ON d.id = r.def_id WHERE d.name = ?`
+	if got := rows(t, db, q, "main.Inlined"); !slices.Equal(got, []string{"main.mk"}) {
+		t.Errorf("allocation sites reachable from main.Inlined: %q, want mk's", got)
+	}
+	if got := rows(t, db, `SELECT count(*) FROM allocations_within w JOIN functions d ON d.id = w.def_id WHERE d.name = 'main.Inlined'`); !slices.Equal(got, []string{"0"}) {
+		t.Errorf("main.Inlined's own allocation sites: %q, want none", got)
+	}
+	// main's own sites include those of the closures written in it.
+	if got := rows(t, db, `SELECT count(*) FROM allocations_within w JOIN functions d ON d.id = w.def_id WHERE d.name = 'main.main'`); !slices.Equal(got, []string{"3"}) {
+		t.Errorf("main.main's sites, with its closures': %q, want 3", got)
+	}
+	all := rows(t, db, `SELECT count(*) FROM allocations`)
+	if got := rows(t, db, q, "main.main"); len(got) == 0 || fmt.Sprint(len(got)) != all[0] {
+		t.Errorf("main.main reaches %d allocation sites, want all %s", len(got), all[0])
+	}
+}

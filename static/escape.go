@@ -1,0 +1,178 @@
+package static
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"go/types"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// lineCol is a position as the compiler's diagnostics give it.
+type lineCol struct {
+	file      string // absolute
+	line, col int
+}
+
+// localVar is a variable declared in a function body or signature: if
+// escape analysis moves it to the heap, it is an allocation site.
+type localVar struct {
+	v     *types.Var
+	owner *function
+	key   posKey
+	where Span
+	sizes types.Sizes
+}
+
+// escapes runs the compiler's escape analysis on the module's packages
+// of cfg (go build with -gcflags=-m, and -json for the positions of
+// inlined copies) and sets the heap columns of the allocation sites. It
+// compiles the packages again, into a directory of its own: the flags
+// name a new directory each time, so the build cache never answers
+// without running the compiler.
+func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Package) error {
+	tmp, err := os.MkdirTemp("", "pmm-escape-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	jsonDir := filepath.Join(tmp, "json")
+	flags := fmt.Sprintf("-gcflags=%s/...=-m -json=0,file://%s", c.modulePath, filepath.ToSlash(jsonDir))
+	args := []string{"build", flags}
+	if len(cfg.Tags) > 0 {
+		args = append(args, "-tags="+strings.Join(cfg.Tags, ","))
+	}
+	// The loaded packages by import path (test packages are not built).
+	// go build discards what it compiles for several packages; for one,
+	// it writes a binary, which goes to the temporary directory.
+	var paths []string
+	for _, p := range pkgs {
+		if !strings.HasSuffix(p.PkgPath, "_test") && !slices.Contains(paths, p.PkgPath) {
+			paths = append(paths, p.PkgPath)
+		}
+	}
+	if len(paths) == 1 {
+		args = append(args, "-o", filepath.Join(tmp, "out"))
+	}
+	args = append(args, paths...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = cfg.Dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("escape analysis (go %s): %v\n%s", strings.Join(args, " "), err, out.Bytes())
+	}
+	at := map[lineCol]*allocation{}
+	for _, al := range c.allocList {
+		if strings.HasSuffix(al.key.file, "_test.go") {
+			continue // go build compiles no test file: left unknown
+		}
+		at[lineCol{al.key.file, al.where.Line, al.where.Col}] = al
+		al.heap, al.heapInlined = 0, 0
+		if al.kind == allocMakeChan {
+			al.heap = 1 // the compiler never puts a channel on the stack
+		}
+	}
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		m := diagLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		file := m[1]
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(cfg.Dir, file)
+		}
+		p, msg := lineCol{filepath.Clean(file), line, col}, m[4]
+		switch {
+		case strings.HasPrefix(msg, "moved to heap: "):
+			if al := at[p]; al != nil {
+				al.heap = 1
+			} else if v := c.vars[p]; v != nil {
+				at[p] = c.variable(v.key, v.v, v.owner, v.where, v.sizes)
+			}
+		case strings.HasSuffix(msg, " escapes to heap"):
+			// At the "(" of a variadic call, the slice's diagnostic is
+			// "... argument"; the others there are an inlined callee's.
+			if al := at[p]; al != nil && (al.kind == allocVariadic) == strings.HasPrefix(msg, "... argument") {
+				al.heap = 1
+			}
+		}
+	}
+	return c.inlinedEscapes(jsonDir, at)
+}
+
+// diagLine is a line of the compiler's -m output.
+var diagLine = regexp.MustCompile(`^(.+\.go):(\d+):(\d+): (.*)$`)
+
+// inlinedEscapes reads the -json diagnostics: an escape in a copy of a
+// function inlined elsewhere is reported at the call, with the
+// allocation's own position among its "inlineLoc" locations (the text
+// output names only the call).
+func (c *collector) inlinedEscapes(dir string, at map[lineCol]*allocation) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var diag compilerDiag
+			if json.Unmarshal(line, &diag) != nil || diag.Code != "escape" || !strings.HasSuffix(diag.Message, " escapes to heap") {
+				continue
+			}
+			for _, rel := range diag.Related {
+				if rel.Message != "inlineLoc" {
+					continue
+				}
+				if al := at[rel.Location.lineCol()]; al != nil {
+					al.heapInlined = 1
+					break
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// compilerDiag is one line of the compiler's -json output (LSP
+// diagnostics; lines and characters as the text output counts them).
+type compilerDiag struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Related []struct {
+		Location diagLocation `json:"location"`
+		Message  string       `json:"message"`
+	} `json:"relatedInformation"`
+}
+
+type diagLocation struct {
+	URI   string `json:"uri"`
+	Range struct {
+		Start struct {
+			Line      int `json:"line"`
+			Character int `json:"character"`
+		} `json:"start"`
+	} `json:"range"`
+}
+
+func (l diagLocation) lineCol() lineCol {
+	file := strings.TrimPrefix(l.URI, "file://")
+	return lineCol{filepath.Clean(filepath.FromSlash(file)), l.Range.Start.Line, l.Range.Start.Character}
+}
