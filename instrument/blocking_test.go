@@ -24,16 +24,7 @@ func tracedBlocking(t *testing.T, src []byte) []byte {
 	at := func(p token.Pos, text string) {
 		edits = append(edits, Edit{Off: tf.Offset(p), End: tf.Offset(p), Text: text})
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		var body *ast.BlockStmt
-		switch d := n.(type) {
-		case *ast.FuncDecl:
-			body = d.Body
-		case *ast.FuncLit:
-			body = d.Body
-		default:
-			return true
-		}
+	eachBody(f, func(_ ast.Node, body *ast.BlockStmt) {
 		timed := 0
 		for _, op := range FindBlocking(fset, info, body) {
 			what := fmt.Sprintf("%q", string(op.Kind)+" "+op.Text)
@@ -67,7 +58,6 @@ func tracedBlocking(t *testing.T, src []byte) []byte {
 		if timed > 0 {
 			at(body.Lbrace+1, fmt.Sprintf("var __bt [%d]int64;", timed))
 		}
-		return true
 	})
 	return applyEdits(src, edits)
 }

@@ -14,6 +14,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,6 +113,13 @@ type SiteCode struct {
 // prefix of generated identifiers.
 const runtimeName = "rt"
 
+// generatedKinds are the site kinds Generate writes code for, in the order
+// it writes them: definition sites first, since call sites refer to their
+// state variables.
+func generatedKinds() []spec.SiteKind {
+	return []spec.SiteKind{spec.SiteDefinition, spec.SiteCall}
+}
+
 // Generate produces the code of every site of plan p, typed by the
 // loaded packages pkgs of the module at root; rtPath is the import path
 // of the runtime package in the module. It does not change p. When some
@@ -126,8 +134,8 @@ func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*Cod
 			g.adopters[t.FuncID] = g.adopters[t.FuncID] || t.Publish
 		}
 	}
-	// Definition sites first: call sites refer to their state variables.
-	for _, kind := range []spec.SiteKind{spec.SiteDefinition, spec.SiteCall} {
+	kinds := generatedKinds()
+	for _, kind := range kinds {
 		for _, s := range p.Sites {
 			if s.Kind != kind {
 				continue
@@ -135,6 +143,13 @@ func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*Cod
 			if err := g.site(s); err != nil {
 				g.code.Skipped = append(g.code.Skipped, plan.Skip{Site: s, Reason: err.Error()})
 			}
+		}
+	}
+	// A site of a kind with no generator records nothing: the answer says
+	// so, rather than count zero events.
+	for _, s := range p.Sites {
+		if !slices.Contains(kinds, s.Kind) {
+			g.code.Skipped = append(g.code.Skipped, plan.Skip{Site: s, Reason: fmt.Sprintf("pmm generates no code for %s sites yet", s.Kind)})
 		}
 	}
 	sort.Slice(g.code.Sites, func(i, j int) bool { return g.code.Sites[i].Site.Index < g.code.Sites[j].Site.Index })

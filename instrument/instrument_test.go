@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,5 +161,30 @@ func TestCaptureCodes(t *testing.T) {
 		if _, ok := captureCodes[c]; !ok {
 			t.Errorf("capture %s has no entry in captureCodes", c)
 		}
+	}
+}
+
+// TestUngeneratedSiteKindIsSkipped checks that a site of a kind Generate
+// has no generator for is skipped with its reason, so that the answer
+// says it is incomplete instead of counting no events, and that every
+// kind of site a vocabulary row records at is one Generate writes.
+func TestUngeneratedSiteKindIsSkipped(t *testing.T) {
+	for _, p := range spec.Vocabulary() {
+		for _, k := range p.Sites {
+			if !slices.Contains(generatedKinds(), k) {
+				t.Errorf("%s is recorded at %s sites, for which Generate writes no code", p.Name, k)
+			}
+		}
+	}
+	site := &plan.Site{Kind: "region", Function: "main.F", Targets: []*plan.Target{{Function: "main.F"}}}
+	code, err := Generate(&plan.Plan{Sites: []*plan.Site{site}}, nil, t.TempDir(), "example.com/m/pmmrt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(code.Skipped) != 1 || code.Skipped[0].Site != site || !strings.Contains(code.Skipped[0].Reason, "no code for region sites") {
+		t.Errorf("Skipped = %+v, want the region site skipped with its reason", code.Skipped)
+	}
+	if len(code.Sites) != 0 {
+		t.Errorf("code generated for a region site: %+v", code.Sites)
 	}
 }
