@@ -59,7 +59,7 @@ func generateAll(t *testing.T, dir string) (*plan.Plan, *Code, [][2]string) {
 	var dumps [][2]string
 	for {
 		before := dumpPlan(t, p)
-		code, err := Generate(p, pkgs, res.Root, res.ModulePath+"/internal/pmmrt_")
+		code, err := Generate(p, pkgs, res.Root, res.ModulePath+"/internal/pmmrt_", Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
