@@ -254,8 +254,8 @@ func (sg *siteGen) twinnable(body *ast.BlockStmt) bool {
 // at once, whose result is the function's; when it does not, the body
 // runs as the user wrote it. The function itself then has no defer: a
 // defer anywhere in a function costs every execution its bookkeeping
-// (results kept in memory, the bits of the open-coded defers), about a
-// nanosecond and a half, also when the site is off (docs/PERFORMANCE.md).
+// (results kept in memory, the bits of the open-coded defers), also
+// when the site is off (docs/PERFORMANCE.md, "A site that is off").
 func (sg *siteGen) twin(top Edit, ftype *ast.FuncType, body *ast.BlockStmt, resultNames []string) Edit {
 	var results []string
 	i := 0
