@@ -344,6 +344,7 @@ func (sg *siteGen) callerState() (string, *plan.Site) {
 	for _, t := range sg.s.Targets {
 		for _, e := range t.Emits {
 			if e.CallerSite != nil && sg.g.done[e.CallerSite] {
+				sg.g.stateUsed[e.CallerSite.Index+1] = true
 				return sg.p + "s" + strconv.Itoa(e.CallerSite.Index), e.CallerSite
 			}
 		}

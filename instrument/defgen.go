@@ -3,10 +3,13 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	"go/printer"
 	"go/types"
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
 
 	"pmm.dev/pmm/plan"
 )
@@ -159,6 +162,7 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	if err := sg.action(); err != nil {
 		return err
 	}
+	returnsFrom := len(sg.edits)
 	if useRet {
 		if err := sg.rewriteReturns(body, sig, state, needResults && !named); err != nil {
 			return err
@@ -177,7 +181,8 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	text := "var " + state + " " + sg.name("state") + sg.uargs + "; "
 	decls := []string{sg.stateDecl()}
 	decls = append(decls, sg.enterDecls(enterParams)...)
-	if len(sg.tmpl.Action) > 0 || len(sg.tmpl.After) > 0 {
+	deferred := len(sg.tmpl.Action) > 0 || len(sg.tmpl.After) > 0
+	if deferred {
 		text += "if " + call + " { defer " + sg.name("exit") + sg.uargs + "(" + strings.Join(append([]string{"&" + state}, exitArgs...), ", ") + ") }"
 		decls = append(decls, sg.exitDecl(exitParams, reads))
 	} else {
@@ -186,7 +191,17 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	if useRet && sig.Results().Len() > 0 {
 		decls = append(decls, sg.retDecl(sig, needResults && !named))
 	}
-	sg.edits = append(sg.edits, Edit{Off: sg.fi.tf.Offset(body.Lbrace) + 1, End: sg.fi.tf.Offset(body.Lbrace) + 1, Text: text + ";"})
+	top := sg.fi.tf.Offset(body.Lbrace) + 1
+	edit := Edit{Off: top, End: top, Text: text + ";"}
+	if deferred && g.opt.Twin && sg.twinnable(body) {
+		edit = sg.twin(edit, ftype, body, resultNames)
+		for i := returnsFrom; i < len(sg.edits); i++ {
+			sg.edits[i].Only = edit.Twin
+		}
+		decls = append(decls, fmt.Sprintf("func %s() bool { return %s }", sg.name("gate"), sg.tmpl.Pre))
+		g.twinState[edit.Twin] = " var " + state + " " + sg.name("state") + sg.uargs + "; _ = " + state + ";"
+	}
+	sg.edits = append(sg.edits, edit)
 	if err := sg.finish(decls...); err != nil {
 		return err
 	}
@@ -194,6 +209,81 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	g.defVals[s] = sg.vals
 	g.typeArgs[s] = sg.targs
 	return nil
+}
+
+// twinnable tells whether the body of a definition site may run in a
+// function literal of its own when the site is enabled (twin): the
+// literal adds a frame between the function and its callees, and names
+// its own function literals after it. So not when the body holds
+// function literals (their runtime names identify them: pmmrt.Targets,
+// profiles), calls recover (which stops a panic only when the deferred
+// function calls it itself), calls into runtime, runtime/debug or
+// testing (runtime.Caller, t.Helper and the lines testing reports look
+// at the frames above), or adopts its caller's id (Adopt runs before
+// the pre-condition).
+func (sg *siteGen) twinnable(body *ast.BlockStmt) bool {
+	if sg.adopt != "" || sg.tmpl.Pre != sg.pc.Imports[sg.g.rtPath]+".Enabled()" {
+		return false
+	}
+	ok := true
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			ok = false
+		case *ast.CallExpr:
+			switch f := typeutil.Callee(sg.fi.pkg.TypesInfo, n).(type) {
+			case *types.Builtin:
+				ok = ok && f.Name() != "recover"
+			case *types.Func:
+				if f.Pkg() != nil {
+					switch f.Pkg().Path() {
+					case "runtime", "runtime/debug", "testing":
+						ok = false
+					}
+				}
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// twin turns the statements at the top of a definition's body (top)
+// into a test of the site's pre-condition: when it holds, the
+// statements and a copy of the body run in a function literal called
+// at once, whose result is the function's; when it does not, the body
+// runs as the user wrote it. The function itself then has no defer: a
+// defer anywhere in a function costs every execution its bookkeeping
+// (results kept in memory, the bits of the open-coded defers), also
+// when the site is off (docs/PERFORMANCE.md, "A site that is off").
+func (sg *siteGen) twin(top Edit, ftype *ast.FuncType, body *ast.BlockStmt, resultNames []string) Edit {
+	var results []string
+	i := 0
+	if ftype.Results != nil {
+		for _, f := range ftype.Results.List {
+			var t strings.Builder
+			printer.Fprint(&t, sg.fi.pkg.Fset, f.Type) //nolint:errcheck // a strings.Builder
+			if len(f.Names) == 0 {
+				results = append(results, t.String())
+				i++
+				continue
+			}
+			for range f.Names {
+				results = append(results, resultNames[i]+" "+t.String())
+				i++
+			}
+		}
+	}
+	call := "func() (" + strings.Join(results, ", ") + ") {" + top.Text
+	after := "}(); return };"
+	if len(results) > 0 {
+		call, after = "return "+call, "}() };"
+	}
+	top.Text = "if " + sg.name("gate") + "() { " + call
+	top.Twin = sg.s.Index + 1
+	top.CopyEnd = sg.fi.tf.Offset(body.Rbrace)
+	top.After = after
+	return top
 }
 
 // countOnly generates a definition site whose only work is counting its

@@ -63,6 +63,17 @@ type Edit struct {
 	Off, End int
 	Text     string
 	Order    int
+	// Twin, when not 0, makes the insertion the start of a copy of the
+	// source from End to CopyEnd, with the edits inside that range
+	// (those Only for Twin included), followed by After; the source
+	// from End then follows as usual, without the edits Only for Twin.
+	// A definition site uses it to keep its defer out of the function
+	// (definition.twin).
+	Twin    int
+	CopyEnd int
+	After   string
+	// Only, when not 0, applies the edit in the copy of that Twin alone.
+	Only int
 }
 
 // The orders of insertions that may meet at one offset.
@@ -126,8 +137,8 @@ func generatedKinds() []spec.SiteKind {
 // site cannot take part in a test decided at run time that others
 // generated code for (Code.Off), the code is to be generated again from
 // p.Without those tests: tests only ever turn off, so that ends.
-func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*Code, error) {
-	g := &generator{plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}, callerAtBegin: map[*plan.RunAggregate]bool{}, adopters: map[int64]bool{}}
+func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string, opt Options) (*Code, error) {
+	g := &generator{opt: opt, plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}, callerAtBegin: map[*plan.RunAggregate]bool{}, adopters: map[int64]bool{}, twinState: map[int]string{}, stateUsed: map[int]bool{}}
 	g.index(pkgs)
 	for _, s := range p.Sites {
 		for _, t := range s.Targets {
@@ -152,11 +163,35 @@ func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string) (*Cod
 			g.code.Skipped = append(g.code.Skipped, plan.Skip{Site: s, Reason: fmt.Sprintf("pmm generates no code for %s sites yet", s.Kind)})
 		}
 	}
+	// The body of a twin as the user wrote it declares the state its
+	// call sites pass (zero: the site was off when the execution began).
+	for _, edits := range g.code.Files {
+		for i, e := range edits {
+			if e.Twin != 0 && g.stateUsed[e.Twin] {
+				edits[i].After += g.twinState[e.Twin]
+			}
+		}
+	}
 	sort.Slice(g.code.Sites, func(i, j int) bool { return g.code.Sites[i].Site.Index < g.code.Sites[j].Site.Index })
 	return g.code, nil
 }
 
+// Options are the choices of generated code that the plan leaves open.
+type Options struct {
+	// Twin lets a definition site that defers its exit keep the defer
+	// out of the function: when the site is off, the function runs as
+	// written, without the cost of a defer; when it is on, the function
+	// calls a function literal holding the instrumented body (a copy of
+	// it). The price: while recording, such a function has a second
+	// frame (F.func1) in stack traces and for runtime.Callers, and the
+	// body's code is compiled twice. Bodies for which the frame would
+	// change more (recover, function literals, testing's helpers) keep
+	// the defer (siteGen.twinnable).
+	Twin bool
+}
+
 type generator struct {
+	opt    Options
 	plan   *plan.Plan
 	code   *Code
 	rtPath string
@@ -175,6 +210,11 @@ type generator struct {
 	// adopters are the functions whose definition adopts the id a call
 	// site publishes (Target.Publish).
 	adopters map[int64]bool
+	// twinState declares, by Edit.Twin, the state of a definition site
+	// whose body has a twin; stateUsed are the twins whose call sites
+	// pass that state.
+	twinState map[int]string
+	stateUsed map[int]bool
 	// failed are the tests decided at run time, on in the plan, that some
 	// site could not take part in (Code.Off).
 	failed map[plan.RunTimeTest]bool

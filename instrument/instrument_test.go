@@ -60,7 +60,7 @@ func generateAll(t *testing.T, dir string) (*plan.Plan, *Code, [][2]string) {
 	var dumps [][2]string
 	for {
 		before := dumpPlan(t, p)
-		code, err := Generate(p, pkgs, res.Root, res.ModulePath+"/internal/pmmrt_")
+		code, err := Generate(p, pkgs, res.Root, res.ModulePath+"/internal/pmmrt_", Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +177,7 @@ func TestUngeneratedSiteKindIsSkipped(t *testing.T) {
 		}
 	}
 	site := &plan.Site{Kind: "region", Function: "main.F", Targets: []*plan.Target{{Function: "main.F"}}}
-	code, err := Generate(&plan.Plan{Sites: []*plan.Site{site}}, nil, t.TempDir(), "example.com/m/pmmrt")
+	code, err := Generate(&plan.Plan{Sites: []*plan.Site{site}}, nil, t.TempDir(), "example.com/m/pmmrt", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

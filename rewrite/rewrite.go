@@ -21,6 +21,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -130,28 +131,11 @@ func Apply(file string, src []byte, edits []instrument.Edit) ([]byte, error) {
 		}
 		return edits[i].Order < edits[j].Order
 	})
-	lines := lineStarts(src)
-	var b bytes.Buffer
-	var inserted [][2]int // ranges of the output that are not the user's
-	pos := 0
-	for _, e := range edits {
-		if e.Off < pos || e.End < e.Off || e.End > len(src) {
-			return nil, fmt.Errorf("%s: overlapping edits at offset %d", file, e.Off)
-		}
-		b.Write(src[pos:e.Off])
-		start := b.Len()
-		b.WriteString(e.Text)
-		if strings.Contains(e.Text, ";") {
-			// gofmt breaks the line after inserted statements: say where
-			// the user's next token is.
-			line, col := position(lines, e.End)
-			fmt.Fprintf(&b, "/*line %s:%d:%d*/", file, line, col)
-		}
-		inserted = append(inserted, [2]int{start, b.Len()})
-		pos = e.End
+	a := applier{file: file, src: src, lines: lineStarts(src), edits: edits}
+	if err := a.emit(0, len(src), nil); err != nil {
+		return nil, err
 	}
-	b.Write(src[pos:])
-	edited := b.Bytes()
+	edited, inserted := a.b.Bytes(), a.inserted
 	formatted, err := format.Source(edited)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the instrumented source does not parse: %v", file, err)
@@ -166,6 +150,59 @@ func Apply(file string, src []byte, edits []instrument.Edit) ([]byte, error) {
 		return formatted, nil
 	}
 	return edited, nil
+}
+
+// applier writes a file's source with its edits.
+type applier struct {
+	file     string
+	src      []byte
+	lines    []int
+	edits    []instrument.Edit // sorted by offset, then order
+	b        bytes.Buffer
+	inserted [][2]int // ranges of the output that are not the user's
+}
+
+// emit writes src[lo:hi] with the edits inside it that apply in the
+// copies of the twins active (the edits Only for another are left out).
+// A twin edit writes its copy of the source after its text, then the
+// source follows as usual (instrument.Edit).
+func (a *applier) emit(lo, hi int, active []int) error {
+	pos := lo
+	for _, e := range a.edits {
+		if e.Off < lo || e.End > hi {
+			continue
+		}
+		if (e.Only != 0 && !slices.Contains(active, e.Only)) || slices.Contains(active, e.Twin) {
+			continue // another twin's, or the twin whose copy this is
+		}
+		if e.Off < pos || e.End < e.Off {
+			return fmt.Errorf("%s: overlapping edits at offset %d", a.file, e.Off)
+		}
+		a.b.Write(a.src[pos:e.Off])
+		a.insert(e.Text, e.End)
+		if e.Twin != 0 {
+			if err := a.emit(e.End, e.CopyEnd, append(slices.Clip(active), e.Twin)); err != nil {
+				return err
+			}
+			a.insert(e.After, e.End)
+		}
+		pos = e.End
+	}
+	a.b.Write(a.src[pos:hi])
+	return nil
+}
+
+// insert writes text that is not the user's, and when it holds
+// statements, says where the user's next token (at offset next) is:
+// gofmt breaks the line after inserted statements.
+func (a *applier) insert(text string, next int) {
+	start := a.b.Len()
+	a.b.WriteString(text)
+	if strings.Contains(text, ";") {
+		line, col := position(a.lines, next)
+		fmt.Fprintf(&a.b, "/*line %s:%d:%d*/", a.file, line, col)
+	}
+	a.inserted = append(a.inserted, [2]int{start, a.b.Len()})
 }
 
 func lineStarts(src []byte) []int {

@@ -2,7 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
 	"go/scanner"
 	"go/token"
 	"strings"
@@ -202,4 +204,38 @@ func TestApplyRejectsOverlappingEdits(t *testing.T) {
 	if err == nil {
 		t.Fatal("overlapping edits accepted")
 	}
+}
+
+// TestApplyTwin checks a twin edit: its text, a copy of the range with
+// the edits inside it (those Only for the twin included), its After,
+// then the range as usual without the edits Only for the twin; and that
+// both copies keep the user's lines.
+func TestApplyTwin(t *testing.T) {
+	src := "package p\n\nfunc f(x int) int {\n\treturn g(x)\n}\n"
+	top := at(t, src, "\n\treturn", 0)
+	rbrace := at(t, src, "}\n", 0)
+	g := at(t, src, "g(x)", 0)
+	x := at(t, src, "x)", 0)
+	out := apply(t, src,
+		instrument.Edit{Off: top, End: top, Text: "if on() { return func() int {", Twin: 7, CopyEnd: rbrace, After: "}() };"},
+		instrument.Edit{Off: g, End: g, Text: "s.ret(", Order: 1, Only: 7},
+		instrument.Edit{Off: x, End: x, Text: "w, "},
+		instrument.Edit{Off: g + len("g(x)"), End: g + len("g(x)"), Text: ")", Only: 7},
+	)
+	if strings.Count(out, "return s.ret(g(w, x))") != 1 || strings.Count(out, "return g(w, x)") != 1 || !strings.Contains(out, "}() };") {
+		t.Errorf("got\n%s", out)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == "g" {
+			if line := fset.Position(id.Pos()).Line; line != 4 {
+				t.Errorf("g at line %d, want 4:\n%s", line, out)
+			}
+		}
+		return true
+	})
 }

@@ -26,24 +26,29 @@ import (
 //     on: what a recorded duration costs over what the hand-written
 //     instrumentation costs;
 //
-// as medians over interleaved runs of one test binary.
+// as medians over interleaved runs of one test binary; and the same with
+// -twin (ns-disabled-twin, x-handwritten-twin), whose Hot has no defer.
 //
 //	go test ./cmd/pmm -run '^$' -bench InstrumentationOverhead -benchtime 1x
 func BenchmarkInstrumentationOverhead(b *testing.B) {
-	dir := b.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../../testdata/bench")); err != nil {
-		b.Fatal(err)
+	// The same program instrumented as by default and with -twin.
+	build := func(flags ...string) (dir, bin string) {
+		dir = b.TempDir()
+		if err := os.CopyFS(dir, os.DirFS("../../testdata/bench")); err != nil {
+			b.Fatal(err)
+		}
+		if code, out, errOut := runPMM(b, dir, append(append([]string{"instrument"}, flags...), "./...", "questions.pmm")...); code != exitOK {
+			b.Fatalf("pmm instrument: %s%s", out, errOut)
+		}
+		bin = filepath.Join(dir, "bench.test")
+		cmd := exec.Command("go", "test", "-c", "-vet=off", "-o", bin, "-overlay", filepath.Join(dir, ".pmm", "overlay.json"), ".")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go test -c: %v\n%s", err, out)
+		}
+		return dir, bin
 	}
-	if code, out, errOut := runPMM(b, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
-		b.Fatalf("pmm instrument: %s%s", out, errOut)
-	}
-	bin := filepath.Join(dir, "bench.test")
-	build := exec.Command("go", "test", "-c", "-vet=off", "-o", bin, "-overlay", filepath.Join(dir, ".pmm", "overlay.json"), ".")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go test -c: %v\n%s", err, out)
-	}
-	run := func(record bool) map[string]float64 {
+	run := func(dir, bin string, record bool) map[string]float64 {
 		cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", ".", "-test.benchtime", "2000000x")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "PMM_DIR="+filepath.Join(dir, ".pmm"))
@@ -57,15 +62,28 @@ func BenchmarkInstrumentationOverhead(b *testing.B) {
 		os.RemoveAll(filepath.Join(dir, ".pmm", "logs")) //nolint:errcheck // only disk space
 		return nsPerOp(out)
 	}
-	var disabled, ratio []float64
-	for i := 0; i < 7; i++ {
-		off := run(false)
-		disabled = append(disabled, off["Hot"]-off["HotPlain"])
-		on := run(true)
-		ratio = append(ratio, (on["Hot"]-on["HotPlain"])/(on["HotHand"]-on["HotPlain"]))
+	configs := []struct{ suffix, flag string }{{"", ""}, {"-twin", "-twin"}}
+	dirs, bins := make([]string, len(configs)), make([]string, len(configs))
+	for i, c := range configs {
+		var flags []string
+		if c.flag != "" {
+			flags = []string{c.flag}
+		}
+		dirs[i], bins[i] = build(flags...)
 	}
-	b.ReportMetric(median(disabled), "ns-disabled")
-	b.ReportMetric(median(ratio), "x-handwritten")
+	disabled, ratio := make([][]float64, len(configs)), make([][]float64, len(configs))
+	for round := 0; round < 7; round++ {
+		for i := range configs {
+			off := run(dirs[i], bins[i], false)
+			disabled[i] = append(disabled[i], off["Hot"]-off["HotPlain"])
+			on := run(dirs[i], bins[i], true)
+			ratio[i] = append(ratio[i], (on["Hot"]-on["HotPlain"])/(on["HotHand"]-on["HotPlain"]))
+		}
+	}
+	for i, c := range configs {
+		b.ReportMetric(median(disabled[i]), "ns-disabled"+c.suffix)
+		b.ReportMetric(median(ratio[i]), "x-handwritten"+c.suffix)
+	}
 }
 
 var benchLine = regexp.MustCompile(`(?m)^Benchmark(\w+)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op`)

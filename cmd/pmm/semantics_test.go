@@ -342,37 +342,27 @@ func TestSemantics(t *testing.T) {
 	})
 
 	// Each mode on its own: pmm run loads every run into .pmm/pmm.db.
-	for _, mode := range []string{"", "panic", "runtime-error", "nil-map", "error-panic", "repanic", "go-panic", "exit", "goexit", "interface-nil", "defer-nil-interface", "go-nil-interface"} {
-		name := mode
-		if name == "" {
-			name = "all"
+	runModes(t, []string{"", "panic", "runtime-error", "nil-map", "error-panic", "repanic", "go-panic", "exit", "goexit", "interface-nil", "defer-nil-interface", "go-nil-interface"}, func(t *testing.T, mode string, args []string) {
+		o := runOriginal(t, dir, orig, args...)
+		i, run := runInstrumented(t, dir, append([]string{"run", ".", "--"}, args...)...)
+		compareOutcomes(t, o, i)
+		switch mode {
+		case "":
+			checkRecorded(t, dir, run, o.stdout)
+			checkSpawned(t, dir, run)
+		case "panic":
+			db := openDB(t, dir)
+			defer db.Close()
+			got := queryStrings(t, db, "SELECT ps || ' ' || p FROM ended WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'")
+			if want := "[0] 1 [1] 1 [2] 1 [3] 1"; strings.Join(got, " ") != want {
+				t.Errorf("executions of panicDeep: %q, want %q: all panicked", got, want)
+			}
+			// They returned nothing: no results.
+			if got := queryStrings(t, db, "SELECT count(*) FROM executions WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'"); got[0] != "0" {
+				t.Errorf("%s executions of panicDeep with results, want none: all panicked", got[0])
+			}
 		}
-		t.Run(name, func(t *testing.T) {
-			var args []string
-			if mode != "" {
-				args = []string{mode}
-			}
-			o := runOriginal(t, dir, orig, args...)
-			i, run := runInstrumented(t, dir, append([]string{"run", ".", "--"}, args...)...)
-			compareOutcomes(t, o, i)
-			switch mode {
-			case "":
-				checkRecorded(t, dir, run, o.stdout)
-				checkSpawned(t, dir, run)
-			case "panic":
-				db := openDB(t, dir)
-				defer db.Close()
-				got := queryStrings(t, db, "SELECT ps || ' ' || p FROM ended WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'")
-				if want := "[0] 1 [1] 1 [2] 1 [3] 1"; strings.Join(got, " ") != want {
-					t.Errorf("executions of panicDeep: %q, want %q: all panicked", got, want)
-				}
-				// They returned nothing: no results.
-				if got := queryStrings(t, db, "SELECT count(*) FROM executions WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.panicDeep'"); got[0] != "0" {
-					t.Errorf("%s executions of panicDeep with results, want none: all panicked", got[0])
-				}
-			}
-		})
-	}
+	})
 
 	t.Run("go test", func(t *testing.T) {
 		cmd := exec.Command("go", "test", "-count=1", "-v", "./lib")
@@ -457,3 +447,73 @@ func TestSemanticsRecoverElsewhere(t *testing.T) {
 	inst, _ := runInstrumented(t, dir, "run", ".")
 	compareOutcomes(t, runOriginal(t, dir, orig), inst)
 }
+
+// TestSemanticsTwin instruments the same program with -twin (instrument.Options.Twin)
+// and checks that the program behaves as it does without pmm, but for
+// what -twin says it changes: the frame of a function whose body runs
+// in its twin, while recording, is two frames, the twin (F.funcN, at
+// the user's line) and F itself (at another line); collapseTwins
+// makes them one in both outputs.
+func TestSemanticsTwin(t *testing.T) {
+	dir, orig, _ := semanticsModule(t, "modern", "--tests", "-twin")
+	twins := 0
+	for _, f := range []string{"main.go", "ends.go", "results.go", "methods.go"} {
+		src, err := os.ReadFile(filepath.Join(dir, ".pmm", "overlay", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		twins += strings.Count(string(src), "}() };") + strings.Count(string(src), "}(); return };")
+	}
+	if twins == 0 {
+		t.Fatal("-twin gave no function a twin")
+	}
+	runModes(t, []string{"", "panic", "runtime-error", "repanic", "go-panic", "exit", "goexit", "defer-nil-interface"}, func(t *testing.T, mode string, args []string) {
+		o := runOriginal(t, dir, orig, args...)
+		i, run := runInstrumented(t, dir, append([]string{"run", ".", "--"}, args...)...)
+		o.stdout, i.stdout = collapseTwins(normalizeStdout(o.stdout)), collapseTwins(normalizeStdout(i.stdout))
+		o.stderr, i.stderr = collapseTwins(normalizeStderr(o.stderr)), collapseTwins(normalizeStderr(i.stderr))
+		compareOutcomes(t, o, i)
+		if mode == "" {
+			checkRecorded(t, dir, run, o.stdout)
+		}
+	})
+}
+
+// runModes runs f as a subtest for each mode of the semantics program
+// (its argument; "" runs every section, the subtest "all").
+func runModes(t *testing.T, modes []string, f func(t *testing.T, mode string, args []string)) {
+	for _, mode := range modes {
+		name, args := mode, []string{mode}
+		if mode == "" {
+			name, args = "all", nil
+		}
+		t.Run(name, func(t *testing.T) { f(t, mode, args) })
+	}
+}
+
+// collapseTwins makes the frames "F.funcN at L" then "F at M" (a function
+// literal called by the function that holds it: a twin, or the user's
+// own) one frame "F at L", in the lines of frames of normalizeStderr
+// and of the programs' "frame" lines.
+func collapseTwins(s string) string {
+	lines := strings.Split(s, "\n")
+	fn := func(l string) string {
+		if f := strings.Fields(strings.TrimPrefix(l, "frame ")); len(f) > 0 {
+			return f[0]
+		}
+		return ""
+	}
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		out = append(out, lines[i])
+		if i+1 < len(lines) && strings.HasPrefix(lines[i], "frame ") == strings.HasPrefix(lines[i+1], "frame ") {
+			if inner := fn(lines[i]); twinName.MatchString(inner) && twinName.FindStringSubmatch(inner)[1] == fn(lines[i+1]) {
+				out[len(out)-1] = strings.Replace(lines[i], inner, fn(lines[i+1]), 1)
+				i++
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+var twinName = regexp.MustCompile(`^(.+)\.(?:func)?\d+$`)

@@ -114,7 +114,7 @@ func runStages(t *testing.T, dir string, m mode) *run {
 	r.add("the site packages' syntax", func() string { return syntaxOf(t, pkgs) })
 	const rtDir = "internal/_pmmrt"
 	for pass := 1; ; pass++ {
-		r.code, err = instrument.Generate(r.plan, pkgs, res.Root, res.ModulePath+"/"+rtDir)
+		r.code, err = instrument.Generate(r.plan, pkgs, res.Root, res.ModulePath+"/"+rtDir, instrument.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
