@@ -78,10 +78,11 @@ type Edit struct {
 
 // The orders of insertions that may meet at one offset.
 const (
-	orderDefinition = iota // statements at the top of a body
-	orderReturn            // return s.ret( ... )
-	orderCall              // W(caller, F, ...): outer calls before inner ones
-	orderRegion            // a region's points, in the order FindRegions gives them
+	orderMain       = iota - 1 // main's deferred end of the run, run last
+	orderDefinition            // statements at the top of a body
+	orderReturn                // return s.ret( ... )
+	orderCall                  // W(caller, F, ...): outer calls before inner ones
+	orderRegion                // a region's points, in the order FindRegions gives them
 )
 
 // Code is the generated code of a plan.
@@ -173,6 +174,9 @@ func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string, opt O
 		}
 	}
 	sort.Slice(g.code.Sites, func(i, j int) bool { return g.code.Sites[i].Site.Index < g.code.Sites[j].Site.Index })
+	if len(g.code.Sites) > 0 {
+		g.endRunAtMain()
+	}
 	return g.code, nil
 }
 
@@ -188,6 +192,42 @@ type Options struct {
 	// change more (recover, function literals, testing's helpers) keep
 	// the defer (siteGen.twinnable).
 	Twin bool
+}
+
+// endRunAtMain makes each main function of the module end the run when
+// it returns normally (rt/pmmrt's MainReturned): its first statement
+// defers a helper, so that it runs after main's own deferred calls and
+// records. Without it, a goroutine still writing a record when main
+// returned and the process exited leaves it torn, and every answer of
+// the run incomplete.
+func (g *generator) endRunAtMain() {
+	paths := make([]string, 0, len(g.files))
+	for path := range g.files {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		fi := g.files[path]
+		if fi.pkg.Name != "main" || fi.tf == nil || strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		if rel, err := filepath.Rel(g.root, path); err != nil || strings.HasPrefix(rel, "..") {
+			continue // code cgo generates, which pmm does not rewrite
+		}
+		for _, d := range fi.file.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv != nil || fd.Name.Name != "main" || fd.Body == nil {
+				continue
+			}
+			h := g.helpers(fi)
+			rt, name := h.Imports[g.rtPath], h.prefix+"main"
+			// Returning is false when main is unwound by a panic or
+			// runtime.Goexit: the other goroutines may go on.
+			h.Decls = append(h.Decls, "func "+name+"() {\n\tif "+rt+".Returning() {\n\t\t"+rt+".MainReturned()\n\t}\n}")
+			off := fi.tf.Offset(fd.Body.Lbrace) + 1
+			g.code.Files[path] = append(g.code.Files[path], Edit{Off: off, End: off, Text: "defer " + name + "();", Order: orderMain})
+		}
+	}
 }
 
 type generator struct {

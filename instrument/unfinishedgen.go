@@ -74,7 +74,9 @@ func (sg *siteGen) countOpen(t *plan.Target, waits []int) []string {
 	rt := sg.pc.Imports[sg.g.rtPath]
 	if !sg.fieldNames[openField] {
 		sg.declare(openField, "int")
-		sg.tmpl.After = append(sg.tmpl.After, "if s."+openField+" != 0 {", "\t"+rt+".Ended(s."+openField+")", "}")
+		// Counted ended once its tuples are recorded: a process that
+		// exits in between leaves it open, not ended and missing.
+		sg.tmpl.After = append(sg.tmpl.After, "if s."+openField+" != 0 {", "\tdefer "+rt+".Ended(s."+openField+")", "}")
 	}
 	if sg.g.code.WaitEnd == nil {
 		sg.g.code.WaitEnd = map[int][]int{}

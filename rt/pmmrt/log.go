@@ -467,6 +467,27 @@ func (l *logger) close() {
 	l.retiring.Wait()
 }
 
+// finishRun retires the current segment and waits, up to wait, for the
+// records reserved in it and in the segments retiring to be committed,
+// holding l.mu for good: a later record finds no segment and waits for
+// l.mu in reserveSlow, so it is never reserved, and never torn.
+func (l *logger) finishRun(wait time.Duration) {
+	l.mu.Lock() // never unlocked
+	for l.preparing {
+		l.ready.Wait()
+	}
+	l.dropSegments()
+	done := make(chan struct{})
+	go func() {
+		l.retiring.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(wait):
+	}
+}
+
 // dropSegments retires the current segment, so that the next record
 // opens a new one, and removes the spare. l.mu is held.
 func (l *logger) dropSegments() {

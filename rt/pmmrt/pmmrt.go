@@ -24,6 +24,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 	_ "unsafe" // for go:linkname
 
 	"pmm.dev/pmm/rt/logfmt"
@@ -188,6 +189,22 @@ func Flush() {
 func Exit(code int) {
 	Flush()
 	os.Exit(code)
+}
+
+// MainReturned ends the run when main returns normally, as the
+// reference semantics does: the instrumented main defers it first, so
+// that it runs after main's own records. It waits for the records being
+// written to be committed and keeps every later writer waiting for a
+// segment until the process exits, so that a normal exit tears no
+// record (a goroutine still writing when the process exited left one
+// reserved and not committed, and every answer of the run incomplete).
+// What goroutines still running would record afterwards is dropped; an
+// execution whose end is dropped stays open in the counters file, and
+// the answers that wait for its end say so.
+func MainReturned() {
+	std.finishRun(time.Second)
+	flushCounters()
+	flushAggs()
 }
 
 // Close finishes the current log files: it waits for the records being

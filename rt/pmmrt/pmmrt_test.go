@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -551,5 +552,65 @@ func TestFallbackWritesPeriodically(t *testing.T) {
 	Flush()
 	if n := count(); n != 2 {
 		t.Fatalf("%d records written after Flush, want 2", n)
+	}
+}
+
+// TestFinishRun checks what MainReturned relies on: once finishRun
+// returns, every record reserved before is committed (none torn, as
+// the process may exit at once) and none is reserved after, while
+// writers go on trying. Before it, a goroutine still writing when main
+// returned left a torn record, and every answer of the run incomplete.
+func TestFinishRun(t *testing.T) {
+	for _, mapped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("mmap=%v", mapped), func(t *testing.T) {
+			dir := useTestLog(t, mapped, 4096, 1<<16)
+			var stop int32
+			var wg sync.WaitGroup
+			for g := 0; g < 8; g++ {
+				wg.Add(1)
+				go func(g int) {
+					defer wg.Done()
+					var r Rec
+					for i := 0; atomic.LoadInt32(&stop) == 0; i++ {
+						if i%2 == 0 {
+							Emit2(1, int64(g), int64(i))
+						} else {
+							r.Int(int64(g))
+							r.Str(strings.Repeat("s", i%100))
+							Emit(1, &r)
+						}
+					}
+				}(g)
+			}
+			time.Sleep(20 * time.Millisecond)
+			std.finishRun(5 * time.Second)
+			count := func() (recs, torn int) {
+				paths, err := filepath.Glob(filepath.Join(dir, "logs", "*.pmmlog"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range paths {
+					data, err := os.ReadFile(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s := decodeSegment(t, data)
+					recs, torn = recs+len(s.recs), torn+s.torn
+				}
+				return recs, torn
+			}
+			recs, torn := count()
+			time.Sleep(20 * time.Millisecond)
+			later, _ := count()
+			atomic.StoreInt32(&stop, 1)
+			std.mu.Unlock() // held by finishRun for good: let the writers end
+			wg.Wait()
+			if torn != 0 || recs == 0 {
+				t.Errorf("%d records, %d torn after finishRun; want some, none torn", recs, torn)
+			}
+			if later != recs {
+				t.Errorf("%d records after finishRun, %d later: a record was reserved after it", recs, later)
+			}
+		})
 	}
 }

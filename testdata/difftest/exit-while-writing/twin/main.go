@@ -1,0 +1,53 @@
+// The traced twin of ../main.go (trace.go is internal/progen's tracer).
+package main
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+var total atomic.Int64
+
+func leaf(a int) (res int) {
+	id, ok := trBegin("main.leaf", a)
+	defer trEnd(id, &ok, trRes(&res))
+	res = a%3 + 1
+	ok = true
+	return res
+}
+
+func spin(a int) {
+	id, ok := trBegin("main.spin", a)
+	defer trEnd(id, &ok)
+	for {
+		total.Add(int64(leaf(a)))
+	}
+}
+
+func step(a int) (res int) {
+	id, ok := trBegin("main.step", a)
+	defer trEnd(id, &ok, trRes(&res))
+	res = a * 2
+	ok = true
+	return res
+}
+
+func main() {
+	id, ok := trBegin("main.main")
+	defer trFinish()
+	defer trEnd(id, &ok)
+	for i := 0; i < 4; i++ {
+		go func(sp int64, a int) {
+			trAdopt(sp)
+			spin(a)
+		}(trCur(), i)
+	}
+	s := 0
+	for i := 0; i < 5; i++ {
+		s += step(i)
+	}
+	time.Sleep(20 * time.Millisecond)
+	fmt.Println(s, total.Load() >= 0)
+	ok = true
+}
