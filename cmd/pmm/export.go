@@ -39,7 +39,9 @@ and sends them as OpenTelemetry metrics over OTLP/HTTP (protobuf) every
 -interval, until interrupted (SIGINT, SIGTERM), then once more. Run it
 beside pmm run, or beside a program run with PMM_DIR (give -logs
 $PMM_DIR/logs). It reads the files the program maps and writes nothing:
-the program's cost per event is the same with or without it.
+the program records an event as it does without it (the same atomic
+adds to the same cells); the reading is pmm export's own work, once per
+interval.
 
 Each question is one instrument named pmm.QUESTION, its group's values
 as attributes named as the columns of pmm answer: a count is a counter,

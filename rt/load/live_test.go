@@ -76,3 +76,29 @@ func TestCellReaderLive(t *testing.T) {
 		t.Errorf("after more additions: int cells\n got %q\nwant %q\nfloat cells\n got %q\nwant %q", got, lat, gotFrac, frac)
 	}
 }
+
+// BenchmarkCellReaderRead is the cost of one read of a live log
+// directory (what pmm export does once per interval): the open segment
+// re-read for new cells' records, then the chunk file.
+//
+//	go test ./rt/load -run '^$' -bench CellReaderRead -count 5
+func BenchmarkCellReaderRead(b *testing.B) {
+	pmmrt.Close()
+	dir := b.TempDir()
+	os.Setenv("PMM_DIR", dir)
+	defer os.Unsetenv("PMM_DIR")
+	defer pmmrt.Close()
+	var g pmmrt.Rec
+	for i := 0; i < 1000; i++ { // 1000 groups
+		g.Int(int64(i))
+		pmmrt.AggInt(2, &g, int64(i))
+	}
+	r := NewCellReader(filepath.Join(dir, "logs"), []uint16{2})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cells, err := r.Read()
+		if err != nil || len(cells) != 1000 {
+			b.Fatalf("%d cells, %v", len(cells), err)
+		}
+	}
+}
