@@ -38,14 +38,23 @@ func liveRows(t *testing.T, r *CellReader) (lat, frac [][]string) {
 	return lat, frac
 }
 
+// recordLive starts a log of this process in a new directory, returned,
+// and closes it when tb ends.
+func recordLive(tb testing.TB) string {
+	pmmrt.Close()
+	dir := tb.TempDir()
+	os.Setenv("PMM_DIR", dir)
+	tb.Cleanup(func() {
+		pmmrt.Close()
+		os.Unsetenv("PMM_DIR")
+	})
+	return dir
+}
+
 // TestCellReaderLive reads the cells of this process while it records
 // them, before and after more additions, as pmm export does.
 func TestCellReaderLive(t *testing.T) {
-	pmmrt.Close()
-	dir := t.TempDir()
-	os.Setenv("PMM_DIR", dir)
-	defer os.Unsetenv("PMM_DIR")
-	defer pmmrt.Close()
+	dir := recordLive(t)
 	r := NewCellReader(filepath.Join(dir, "logs"), []uint16{1, 2})
 	if lat, frac := liveRows(t, r); lat != nil || frac != nil {
 		t.Errorf("cells before any was made: %v %v", lat, frac)
@@ -83,11 +92,7 @@ func TestCellReaderLive(t *testing.T) {
 //
 //	go test ./rt/load -run '^$' -bench CellReaderRead -count 5
 func BenchmarkCellReaderRead(b *testing.B) {
-	pmmrt.Close()
-	dir := b.TempDir()
-	os.Setenv("PMM_DIR", dir)
-	defer os.Unsetenv("PMM_DIR")
-	defer pmmrt.Close()
+	dir := recordLive(b)
 	var g pmmrt.Rec
 	for i := 0; i < 1000; i++ { // 1000 groups
 		g.Int(int64(i))
