@@ -248,7 +248,7 @@ type questionInstruments struct {
 }
 
 func newQuestionInstruments(m metric.Meter, q exportedQuestion) (*questionInstruments, error) {
-	name := "pmm." + q.name
+	name := "pmm." + instrumentName(q.name)
 	ins := &questionInstruments{q: q}
 	var err error
 	switch q.op {
@@ -266,6 +266,17 @@ func newQuestionInstruments(m metric.Meter, q exportedQuestion) (*questionInstru
 		err = fmt.Errorf("question %s: unknown aggregate %s", q.name, q.op)
 	}
 	return ins, err
+}
+
+// instrumentName is question written with the characters OpenTelemetry
+// allows in an instrument's name (letters, digits, _ . - /), others as _.
+func instrumentName(question string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_.-/", r)) {
+			return r
+		}
+		return '_'
+	}, question)
 }
 
 func (ins *questionInstruments) observables() []metric.Observable {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
@@ -286,4 +287,25 @@ func (s *syncWriter) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(b)
+}
+
+// TestInstrumentName checks that every question name becomes a name
+// OpenTelemetry accepts, and that names it accepts stay as they are.
+func TestInstrumentName(t *testing.T) {
+	for q, want := range map[string]string{
+		"count-per-key": "count-per-key",
+		"slow_calls.v2": "slow_calls.v2",
+		"what?*é":       "what___",
+	} {
+		if got := instrumentName(q); got != want {
+			t.Errorf("instrumentName(%q) = %q, want %q", q, got, want)
+		}
+		m := sdkmetric.NewMeterProvider().Meter("test")
+		if _, err := newQuestionInstruments(m, exportedQuestion{name: q, op: "average"}); err != nil {
+			t.Errorf("the instruments of %q: %v", q, err)
+		}
+		if _, err := m.Int64ObservableCounter("pmm." + q); err == nil && q != want {
+			t.Errorf("OpenTelemetry accepts %q as it is", q)
+		}
+	}
 }
