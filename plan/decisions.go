@@ -39,7 +39,7 @@ func (p *Plan) Decisions() []Decision {
 						add(qi, c, p.On(c), fmt.Sprintf("(%s %s %s)", c.Relation, c.Ancestor, c.Descendant))
 					}
 					if ra := f.Aggregate; ra != nil {
-						add(qi, ra, p.On(ra), "the aggregate, kept in cells")
+						add(qi, ra, p.On(ra), KeptInCells)
 					}
 				}
 			}
@@ -48,3 +48,8 @@ func (p *Plan) Decisions() []Decision {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Question < out[j].Question })
 	return out
 }
+
+// KeptInCells is the What of the decision to keep an aggregate in cells:
+// pmm export finds by it the questions whose answers it can read while
+// the program runs.
+const KeptInCells = "the aggregate, kept in cells"

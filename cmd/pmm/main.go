@@ -75,6 +75,7 @@ func commands() []*command {
 		answerCommand(),
 		reportCommand(),
 		mergeCommand(),
+		exportCommand(),
 		statsCommand(),
 		cleanCommand(),
 		versionCommand(),
