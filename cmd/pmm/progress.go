@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -24,6 +26,7 @@ type progress struct {
 	w     io.Writer
 	cmd   string
 	step  string
+	count func() string // what the step has done so far, or nil
 	began time.Time
 	now   func() time.Time
 	shown bool
@@ -73,12 +76,16 @@ func isTerminal(w io.Writer) bool {
 }
 
 // Step says what the command does now.
-func (p *progress) Step(step string) {
+func (p *progress) Step(step string) { p.StepCounting(step, nil) }
+
+// StepCounting says what the command does now, and count what it has
+// done of it so far ("1,200,000 tuples"), read at each redraw.
+func (p *progress) StepCounting(step string, count func() string) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
-	p.step = step
+	p.step, p.count = step, count
 	p.mu.Unlock()
 	p.draw()
 }
@@ -91,7 +98,11 @@ func (p *progress) draw() {
 	if p.step == "" || elapsed < progressAfter {
 		return
 	}
-	fmt.Fprintf(p.w, "\r\033[Kpmm %s: %s… %.1fs", p.cmd, p.step, elapsed.Seconds())
+	done := ""
+	if p.count != nil {
+		done = ", " + p.count()
+	}
+	fmt.Fprintf(p.w, "\r\033[Kpmm %s: %s… %.1fs%s", p.cmd, p.step, elapsed.Seconds(), done)
 	p.shown = true
 }
 
@@ -145,4 +156,21 @@ func logsSize(dir string) string {
 		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%d kB", (n+1023)/1024)
+}
+
+// tuplesText is a count of tuples for the progress line, its digits in
+// groups of three: "1,234,567 tuples".
+func tuplesText(n int64) string {
+	digits := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	if n == 1 {
+		return b.String() + " tuple"
+	}
+	return b.String() + " tuples"
 }

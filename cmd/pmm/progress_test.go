@@ -32,6 +32,20 @@ func TestProgress(t *testing.T) {
 		t.Errorf("a write during progress: %q, want %q", out.String(), want)
 	}
 	out.Reset()
+	n := int64(0)
+	p.StepCounting("loading 3 MB of logs", func() string { return tuplesText(n) })
+	out.Reset()
+	n = 1234567 // the count is read again at each redraw
+	p.draw()
+	if want := "\r\033[Kpmm instrument: loading 3 MB of logs… 1.2s, 1,234,567 tuples"; out.String() != want {
+		t.Errorf("a counted step: %q, want %q", out.String(), want)
+	}
+	for n, want := range map[int64]string{0: "0 tuples", 1: "1 tuple", 999: "999 tuples", 1000: "1,000 tuples", 12345678: "12,345,678 tuples"} {
+		if got := tuplesText(n); got != want {
+			t.Errorf("tuplesText(%d) = %q, want %q", n, got, want)
+		}
+	}
+	out.Reset()
 	p.Step("writing the overlay")
 	p.Stop()
 	if got := out.String(); !strings.HasSuffix(got, "writing the overlay… 1.2s\r\033[K") {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -291,10 +292,11 @@ func runAndLoad(e *env, p *plan.Project, cmd *exec.Cmd, command string, program 
 	loaded := make(chan error, 1)
 	var stats *loadStats
 	pg, _ := startProgress(e, strings.Fields(command)[0])
-	pg.Step("loading " + logsSize(rd.logs()) + " of logs")
+	var inserted atomic.Int64
+	pg.StepCounting("loading "+logsSize(rd.logs())+" of logs", func() string { return tuplesText(inserted.Load()) })
 	go func() {
 		var err error
-		stats, err = rd.load(p, info)
+		stats, err = rd.load(p, info, &inserted)
 		loaded <- err
 	}()
 	select {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"pmm.dev/pmm/plan"
@@ -91,9 +92,10 @@ func (d *runDir) remove() {
 }
 
 // load loads the run's logs as the run info describes, once.
-func (d *runDir) load(p *plan.Project, info runInfo) (*loadStats, error) {
+// inserted, when not nil, counts the tuples loaded so far.
+func (d *runDir) load(p *plan.Project, info runInfo, inserted *atomic.Int64) (*loadStats, error) {
 	run := load.Run{Command: info.Command, GoVersion: info.GoVersion, Start: info.Start, End: info.End,
-		ExitStatus: info.ExitStatus, Signal: info.Signal, Source: d.name}
+		ExitStatus: info.ExitStatus, Signal: info.Signal, Source: d.name, Inserted: inserted}
 	for _, reason := range info.Incomplete {
 		for _, q := range p.Questions {
 			run.Incomplete = append(run.Incomplete, load.Incomplete{Question: q, Reason: reason})
@@ -137,7 +139,7 @@ func recoverRuns(e *env, p *plan.Project) {
 			info.Incomplete = append(info.Incomplete, "pmm was stopped while the program ran: executions still running when the program ended are not recorded")
 		}
 		info.Command += " (recovered)"
-		stats, err := d.load(p, info)
+		stats, err := d.load(p, info, nil)
 		switch {
 		case errors.Is(err, load.ErrLoaded):
 			fmt.Fprintf(e.stderr, "pmm: removed the logs of run %d, loaded already, from %s\n", stats.Run, path)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"pmm.dev/pmm/rt/logfmt"
@@ -141,5 +142,24 @@ func TestInsertFails(t *testing.T) {
 		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+// TestInsertedCount counts the tuples of a load of several batches as
+// they are inserted: at the end, every tuple of the run.
+func TestInsertedCount(t *testing.T) {
+	const n = 3*batchRows + 7
+	dir := record(t, func() {
+		for i := 0; i < n; i++ {
+			pmmrt.Emit2(1, int64(i), 0)
+		}
+	})
+	var inserted atomic.Int64
+	stats, err := Load(filepath.Join(dir, "pmm.db"), filepath.Join(dir, "logs"), []Table{{ID: 1, Name: "t", Columns: []Column{{"a", "INTEGER", false}, {"b", "INTEGER", false}}}}, Run{Inserted: &inserted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := inserted.Load(); got != n || stats.Tuples["t"] != n {
+		t.Errorf("inserted %d, stats %d, want %d", got, stats.Tuples["t"], n)
 	}
 }

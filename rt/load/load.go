@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -82,6 +83,9 @@ type Run struct {
 	// Incomplete are the reasons, known before the run, why answers may
 	// be incomplete (pmm instrument's), stored in IncompleteTable.
 	Incomplete []Incomplete
+	// Inserted, when not nil, counts the tuples inserted so far, a batch
+	// at a time, for a progress display that reads it while Load runs.
+	Inserted *atomic.Int64
 }
 
 // ErrLoaded is the error of Load for a run whose Source was loaded
@@ -253,6 +257,8 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 		if insertErr == nil {
 			if insertErr = b.tl.insert(b); insertErr != nil {
 				close(stop) // the decoder ends, closing batches
+			} else if run.Inserted != nil {
+				run.Inserted.Add(int64(b.rows))
 			}
 		}
 		b.reset()
