@@ -225,6 +225,12 @@ func (sg *siteGen) twinnable(body *ast.BlockStmt) bool {
 	if sg.adopt != "" || sg.tmpl.Pre != sg.pc.Imports[sg.g.rtPath]+".Enabled()" {
 		return false
 	}
+	// main runs once, and its first statement defers the end of the run
+	// (endRunAtMain), which must run after the site's exit: in a twin it
+	// would run first, inside the copy, and hold the log for good.
+	if mainFunc(sg.fi) != nil && mainFunc(sg.fi).Body == body {
+		return false
+	}
 	ok := true
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {

@@ -194,6 +194,20 @@ type Options struct {
 	Twin bool
 }
 
+// mainFunc is the declaration of the program's main function if fi's
+// file holds it (package main, not a test file), else nil.
+func mainFunc(fi *fileInfo) *ast.FuncDecl {
+	if fi.pkg.Name != "main" || fi.tf == nil || strings.HasSuffix(fi.tf.Name(), "_test.go") {
+		return nil
+	}
+	for _, d := range fi.file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" && fd.Body != nil {
+			return fd
+		}
+	}
+	return nil
+}
+
 // endRunAtMain makes each main function of the module end the run when
 // it returns normally (rt/pmmrt's MainReturned): its first statement
 // defers a helper, so that it runs after main's own deferred calls and
@@ -208,17 +222,10 @@ func (g *generator) endRunAtMain() {
 	sort.Strings(paths)
 	for _, path := range paths {
 		fi := g.files[path]
-		if fi.pkg.Name != "main" || fi.tf == nil || strings.HasSuffix(path, "_test.go") {
-			continue
-		}
 		if rel, err := filepath.Rel(g.root, path); err != nil || strings.HasPrefix(rel, "..") {
 			continue // code cgo generates, which pmm does not rewrite
 		}
-		for _, d := range fi.file.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Recv != nil || fd.Name.Name != "main" || fd.Body == nil {
-				continue
-			}
+		if fd := mainFunc(fi); fd != nil {
 			h := g.helpers(fi)
 			rt, name := h.Imports[g.rtPath], h.prefix+"main"
 			// Returning is false when main is unwound by a panic or

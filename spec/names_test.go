@@ -21,6 +21,7 @@ import (
 var namesOutsideSpec = map[string]string{
 	"cmd/pmm/run.go: =":                 "the syntax of -tags=...",
 	"cmd/pmm/pprof.go: duration":        "the type of a pprof sample's value, as go tool pprof shows it",
+	"cmd/pmm/export.go: interval":       "the name of pmm export's flag -interval",
 	"cmd/pmm/sites.go: calls":           "a table of static.db",
 	"e2e/difftest/difftest.go: =":       "an environment variable's NAME=value",
 	"instrument/callgen.go: before":     "the name of a generated helper",
