@@ -28,10 +28,9 @@ var update = flag.Bool("update", false, "rewrite the reference answers of testda
 const casesDir = "../../testdata/difftest"
 
 // TestRegressionCases checks the reference's answers to each regression
-// case against want.txt; with PMM_DIFFTEST_CASES=1 (or PMM_DIFFTEST set)
-// it also runs pmm in the four modes and checks that pmm disagrees with
-// the reference, without flagging the answer as incomplete, exactly
-// where known.txt says: a fix makes the test fail until its lines are
+// case against want.txt; unless -short, it also runs pmm in the four
+// modes and checks that pmm disagrees with the reference, without
+// flagging the answer as incomplete, exactly where known.txt says: a fix makes the test fail until its lines are
 // removed from known.txt. A case with exact.txt fails on a flagged
 // answer too.
 func TestRegressionCases(t *testing.T) {
@@ -39,7 +38,7 @@ func TestRegressionCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withPMM := os.Getenv("PMM_DIFFTEST_CASES") != "" || os.Getenv("PMM_DIFFTEST") != ""
+	withPMM := !testing.Short()
 	for _, c := range cases {
 		if !c.IsDir() {
 			continue

@@ -53,9 +53,6 @@ func TestDifferentialMany(t *testing.T) {
 		first = 1
 	}
 	feat := progen.AllFeatures()
-	if os.Getenv("PMM_DIFFTEST_FEATURES") == "default" {
-		feat = defaultFeatures
-	}
 	e := env(t)
 	var results []Result
 	for seed := first; seed < first+int64(n); seed++ {
@@ -90,29 +87,64 @@ func TestDifferentialMany(t *testing.T) {
 	}
 }
 
-// defaultFeatures is the feature set of the fast test: what pmm answers
-// right today. Left out, because pmm is known to be wrong on them (the
-// full run, PMM_DIFFTEST=N, reports each class; testdata/difftest has a
-// regression case of each): calls through interfaces and function
-// values that may reach several functions (dynamic-targets), generic
-// functions and methods of generic types (generic-calls), a method on a
-// function type that calls its receiver (handler-func), panics (the
-// results of an execution that panicked, deferred closures as callees:
-// recovered-panics), derived events defined with or, which do not
-// compile in --mode runtime (or-runtime), and goroutines: a worker whose
-// deferred wg.Done lets main return first may never end, and whether it
-// ends depends on timing; pmm's answer about it is then exact, or
-// flagged when its run-time test waits for the end (unfinished-workers),
-// and this test wants every answer equal. The executions of a function
-// not called by another (two-identities) are in: one execution has one
-// id.
-var defaultFeatures = progen.Features{
-	MethodValues: true, Closures: true, Recursion: true, Defers: true,
-	Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Names: true,
-}
+// defaultFeatures is the feature set of the fast test: every construct of
+// the generator and every question template. Each class of disagreement
+// the long run found has its regression case in testdata/difftest, and
+// none is left out here: a class that comes back fails the fast test.
+var defaultFeatures = progen.AllFeatures()
 
-// defaultSeeds are the programs of the fast test.
-var defaultSeeds = []int64{1, 2}
+// defaultSeeds are the programs of the fast test: among them, every
+// construct and template of the generator (interfaces, function values,
+// generics, the method on a function type, goroutines, recovered panics,
+// or, panicked, spawns: TestDefaultSeedsCoverEveryFeature).
+var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+
+// TestDefaultSeedsCoverEveryFeature checks that the programs of the fast
+// test use every construct of the generator and that their questions
+// use every template that tests a relation, a negation, an aggregate
+// over results or panicked: a construct the generator stops drawing on
+// these seeds would otherwise leave its class untested by go test ./...
+func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
+	// A construct is used where its call appears in the plain program.
+	constructs := map[string]string{
+		"interfaces":       "shapes[",
+		"function values":  "ops[",
+		"generic function": "pick(",
+		"generic method":   ".put(",
+		"handler func":     "handler(",
+		"goroutines":       "go work",
+		"recovered panics": "recover()",
+		"deferred calls":   "\tdefer ",
+		"closures":         ":= func(",
+		"recursion":        "fib(a-1)",
+		"method values":    ").area\n",
+	}
+	templates := []string{"calls", "calls-star", "not-calls", "not-calls-star", "not-called-by", "spawns",
+		"contains", "cache", "cache-count", "panicked", "either", "callee-names", "result", "by-param"}
+	seen := map[string]bool{}
+	for _, seed := range defaultSeeds {
+		p := progen.Generate(seed, defaultFeatures)
+		for name, mark := range constructs {
+			if strings.Contains(p.Plain, mark) {
+				seen[name] = true
+			}
+		}
+		for _, q := range p.QuestionNames {
+			_, template, _ := strings.Cut(q, "-") // q12-not-called-by
+			seen[template] = true
+		}
+	}
+	for name := range constructs {
+		if !seen[name] {
+			t.Errorf("no program of the fast test (seeds %v) uses %s", defaultSeeds, name)
+		}
+	}
+	for _, tp := range templates {
+		if !seen[tp] {
+			t.Errorf("no question of the fast test (seeds %v) is of the template %s", defaultSeeds, tp)
+		}
+	}
+}
 
 // TestDifferential compares every mode's answers with the reference on
 // the programs of defaultSeeds, generated with defaultFeatures.
