@@ -18,8 +18,10 @@ type captureCode struct {
 	value            bool
 	numbered, list   bool
 	// int64 is its value as an int64 expression over the state s (the
-	// runtime's fast paths take those), boolean a bool expression.
-	int64, boolean string
+	// runtime's fast paths take those), boolean a bool expression;
+	// compensated is int64 at a site whose durations subtract pmm's
+	// recording of the timed executions nested in them (Options.Nested).
+	int64, boolean, compensated string
 	// results says it is the execution's results, which one that
 	// panicked does not have.
 	results bool
@@ -36,7 +38,7 @@ var captureCodes = map[plan.Capture]captureCode{
 	plan.CapFinish:    {field: "t1", typ: "int64", take: "Now", int64: "s.t1"},
 	plan.CapEnd:       {field: "end", typ: "uint64", take: "NextID", int64: "int64(s.end)"},
 	plan.CapCaller:    {field: "caller", typ: "uint64", int64: "int64(s.caller)"}, // set by the call's wrapper
-	plan.CapDuration:  {int64: "s.t1 - s.t0"},
+	plan.CapDuration:  {int64: "s.t1 - s.t0", compensated: "s.t1 - s.t0 - s.comp"},
 	plan.CapPanicked:  {boolean: "!s.ok"},
 	plan.CapParam:     {field: "p", value: true, numbered: true},
 	plan.CapParams:    {field: "p", value: true, list: true},
@@ -84,4 +86,15 @@ func atEnd(fields []plan.Field) bool {
 		}
 	}
 	return false
+}
+
+// int64Of is the int64 expression of capture c at the site ("" if it has
+// none): the compensated one where the site subtracts the recording
+// nested in its durations.
+func (sg *siteGen) int64Of(c plan.Capture) string {
+	cc := captureCodes[c]
+	if cc.compensated != "" && sg.g.opt.Nested.Compensated(sg.s) {
+		return cc.compensated
+	}
+	return cc.int64
 }

@@ -280,7 +280,7 @@ func (sg *siteGen) stateValue(f plan.Field) (string, types.Type, bool) {
 	case cc.value:
 		name = valueField(f)
 	case cc.int64 != "":
-		return "(" + cc.int64 + ")", types.Typ[types.Int64], true
+		return "(" + sg.int64Of(f.Cap) + ")", types.Typ[types.Int64], true
 	case cc.boolean != "":
 		return cc.boolean, types.Typ[types.Bool], true
 	}

@@ -192,6 +192,11 @@ type Options struct {
 	// change more (recover, function literals, testing's helpers) keep
 	// the defer (siteGen.twinnable).
 	Twin bool
+	// Nested says which sites' durations other timed executions may run
+	// inside, and which sites those are: the code of the first subtracts
+	// the recording of the second (plan.NestedClocks). Nil subtracts
+	// nothing.
+	Nested *plan.NestedClocks
 }
 
 // mainFunc is the declaration of the program's main function if fi's

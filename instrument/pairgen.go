@@ -93,7 +93,7 @@ func (sg *siteGen) keyCode(fields []plan.Field) ([]string, bool) {
 		case cc.value:
 			ok = value(valueField(f))
 		case cc.int64 != "":
-			lines = append(lines, "k.Int("+cc.int64+")")
+			lines = append(lines, "k.Int("+sg.int64Of(f.Cap)+")")
 		default:
 			ok = false
 		}

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,11 +158,44 @@ func (sg *siteGen) common() {
 			sg.clocks = append(sg.clocks, take)
 		}
 	}
+	sg.compensation(rt)
 	sg.declare("ok", "bool") // set when the execution returns
 	if cc := captureCodes[plan.CapCaller]; sg.caps[plan.CapCaller] {
 		sg.declare(cc.field, cc.typ)
 	}
 	sg.tmpl.Post = "true"
+}
+
+// compensation adds the code by which the site's durations subtract
+// pmm's recording of the timed executions nested in them, and by which a
+// timed execution that may be nested in such a duration counts itself
+// (Options.Nested, pmmrt.TimedBegin): the count is taken before the
+// begin clock and the compensation after the end clock, outside the
+// interval; the execution counts itself once its end clock is read.
+func (sg *siteGen) compensation(rt string) {
+	nested := sg.g.opt.Nested
+	t0, t1 := "s.t0 = "+rt+".Now()", "s.t1 = "+rt+".Now()"
+	var atEnd []string
+	switch {
+	case nested.Compensated(sg.s):
+		sg.declare("tc", rt+".Timed")
+		sg.declare("comp", "int64")
+		if i := slices.Index(sg.clocks, t0); i >= 0 {
+			sg.clocks = slices.Insert(sg.clocks, i, "s.tc = "+rt+".TimedBegin()")
+		}
+		end := "Compensate"
+		if nested.Counted(sg.s) {
+			end = "CompensateEnded"
+		}
+		atEnd = append(atEnd, "s.comp = s.tc."+end+"(s.t1 - s.t0)")
+	case nested.Counted(sg.s):
+		atEnd = append(atEnd, rt+".TimedEnded()")
+	}
+	if i := slices.Index(sg.tmpl.After, t1); i >= 0 {
+		sg.tmpl.After = slices.Insert(sg.tmpl.After, i+1, atEnd...)
+	} else if i := slices.Index(sg.clocks, t0); i >= 0 && nested.Counted(sg.s) {
+		sg.clocks = slices.Insert(sg.clocks, i+1, rt+".TimedEnded()")
+	}
 }
 
 // takeClocks ends the before-form with the statements that take ids,
@@ -232,7 +266,7 @@ func (sg *siteGen) action() error {
 					}
 				}
 				if dest == rt {
-					if pair, ok := execPair(rt, t, sel); ok {
+					if pair, ok := sg.execPair(rt, t, sel); ok {
 						return []string{pair}, nil
 					}
 				}
@@ -370,7 +404,7 @@ func timedOnly(t *plan.Target, qi int) bool {
 // execPair renders, as one EmitExecPair (one record of 24 bytes instead
 // of two of Emit2's), tuples that are an execution (its id and site) and
 // one more int of the same id, when the runtime can pack them.
-func execPair(rt string, t *plan.Target, tuples []plan.Emit) (string, bool) {
+func (sg *siteGen) execPair(rt string, t *plan.Target, tuples []plan.Emit) (string, bool) {
 	if len(tuples) != 2 {
 		return "", false
 	}
@@ -387,7 +421,7 @@ func execPair(rt string, t *plan.Target, tuples []plan.Emit) (string, bool) {
 	default:
 		return "", false
 	}
-	v := captureCodes[other.Fields[1].Cap].int64
+	v := sg.int64Of(other.Fields[1].Cap)
 	return fmt.Sprintf("%s.EmitExecPair(%d, %d, s.id, %d, %s) // %s, %s",
 		rt, exec.Table.ID, other.Table.ID, t.SiteID, v, exec.Table.Name, other.Table.Name), true
 }
@@ -505,7 +539,7 @@ func (sg *siteGen) intField(t *plan.Target, f plan.Field) (string, bool) {
 	case plan.CapConst:
 		return strconv.Itoa(f.N), f.Expr == ""
 	}
-	expr := captureCodes[f.Cap].int64
+	expr := sg.int64Of(f.Cap)
 	return expr, expr != ""
 }
 

@@ -145,17 +145,45 @@ type Skip struct {
 	Reason string
 }
 
-// InflatedDurations returns a reason for each question whose durations
-// of a function's executions another site that reads the clock may run
-// inside, in the same goroutine: each such nested execution adds its own
-// two clock reads, its id and its record to the duration (more than the
-// 50 ns per nested execution that issue 10 allows: docs/PERFORMANCE.md,
-// "The bias of a duration"), so the duration is inflated. calls returns
-// the functions an execution of caller may call, directly or not, in
-// its goroutine (the static call graph); it is asked once per function
-// whose durations are recorded. A site's own clock reads are outside its
-// interval, so it counts only if its function recurses into it.
-func (p *Plan) InflatedDurations(calls func(caller int64) (map[int64]bool, error)) ([]Incomplete, error) {
+// NestedClocks says which sites that read the clock may run inside the
+// executions whose durations a site records, in the same goroutine: each
+// such nested execution adds its own two clock reads, its id and its
+// record to the duration, more than the 50 ns per nested execution that
+// issue 10 allows (docs/PERFORMANCE.md, "The bias of a duration"). The
+// generated code subtracts that cost: a compensated site takes, around
+// its interval, the count of the timed executions that ended inside it
+// in its goroutine, which the counted sites keep (docs/RUNTIME.md,
+// "Durations with timed executions inside"); and the answer says so. A
+// nil NestedClocks compensates nothing.
+type NestedClocks struct {
+	inside  map[*Site][]*Site
+	counted map[*Site]bool
+	notes   []Incomplete
+}
+
+// Compensated reports whether s records durations inside which sites that
+// read the clock may run.
+func (n *NestedClocks) Compensated(s *Site) bool { return n != nil && len(n.inside[s]) > 0 }
+
+// Counted reports whether s reads the clock and may run inside the
+// durations of a compensated site.
+func (n *NestedClocks) Counted(s *Site) bool { return n != nil && n.counted[s] }
+
+// Notes are what the answers whose durations are compensated say of it.
+func (n *NestedClocks) Notes() []Incomplete {
+	if n == nil {
+		return nil
+	}
+	return n.notes
+}
+
+// NestedClocks finds the sites that read the clock and may run inside
+// the durations each site records. calls returns the functions an
+// execution of caller may call, directly or not, in its goroutine (the
+// static call graph); it is asked once per function whose durations are
+// recorded. A site's own clock reads are outside its interval, so it
+// counts only if its function recurses into it.
+func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*NestedClocks, error) {
 	var clocks []*Site
 	for _, s := range p.Sites {
 		if caps := s.Captures(); caps[CapBegin] || caps[CapFinish] {
@@ -172,6 +200,7 @@ func (p *Plan) InflatedDurations(calls func(caller int64) (map[int64]bool, error
 	timed := func(e Emit) bool {
 		return slices.ContainsFunc(e.Fields, func(f Field) bool { return f.Cap == CapDuration })
 	}
+	n := &NestedClocks{inside: map[*Site][]*Site{}, counted: map[*Site]bool{}}
 	in := &incompleteness{}
 	for _, s := range p.Sites {
 		for _, t := range s.Targets {
@@ -183,9 +212,13 @@ func (p *Plan) InflatedDurations(calls func(caller int64) (map[int64]bool, error
 				return nil, err
 			}
 			var nested []string
-			for _, n := range clocks {
-				if h, what := host(n); h == t.FuncID && n != s || callees[h] {
-					nested = append(nested, fmt.Sprintf("%s (%s)", what, n.Position()))
+			for _, c := range clocks {
+				if h, what := host(c); h == t.FuncID && c != s || callees[h] {
+					nested = append(nested, fmt.Sprintf("%s (%s)", what, c.Position()))
+					if !slices.Contains(n.inside[s], c) {
+						n.inside[s] = append(n.inside[s], c)
+					}
+					n.counted[c] = true
 				}
 			}
 			if len(nested) == 0 {
@@ -194,9 +227,9 @@ func (p *Plan) InflatedDurations(calls func(caller int64) (map[int64]bool, error
 			if len(nested) > 3 {
 				nested = append(nested[:3], fmt.Sprintf("and %d more", len(nested)-3))
 			}
-			reason := fmt.Sprintf("the durations of %s are inflated: they include pmm's recording (two clock reads and a record, "+
-				"tens of nanoseconds) of each instrumented execution that may run inside them: %s",
-				t.Function, strings.Join(nested, ", "))
+			reason := fmt.Sprintf("the durations of %s are compensated: instrumented executions that read the clock may run inside them "+
+				"(%s), and pmm subtracts its recording of each that did (two clock reads and a record, measured when the run starts); "+
+				"what remains of it is the error of that measure, a few nanoseconds each", t.Function, strings.Join(nested, ", "))
 			for _, e := range t.Emits {
 				if !timed(e) {
 					continue
@@ -209,5 +242,6 @@ func (p *Plan) InflatedDurations(calls func(caller int64) (map[int64]bool, error
 			}
 		}
 	}
-	return in.list(), nil
+	n.notes = in.list()
+	return n, nil
 }

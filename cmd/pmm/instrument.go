@@ -309,7 +309,11 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pg.Step("generating the code of " + plural(len(pkgs), "package"))
-	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, instrument.Options{Twin: mode.twin})
+	nested, err := nestedClocks(res.Path, p)
+	if err != nil {
+		return fail(err)
+	}
+	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, instrument.Options{Twin: mode.twin, Nested: nested})
 	if err != nil {
 		return fail(err)
 	}
@@ -323,11 +327,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pr := p.Project(prog, sch, gen.Skipped, gen.Inexact)
-	inflated, err := inflatedDurations(res.Path, p)
-	if err != nil {
-		return fail(err)
-	}
-	pr.Incomplete = append(pr.Incomplete, inflated...)
+	pr.Incomplete = append(pr.Incomplete, nested.Notes()...)
 	for i := range pr.Sites {
 		for _, qi := range gen.WaitEnd[pr.Sites[i].Site] {
 			pr.Sites[i].WaitEnd = append(pr.Sites[i].WaitEnd, prog.Questions[qi].Name)
@@ -345,11 +345,11 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	return pr, exitOK
 }
 
-// inflatedDurations lists the durations of p that instrumented
-// executions nested inside them inflate (plan.InflatedDurations), from
-// the call graph of the static database at dbPath, as the vocabulary's
-// transitive calls relation decides it statically (same goroutine).
-func inflatedDurations(dbPath string, p *plan.Plan) ([]plan.Incomplete, error) {
+// nestedClocks finds the durations of p that instrumented executions
+// nested inside them would inflate (plan.NestedClocks), from the call
+// graph of the static database at dbPath, as the vocabulary's transitive
+// calls relation decides it statically (same goroutine).
+func nestedClocks(dbPath string, p *plan.Plan) (*plan.NestedClocks, error) {
 	db, err := openStatic(dbPath)
 	if err != nil {
 		return nil, err
@@ -364,7 +364,7 @@ func inflatedDurations(dbPath string, p *plan.Plan) ([]plan.Incomplete, error) {
 	cond := strings.NewReplacer("{1}", "a", "{2}", "b").Replace(reach)
 	query := "SELECT b.id FROM functions a, functions b WHERE a.id = ? AND " + cond
 	memo := map[int64]map[int64]bool{}
-	return p.InflatedDurations(func(caller int64) (map[int64]bool, error) {
+	return p.NestedClocks(func(caller int64) (map[int64]bool, error) {
 		if callees, ok := memo[caller]; ok {
 			return callees, nil
 		}

@@ -69,7 +69,9 @@ type ctxEntry struct {
 	// exec was published by a call site of it (ExecEnterFor), and no
 	// definition has adopted it yet; 0 if none.
 	pending uint64
-	_       [8]byte // 64 bytes: entries of goroutines on other cores share no cache line
+	// timed counts the timed executions that ended in the goroutine
+	// (TimedEnded), for the compensation of durations around them.
+	timed int64 // 64 bytes: entries of goroutines on other cores share no cache line
 }
 
 // ctxSlot holds a goroutine's marks of one slot. The flags of the

@@ -85,7 +85,7 @@ func (h *Held) Release() {
 			if format == logfmt.FormatInt3 {
 				c = int64(binary.LittleEndian.Uint64(body[16:]))
 			}
-			emitInts(table, format, 0, a, int64(binary.LittleEndian.Uint64(body[8:])), c)
+			emitInts(&std, table, format, 0, a, int64(binary.LittleEndian.Uint64(body[8:])), c)
 		}
 		b = b[heldHeader+n:]
 	}

@@ -130,10 +130,10 @@ func emitBody(table uint16, body []byte) {
 
 // Emit2 appends a tuple of two int64 fields: the commonest tuple (an event
 // id and a time, a pair of ids), in a fixed layout.
-func Emit2(table uint16, a, b int64) { emitInts(table, logfmt.FormatInt2, 0, a, b, 0) }
+func Emit2(table uint16, a, b int64) { emitInts(&std, table, logfmt.FormatInt2, 0, a, b, 0) }
 
 // Emit3 appends a tuple of three int64 fields in a fixed layout.
-func Emit3(table uint16, a, b, c int64) { emitInts(table, logfmt.FormatInt3, 0, a, b, c) }
+func Emit3(table uint16, a, b, c int64) { emitInts(&std, table, logfmt.FormatInt3, 0, a, b, c) }
 
 // EmitExecPair appends the tuple (id, site) of the execution table exec
 // and the tuple (id, v) of table, in one record of 24 bytes where Emit2
@@ -148,18 +148,19 @@ func EmitExecPair(exec, table uint16, id uint64, site int, v int64) {
 		Emit2(table, int64(id), v)
 		return
 	}
-	emitInts(exec, logfmt.FormatExecPair, byte(second), int64(id|uint64(site)<<logfmt.PackedIDBits), v, 0)
+	emitInts(&std, exec, logfmt.FormatExecPair, byte(second), int64(id|uint64(site)<<logfmt.PackedIDBits), v, 0)
 }
 
-// emitInts appends a record of format logfmt.FormatInt2 (a, b),
+// emitInts appends to l a record of format logfmt.FormatInt2 (a, b),
 // logfmt.FormatInt3 (a, b, c) or logfmt.FormatExecPair (a, b; last is the
-// header's last byte).
-func emitInts(table uint16, format, last byte, a, b, c int64) {
+// header's last byte). l is std but for the calibration of the cost of a
+// timed event (calibrateTimed).
+func emitInts(l *logger, table uint16, format, last byte, a, b, c int64) {
 	size := logfmt.RecHeaderSize + 16
 	if format == logfmt.FormatInt3 {
 		size += 8
 	}
-	seg, off := std.reserve(size)
+	seg, off := l.reserve(size)
 	if seg == nil {
 		return
 	}
