@@ -66,6 +66,34 @@ type Filters struct {
 	Aggregate *RunAggregate
 }
 
+// dropsSome reports whether the filters may keep an execution from
+// being recorded: a test of its own values, of its callees or its
+// caller, an inter-event test, a negation, a context; or its question is
+// an aggregate kept in cells, not tuples.
+func (f *Filters) dropsSome() bool {
+	return len(f.Pre) > 0 || len(f.Post) > 0 || len(f.Callees) > 0 || f.Caller != "" || f.Hold != nil || f.Probe != nil ||
+		f.Absent != nil || len(f.Absences) > 0 || len(f.Contexts) > 0 || f.Aggregate != nil || f.Buffered
+}
+
+// recordsEvery reports whether the target records tuples of every
+// execution that reaches its site, for some question: one without
+// filters (a mode without them), or whose filters drop none.
+func (t *Target) recordsEvery() bool {
+	if t.Filters == nil {
+		return true
+	}
+	for _, fs := range t.Filters {
+		drops := false
+		for _, f := range fs {
+			drops = drops || f.dropsSome()
+		}
+		if !drops {
+			return true
+		}
+	}
+	return false
+}
+
 // Cond is a comparison an event can test alone: every variable it reads
 // is a value the event's site captures.
 type Cond struct {

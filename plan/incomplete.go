@@ -201,7 +201,15 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 		return slices.ContainsFunc(e.Fields, func(f Field) bool { return f.Cap == CapDuration })
 	}
 	n := &NestedClocks{inside: map[*Site][]*Site{}, counted: map[*Site]bool{}}
-	in := &incompleteness{}
+	// compensated are, by question, the durations compensated: each
+	// function's with the nested sites, where, and the variables.
+	type duration struct {
+		function, nested, position string
+		vars                       []string
+		qindex                     int
+	}
+	compensated := map[string][]duration{}
+	var questions []string
 	for _, s := range p.Sites {
 		for _, t := range s.Targets {
 			if !slices.ContainsFunc(t.Emits, timed) {
@@ -227,18 +235,50 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 			if len(nested) > 3 {
 				nested = append(nested[:3], fmt.Sprintf("and %d more", len(nested)-3))
 			}
-			reason := fmt.Sprintf("the durations of %s are compensated: instrumented executions that read the clock may run inside them "+
-				"(%s), and pmm subtracts its recording of each that did (two clock reads and a record, measured when the run starts); "+
-				"what remains of it is the error of that measure, a few nanoseconds each", t.Function, strings.Join(nested, ", "))
 			for _, e := range t.Emits {
 				if !timed(e) {
 					continue
 				}
+				d := duration{function: t.Function, nested: strings.Join(nested, ", "), position: s.Position(), qindex: e.QIndex}
 				for _, qv := range t.Vars {
 					if q, v, _ := strings.Cut(qv, "/"); q == e.Question && !t.impossible[qv] {
-						in.add(q, e.QIndex, v, reason, s.Position())
+						d.vars = append(d.vars, v)
 					}
 				}
+				if _, ok := compensated[e.Question]; !ok {
+					questions = append(questions, e.Question)
+				}
+				compensated[e.Question] = append(compensated[e.Question], d)
+			}
+		}
+	}
+	// A reason per function and site, or, for a question with more than
+	// three, one for them all: a question over every function's
+	// durations would otherwise print one for nearly every function.
+	const how = "and pmm subtracts its recording of each that did (two clock reads and a record, measured when the run starts); " +
+		"what remains of it is the error of that measure, a few nanoseconds each"
+	in := &incompleteness{}
+	for _, q := range questions {
+		ds := compensated[q]
+		if len(ds) <= 3 {
+			for _, d := range ds {
+				reason := fmt.Sprintf("the durations of %s are compensated: instrumented executions that read the clock may run inside them (%s), %s",
+					d.function, d.nested, how)
+				for _, v := range d.vars {
+					in.add(q, d.qindex, v, reason, d.position)
+				}
+			}
+			continue
+		}
+		var names []string
+		for _, d := range ds[:3] {
+			names = append(names, d.function)
+		}
+		reason := fmt.Sprintf("the durations of %d functions (%s and %d more) are compensated: instrumented executions that read the clock "+
+			"may run inside them, %s", len(ds), strings.Join(names, ", "), len(ds)-3, how)
+		for _, d := range ds {
+			for _, v := range d.vars {
+				in.add(q, d.qindex, v, reason, "")
 			}
 		}
 	}

@@ -40,6 +40,17 @@ type Project struct {
 	// Shapes are, per question, what the columns of its answer hold: the
 	// exports (pmm answer -format pprof) find functions and measures there.
 	Shapes map[string]AnswerShape `json:"shapes,omitempty"`
+	// Hot are the functions whose every execution a site records as
+	// tuples (it has no run-time filters) and that may run often: a
+	// run may record millions of them (pmm instrument and pmm run warn).
+	Hot []HotFunction `json:"hot,omitempty"`
+}
+
+// HotFunction is a function every execution of which is recorded, and
+// why it may run often.
+type HotFunction struct {
+	Function string `json:"function"`
+	Why      string `json:"why"` // "called in a loop at main.go:12:5", "recursive"
 }
 
 // AnswerShape is what the columns of a question's answer hold.
@@ -80,6 +91,9 @@ type ProjectSite struct {
 	Questions []string `json:"questions"` // the questions it records for
 	Vars      []string `json:"vars"`      // the events it records, as QUESTION/VARIABLE
 	Filtered  bool     `json:"filtered"`  // it has run-time filters and counts its entries checked
+	// Every says it records tuples for every execution of the function
+	// that reaches it: no run-time test of it can drop one.
+	Every bool `json:"every,omitempty"`
 	// WaitEnd are the questions whose answers wait for the end of its
 	// executions: it counts those open, and an answer that may miss one
 	// that never ended says so.
@@ -115,7 +129,7 @@ func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, i
 		}
 		for _, t := range s.Targets {
 			ps := ProjectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col,
-				Vars: t.Vars, Filtered: len(s.Targets) == 1 && t.Filters != nil}
+				Vars: t.Vars, Filtered: len(s.Targets) == 1 && t.Filters != nil, Every: len(t.Emits) > 0 && t.recordsEvery()}
 			seen := map[string]bool{}
 			for _, e := range t.Emits {
 				if !seen[e.Question] {

@@ -80,6 +80,7 @@ type call struct {
 	where     Span
 	kind      string // static, interface, funcvalue, implicit
 	via       string // call, go, defer
+	loops     int    // the loops of the caller's body that run it each iteration
 	callee    *function
 	method    string      // the abstract method of an interface call
 	calleeFn  *types.Func // static callee, resolved once every package is walked
@@ -255,10 +256,15 @@ func (c *collector) function(obj *types.Func) *function {
 // walk records the function literals and calls in n, which is inside
 // owner. via is "go" or "defer" when n is the call of such a statement.
 func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via string) {
+	// path holds the nodes being walked, outermost first, so that a call
+	// knows the loops around it (loopDepth).
+	var path []ast.Node
 	ast.Inspect(n, func(n ast.Node) bool {
-		if n != nil {
-			c.alloc.visit(n, owner)
+		if n == nil {
+			path = path[:len(path)-1]
+			return true
 		}
+		c.alloc.visit(n, owner)
 		switch n := n.(type) {
 		case *ast.Ident:
 			c.localVar(info, n, owner)
@@ -268,11 +274,11 @@ func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via stri
 			c.walk(info, n.Body, lit, "")
 			return false
 		case *ast.GoStmt:
-			c.addCall(info, n.Call, owner, "go")
+			c.addCall(info, n.Call, owner, "go", loopDepth(path, n))
 			c.walkCallChildren(info, n.Call, owner)
 			return false
 		case *ast.DeferStmt:
-			c.addCall(info, n.Call, owner, "defer")
+			c.addCall(info, n.Call, owner, "defer", loopDepth(path, n))
 			c.walkCallChildren(info, n.Call, owner)
 			return false
 		case *ast.RangeStmt:
@@ -280,10 +286,35 @@ func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via stri
 		case *ast.LabeledStmt:
 			c.addRegion(n, owner)
 		case *ast.CallExpr:
-			c.addCall(info, n, owner, "call")
+			c.addCall(info, n, owner, "call", loopDepth(path, n))
 		}
+		path = append(path, n)
 		return true
 	})
+}
+
+// loopDepth counts the loops of path (the nodes around n in one function
+// body) that run n once per iteration: n is in the body of a for or range
+// statement, or in the condition or post statement of a for. A function
+// literal starts a path of its own: its loops are its own.
+func loopDepth(path []ast.Node, n ast.Node) int {
+	in := func(part ast.Node) bool {
+		return part != nil && part.Pos() <= n.Pos() && n.End() <= part.End()
+	}
+	depth := 0
+	for _, p := range path {
+		switch l := p.(type) {
+		case *ast.ForStmt:
+			if in(l.Body) || in(l.Cond) || in(l.Post) {
+				depth++
+			}
+		case *ast.RangeStmt:
+			if in(l.Body) {
+				depth++
+			}
+		}
+	}
+	return depth
 }
 
 // addRegion records a labeled statement of a kind whose executions are
@@ -350,7 +381,7 @@ func (c *collector) closure(lit *ast.FuncLit, owner *function) *function {
 
 // addCall records a call site, unless it is a conversion or a call of a
 // built-in function.
-func (c *collector) addCall(info *types.Info, e *ast.CallExpr, owner *function, via string) {
+func (c *collector) addCall(info *types.Info, e *ast.CallExpr, owner *function, via string, loops int) {
 	fun := ast.Unparen(e.Fun)
 	if tv, ok := info.Types[fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
 		return
@@ -360,7 +391,7 @@ func (c *collector) addCall(info *types.Info, e *ast.CallExpr, owner *function, 
 	if c.calls[k] != nil {
 		return
 	}
-	site := &call{key: k, caller: owner, where: c.span(e.Pos(), e.End()), via: via, targets: map[*function]bool{}}
+	site := &call{key: k, caller: owner, where: c.span(e.Pos(), e.End()), via: via, loops: loops, targets: map[*function]bool{}}
 	if lit, ok := fun.(*ast.FuncLit); ok {
 		site.kind, site.calleeLit = "static", c.key(lit.Type.Func)
 	} else if fn := typeutil.StaticCallee(info, e); fn != nil {

@@ -47,7 +47,8 @@ CREATE TABLE calls (
 	callee    TEXT,
 	callee_id INTEGER REFERENCES functions(id),
 	method    TEXT,
-	external  INTEGER
+	external  INTEGER,
+	loop_depth INTEGER NOT NULL
 );
 CREATE INDEX calls_caller ON calls(caller_id);
 CREATE TABLE call_targets (

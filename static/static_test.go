@@ -372,3 +372,29 @@ func TestRegions(t *testing.T) {
 		t.Errorf("regions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestLoopDepth checks calls.loop_depth: the loops of the caller's body
+// that run the call once per iteration (a for's condition and post
+// statement, a loop's body; not a for's init nor a range expression),
+// counted within one function literal.
+func TestLoopDepth(t *testing.T) {
+	_, db := build(t, "../testdata/static/loops", Config{})
+	got := rows(t, db, `SELECT f.name, c.line, c.col, c.callee, c.via, c.loop_depth
+		FROM calls c JOIN functions f ON f.id = c.caller_id`) // sorted
+	want := []string{
+		"main.main 12 7 main.f call 0",
+		"main.main 13 11 main.f call 0",
+		"main.main 13 17 main.g call 1",
+		"main.main 13 28 main.f call 1",
+		"main.main 14 8 main.f call 1",
+		"main.main 15 21 main.h call 1",
+		"main.main 16 9 main.f call 2",
+		"main.main 17 4 main.main.func1 call 2",
+		"main.main 22 8 main.f defer 0",
+		"main.main 24 6 main.f go 1",
+		"main.main.func1 18 10 main.f call 0",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

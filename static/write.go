@@ -115,9 +115,9 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 			callee = site.callee.name
 		}
 		w := site.where
-		ins.row("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		ins.row("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			site.id, idOf(site.caller), w.File, w.Line, w.Col, w.EndLine, w.EndCol,
-			site.kind, site.via, callee, idOf(site.callee), nullable(site.method), site.external())
+			site.kind, site.via, callee, idOf(site.callee), nullable(site.method), site.external(), site.loops)
 		for _, t := range sortedTargets(site.targets) {
 			ins.row("INSERT INTO call_targets VALUES (?, ?, ?)", site.id, t.name, t.id)
 		}

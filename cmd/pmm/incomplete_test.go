@@ -268,3 +268,33 @@ func TestCompensatedDurations(t *testing.T) {
 		}
 	}
 }
+
+// TestHotFunctionsWarning checks the warning before a run that records
+// every execution of functions that may run often: testdata/cache's G,
+// called in a loop of F, is recorded at each execution in --mode
+// straightforward (no run-time filters), and pmm instrument and pmm run
+// say so, naming the loop; in the default mode its executions are held
+// and tested at run time, and neither warns.
+func TestHotFunctionsWarning(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		warn bool
+	}{{"combined", false}, {"straightforward", true}} {
+		dir := copyModule(t, "../../testdata/cache")
+		code, out, errOut := runPMM(t, dir, "instrument", "-mode", c.mode, "./...", "questions.pmm")
+		if code != exitOK {
+			t.Fatalf("pmm instrument -mode %s: exit %d\n%s%s", c.mode, code, out, errOut)
+		}
+		const g = "main.G (called in a loop at main.go:29:8)"
+		if got := strings.Contains(errOut, "may run often is recorded") && strings.Contains(errOut, g); got != c.warn {
+			t.Errorf("-mode %s: pmm instrument warns of %s: %v, want %v:\n%s", c.mode, g, got, c.warn, errOut)
+		}
+		code, out, errOut = runPMM(t, dir, "run", ".")
+		if code != exitOK {
+			t.Fatalf("pmm run: exit %d\n%s%s", code, out, errOut)
+		}
+		if got := strings.Contains(errOut, "pmm run: warning: every execution of 4 functions that may run often"); got != c.warn {
+			t.Errorf("-mode %s: pmm run warns: %v, want %v:\n%s", c.mode, got, c.warn, errOut)
+		}
+	}
+}

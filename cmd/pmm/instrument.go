@@ -156,6 +156,10 @@ func readWritableProject(e *env, cmd string) (*plan.Project, int) {
 		fmt.Fprintf(e.stderr, "pmm %s: %v\n", cmd, err)
 		return nil, exitFailure
 	}
+	if len(p.Hot) > 0 {
+		fmt.Fprintf(e.stderr, "pmm %s: warning: every execution of %s that may run often is recorded (pmm instrument said which): "+
+			"a long run may record millions of tuples\n", cmd, plural(len(p.Hot), "function"))
+	}
 	return p, exitOK
 }
 
@@ -190,6 +194,12 @@ Where pmm cannot record a question's events exactly (a site it cannot
 instrument, a call that may run several functions it cannot tell apart,
 ...), it warns, says how many answers may be incomplete, and pmm answer
 prints why under each of them (see pmm help answer).
+
+When a site records every execution of a function that may run often
+(called in a loop, by static.db's calls.loop_depth, or recursive) as
+tuples, with no run-time test to drop some, pmm instrument warns, and
+pmm run and pmm test say so again before the run: such a run may record
+millions of tuples. An aggregate keeps cells instead.
 
 In the default mode, combined, the sites also test at run time what they
 can: an execution's own values, its caller's, equal values of two calls
@@ -230,6 +240,9 @@ Example:
 					if !r.Skip { // the skipped sites are above
 						fmt.Fprintf(e.stderr, "pmm instrument: warning: question %s may be incomplete: %s\n", r.Question, withPosition(incompleteText(r), r.Position))
 					}
+				}
+				if w := hotWarning(p.Hot); w != "" {
+					fmt.Fprintf(e.stderr, "pmm instrument: warning: %s\n", w)
 				}
 				fmt.Fprintf(e.stdout, "instrumented %d sites for %s\n", len(p.Sites), plural(len(p.Questions), "question"))
 				for _, d := range p.RunTime {
@@ -338,6 +351,9 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	pr.Units = answerUnits(pr.Shapes)
 	if !*analysis.tests {
 		pr.Untested = untestedCalls(sel)
+	}
+	if pr.Hot, err = hotFunctions(res.Path, pr); err != nil {
+		return fail(err)
 	}
 	if err := pr.Write(filepath.Join(out, "plan.json")); err != nil {
 		return fail(err)

@@ -88,8 +88,11 @@ func runOriginal(t *testing.T, dir, bin string, args ...string) outcome {
 	return outcome{out.String(), errOut.String(), status}
 }
 
-// pmmLines are the lines pmm run adds to the program's standard error.
-var pmmLines = regexp.MustCompile(`(?m)^pmm: (run \d+: \d+ tuples recorded in .*|exit status \d+)\n`)
+// pmmLines are the lines pmm run adds to the program's standard error:
+// the run it loaded, the program's exit status, and before the run the
+// warning that every execution of functions that may run often is
+// recorded (these programs instrument every function).
+var pmmLines = regexp.MustCompile(`(?m)^pmm( run| test)?: (run \d+: \d+ tuples recorded in .*|exit status \d+|warning: every execution of \d+ functions? that may run often .*)\n`)
 
 // runInstrumented runs the instrumented program with pmm run or pmm test
 // and returns what the program showed, its exit status as recorded in
