@@ -51,8 +51,10 @@ An answer is incomplete when pmm knows it could not record the question's
 events exactly: a site it could not instrument, a call that may run
 several functions it cannot tell apart, executions of a function outside
 the module called from outside it, records lost. Under such an answer's
-table each reason is printed, "incomplete: REASON (FILE:LINE:COL)", and
-at the end "N of M answers are incomplete"; the exit status is still 0.
+table each reason is printed, "incomplete: REASON (FILE:LINE:COL)" (a
+reason met at many places once, with its first three positions and how
+many more), and at the end "N of M answers are incomplete"; the exit
+status is still 0.
 The reasons are the table pmm_incomplete(run, question, reason, position);
 a question without a row there is answered exactly. With -format json
 (or -json) the output is one document whose answers each have
@@ -203,8 +205,8 @@ Example:
 						}
 						return exitFailure
 					}
-					for _, n := range notes[0] {
-						fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", names[0], n.label(*all))
+					for _, l := range noteLabels(notes[0], *all) {
+						fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", names[0], l)
 					}
 					return done()
 				case "json":
@@ -239,8 +241,8 @@ Example:
 						if *formatName == "csv" {
 							err = printCSV(out, header, rows)
 							out.Flush()
-							for _, n := range notes[i] { // stdout is the data
-								fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", name, n.label(*all))
+							for _, l := range noteLabels(notes[i], *all) { // stdout is the data
+								fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", name, l)
 							}
 						} else {
 							err = printAnswerTable(out, name, i > 0, withUnits(header, p.Units[name]), rows, notes[i], *all)
@@ -445,8 +447,8 @@ func printAnswerTable(w io.Writer, name string, notFirst bool, header []string, 
 	if err := t.write(w); err != nil {
 		return err
 	}
-	for _, n := range notes {
-		fmt.Fprintln(w, n.label(allRuns))
+	for _, l := range noteLabels(notes, allRuns) {
+		fmt.Fprintln(w, l)
 	}
 	return nil
 }
@@ -498,13 +500,18 @@ type incompleteNote struct {
 	Position string `json:"position,omitempty"`
 }
 
-// label is the note as pmm answer prints it under a table, with its run
-// when the answer is of every run.
-func (n incompleteNote) label(allRuns bool) string {
-	if allRuns {
-		return fmt.Sprintf("incomplete in run %d: %s", n.Run, withPosition(n.Reason, n.Position))
+// noteLabels are the notes as pmm answer prints them under a table, with
+// their run when the answer is of every run, a reason met at several
+// positions on one line (placedReasons).
+func noteLabels(notes []incompleteNote, allRuns bool) []string {
+	placed := make([]placedReason, len(notes))
+	for i, n := range notes {
+		placed[i] = placedReason{"incomplete: " + n.Reason, n.Position}
+		if allRuns {
+			placed[i].reason = fmt.Sprintf("incomplete in run %d: %s", n.Run, n.Reason)
+		}
 	}
-	return "incomplete: " + withPosition(n.Reason, n.Position)
+	return placedReasons(placed)
 }
 
 // incompleteNotes returns the reasons why the answer of question q, in

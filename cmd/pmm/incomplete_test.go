@@ -298,3 +298,21 @@ func TestHotFunctionsWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestPlacedReasons: a reason met at several positions is one line, its
+// positions listed up to three, in the order the reasons come.
+func TestPlacedReasons(t *testing.T) {
+	got := placedReasons([]placedReason{
+		{"a dynamic call", "a.go:1:1"}, {"no source", ""}, {"a dynamic call", "a.go:2:1"},
+		{"a dynamic call", "b.go:3:1"}, {"a dynamic call", "b.go:4:1"}, {"a dynamic call", "b.go:5:1"},
+		{"one site", "c.go:1:1"},
+	})
+	want := []string{
+		"a dynamic call (a.go:1:1, a.go:2:1, b.go:3:1 and 2 more)",
+		"no source",
+		"one site (c.go:1:1)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("placedReasons:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -236,10 +236,14 @@ Example:
 				for _, s := range p.Skipped {
 					fmt.Fprintf(e.stderr, "pmm instrument: warning: %s\n", s)
 				}
+				var placed []placedReason
 				for _, r := range p.Incomplete {
 					if !r.Skip { // the skipped sites are above
-						fmt.Fprintf(e.stderr, "pmm instrument: warning: question %s may be incomplete: %s\n", r.Question, withPosition(incompleteText(r), r.Position))
+						placed = append(placed, placedReason{fmt.Sprintf("question %s may be incomplete: %s", r.Question, incompleteText(r)), r.Position})
 					}
+				}
+				for _, l := range placedReasons(placed) {
+					fmt.Fprintf(e.stderr, "pmm instrument: warning: %s\n", l)
 				}
 				if w := hotWarning(p.Hot); w != "" {
 					fmt.Fprintf(e.stderr, "pmm instrument: warning: %s\n", w)
@@ -503,6 +507,38 @@ func withPosition(reason, position string) string {
 		return reason
 	}
 	return reason + " (" + position + ")"
+}
+
+// placedReason is a reason and the position it was met at ("" for none).
+type placedReason struct{ reason, position string }
+
+// placedReasons are the lines that say rs: one per reason, in the order
+// they come, with the positions it was met at (the first three, then how
+// many more). A reason met at forty call sites, such as a dynamic call
+// the call graph did not resolve, is one line, not forty; pmm_incomplete
+// and pmm answer -format json keep every position.
+func placedReasons(rs []placedReason) []string {
+	var order []string
+	at := map[string][]string{}
+	for _, r := range rs {
+		if _, ok := at[r.reason]; !ok {
+			order = append(order, r.reason)
+			at[r.reason] = nil
+		}
+		if r.position != "" {
+			at[r.reason] = append(at[r.reason], r.position)
+		}
+	}
+	lines := make([]string, 0, len(order))
+	for _, reason := range order {
+		ps := at[reason]
+		where := strings.Join(ps, ", ")
+		if len(ps) > 3 {
+			where = fmt.Sprintf("%s and %d more", strings.Join(ps[:3], ", "), len(ps)-3)
+		}
+		lines = append(lines, withPosition(reason, where))
+	}
+	return lines
 }
 
 // incompleteQuestions counts the questions some reason affects.

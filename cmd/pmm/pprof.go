@@ -399,9 +399,7 @@ func writeProfile(ctx context.Context, w io.Writer, db *sql.DB, p *plan.Project,
 		what = "every run"
 	}
 	prof.Comments = append(prof.Comments, fmt.Sprintf("pmm answer %s, %s", name, what))
-	for _, n := range notes {
-		prof.Comments = append(prof.Comments, n.label(allRuns))
-	}
+	prof.Comments = append(prof.Comments, noteLabels(notes, allRuns)...)
 	if !allRuns {
 		var start, end string
 		if err := db.QueryRowContext(ctx, "SELECT coalesce(start, ''), coalesce(end, '') FROM runs WHERE id = ?", run).Scan(&start, &end); err == nil {

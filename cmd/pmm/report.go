@@ -173,9 +173,7 @@ func buildReport(p *plan.Project, dbPath string, run int64, all bool) (*report, 
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range notes {
-			a.Incomplete = append(a.Incomplete, n.label(all))
-		}
+		a.Incomplete = append(a.Incomplete, noteLabels(notes, all)...)
 		rep.Answers = append(rep.Answers, *a)
 	}
 	for _, r := range rep.Runs {
