@@ -93,7 +93,7 @@ func atEnd(fields []plan.Field) bool {
 // nested in its durations.
 func (sg *siteGen) int64Of(c plan.Capture) string {
 	cc := captureCodes[c]
-	if cc.compensated != "" && sg.g.opt.Nested.Compensated(sg.s) {
+	if cc.compensated != "" && sg.g != nil && sg.g.opt.Nested.Compensated(sg.s) {
 		return cc.compensated
 	}
 	return cc.int64

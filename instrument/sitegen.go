@@ -369,11 +369,17 @@ func (sg *siteGen) readBeginClockLast() {
 			return
 		}
 	}
-	before := append(append([]string(nil), sg.tmpl.Before[:at]...), sg.tmpl.Before[at+1:]...)
+	// The count of a compensated duration goes with it (compensation).
+	reads, from := []string{read}, at
+	if begin := "s.tc = " + sg.pc.Imports[sg.g.rtPath] + ".TimedBegin()"; at > 0 && strings.TrimSpace(sg.tmpl.Before[at-1]) == begin {
+		reads, from = []string{begin, read}, at-1
+	}
+	before := append(append([]string(nil), sg.tmpl.Before[:from]...), sg.tmpl.Before[at+1:]...)
 	if sg.filtered() {
-		before = append(before, "if s.on {", "\t"+read, "}")
+		before = append(append([]string{}, before...), "if s.on {")
+		before = append(append(before, indent(reads)...), "}")
 	} else {
-		before = append(before, read)
+		before = append(before, reads...)
 	}
 	sg.tmpl.Before = before
 }

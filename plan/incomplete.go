@@ -260,7 +260,13 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 	in := &incompleteness{}
 	for _, q := range questions {
 		ds := compensated[q]
-		if len(ds) <= 3 {
+		var functions []string // a function's durations may be recorded at several sites
+		for _, d := range ds {
+			if !slices.Contains(functions, d.function) {
+				functions = append(functions, d.function)
+			}
+		}
+		if len(functions) <= 3 {
 			for _, d := range ds {
 				reason := fmt.Sprintf("the durations of %s are compensated: instrumented executions that read the clock may run inside them (%s), %s",
 					d.function, d.nested, how)
@@ -270,12 +276,8 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 			}
 			continue
 		}
-		var names []string
-		for _, d := range ds[:3] {
-			names = append(names, d.function)
-		}
 		reason := fmt.Sprintf("the durations of %d functions (%s and %d more) are compensated: instrumented executions that read the clock "+
-			"may run inside them, %s", len(ds), strings.Join(names, ", "), len(ds)-3, how)
+			"may run inside them, %s", len(functions), strings.Join(functions[:3], ", "), len(functions)-3, how)
 		for _, d := range ds {
 			for _, v := range d.vars {
 				in.add(q, d.qindex, v, reason, "")

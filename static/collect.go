@@ -83,6 +83,7 @@ type call struct {
 	loops     int    // the loops of the caller's body that run it each iteration
 	callee    *function
 	method    string      // the abstract method of an interface call
+	abstract  *types.Func // and its object
 	calleeFn  *types.Func // static callee, resolved once every package is walked
 	calleeLit posKey      // static callee when the called expression is a function literal
 	targets   map[*function]bool
@@ -116,6 +117,7 @@ type collector struct {
 	allocs     map[posKey]*allocation // allocation sites by position
 	allocList  []*allocation
 	vars       map[lineCol]*localVar // the local variables, for "moved to heap"
+	types      []types.Type          // the module's named types, local ones too (mayRunInModule)
 	alloc      *allocFinder          // of the package being walked
 }
 
@@ -200,6 +202,28 @@ func (c *collector) addPackage(pkg *packages.Package) {
 	}
 	for _, in := range info.InitOrder {
 		c.walk(info, in.Rhs, init, "")
+	}
+	if init.inModule {
+		// The dynamic types the module's values may have: its named types,
+		// and its struct types that embed a field, which promote the
+		// field's methods (struct{ *T } has T's).
+		for _, obj := range info.Defs {
+			if tn, ok := obj.(*types.TypeName); ok && !tn.IsAlias() {
+				c.types = append(c.types, tn.Type())
+			}
+		}
+		seen := map[*types.Struct]bool{}
+		for _, tv := range info.Types {
+			if st, ok := tv.Type.(*types.Struct); ok && !seen[st] {
+				seen[st] = true
+				for i := 0; i < st.NumFields(); i++ {
+					if st.Field(i).Embedded() {
+						c.types = append(c.types, st)
+						break
+					}
+				}
+			}
+		}
 	}
 	if init.used {
 		c.functions = append(c.functions, init)
@@ -397,7 +421,7 @@ func (c *collector) addCall(info *types.Info, e *ast.CallExpr, owner *function, 
 	} else if fn := typeutil.StaticCallee(info, e); fn != nil {
 		site.kind, site.calleeFn = "static", fn
 	} else if fn, ok := typeutil.Callee(info, e).(*types.Func); ok {
-		site.kind, site.method = "interface", runtimeName(fn)
+		site.kind, site.method, site.abstract = "interface", runtimeName(fn), fn
 	} else {
 		site.kind = "funcvalue"
 	}

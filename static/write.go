@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"go/types"
 	"os"
 	"path/filepath"
 	"sort"
@@ -109,6 +110,8 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 			i+1, idOf(r.owner), r.label, r.kind, r.loop, w.File, w.Line, w.Col, w.EndLine, w.EndCol)
 	}
 	sets := callbackSets{byParts: map[string]int{}, byMembers: map[string]int{}}
+	memo := map[*types.Func]bool{}
+	mayRun := func(m *types.Func) bool { return c.mayRunInModule(m, memo) }
 	for _, site := range c.callList {
 		var callee any
 		if site.callee != nil {
@@ -117,7 +120,7 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 		w := site.where
 		ins.row("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			site.id, idOf(site.caller), w.File, w.Line, w.Col, w.EndLine, w.EndCol,
-			site.kind, site.via, callee, idOf(site.callee), nullable(site.method), site.external(), site.loops)
+			site.kind, site.via, callee, idOf(site.callee), nullable(site.method), site.external(mayRun), site.loops)
 		for _, t := range sortedTargets(site.targets) {
 			ins.row("INSERT INTO call_targets VALUES (?, ?, ?)", site.id, t.name, t.id)
 		}
@@ -260,10 +263,61 @@ func (c *collector) sortedRegions() []*region {
 	return rs
 }
 
+// mayRunInModule reports whether an interface call of the abstract
+// method m may run a function of the module: some type of the module
+// implements m's interface, and its method of m's name (its own, or one
+// it promotes) is the module's. Else the call runs none of the module's
+// functions, whatever the call graph knows: a method of a reflect.Type,
+// whose values come from the standard library, which the call graph
+// does not analyse, or of an interface no type of the module implements.
+// A generic type, which implements an interface only once instantiated,
+// counts if it has a method of m's name that is the module's. Answers
+// are memoized by m.
+func (c *collector) mayRunInModule(m *types.Func, memo map[*types.Func]bool) bool {
+	if may, ok := memo[m]; ok {
+		return may
+	}
+	sig, _ := m.Type().(*types.Signature)
+	var iface *types.Interface
+	if sig != nil && sig.Recv() != nil {
+		iface, _ = sig.Recv().Type().Underlying().(*types.Interface)
+	}
+	may := iface == nil // a receiver that is no interface: say yes
+	for _, t := range c.types {
+		if may {
+			break
+		}
+		if types.IsInterface(t) {
+			continue
+		}
+		named, _ := t.(*types.Named)
+		generic := named != nil && named.TypeParams().Len() > 0
+		for _, recv := range []types.Type{t, types.NewPointer(t)} {
+			obj, _, _ := types.LookupFieldOrMethod(recv, true, m.Pkg(), m.Name())
+			fn, ok := obj.(*types.Func)
+			if !ok || fn.Pkg() == nil || !c.inModule(fn.Pkg().Path()) {
+				continue
+			}
+			if generic || types.Implements(recv, iface) {
+				may = true
+				break
+			}
+		}
+	}
+	memo[m] = may
+	return may
+}
+
 // external is 1 when every known callee of the call is outside the
-// module, 0 when one is inside, NULL when a dynamic call is unresolved.
-func (site *call) external() any {
+// module, 0 when one is inside, NULL when a dynamic call is unresolved:
+// it has no known callee and may run one of the module's functions (an
+// interface call that no type of the module can answer runs none: 1,
+// mayRunInModule).
+func (site *call) external(mayRun func(*types.Func) bool) any {
 	if len(site.targets) == 0 {
+		if site.kind == "interface" && site.abstract != nil && !mayRun(site.abstract) {
+			return 1 // none of the module's functions can be it
+		}
 		return nil
 	}
 	for t := range site.targets {

@@ -15,7 +15,7 @@ import (
 // it inside the duration of every timed execution it runs in. The
 // generated code of a site whose durations such executions may run
 // inside (plan.NestedClocks) takes TimedBegin before its begin clock and
-// subtracts TimedCompensation after its end clock; the sites that may run
+// subtracts Compensate after its end clock; the sites that may run
 // inside count themselves with TimedEnded. The count is per goroutine
 // (the context entry), so only the executions nested in this one, in
 // its goroutine, are subtracted, each at the cost calibrateTimed
@@ -44,8 +44,21 @@ func TimedBegin() Timed {
 // the execution that took t: the timed executions that ended since in
 // the calling goroutine, at the calibrated cost each, and never more
 // than d.
-func (t *Timed) Compensate(d int64) int64 {
+func (t *Timed) Compensate(d int64) int64 { return t.end(d, false) }
+
+// CompensateEnded is Compensate, then TimedEnded, for an execution that
+// may itself run inside another compensated one (a recursive function),
+// with one look-up of the goroutine's entry.
+func (t *Timed) CompensateEnded(d int64) int64 { return t.end(d, true) }
+
+// end reads the count, counts the execution itself if ended, and only
+// then lets the entry go: the id-keyed store may hand an entry no
+// execution holds to another goroutine.
+func (t *Timed) end(d int64, ended bool) int64 {
 	n := t.e.timed - t.n0
+	if ended {
+		t.e.timed++
+	}
 	t.e.left()
 	if n <= 0 || d <= 0 {
 		return 0
@@ -54,16 +67,6 @@ func (t *Timed) Compensate(d int64) int64 {
 		return c
 	}
 	return d
-}
-
-// CompensateEnded is Compensate, then TimedEnded, for an execution that
-// may itself run inside another compensated one (a recursive function),
-// with one look-up of the goroutine's entry.
-func (t *Timed) CompensateEnded(d int64) int64 {
-	e := t.e
-	c := t.Compensate(d)
-	e.timed++
-	return c
 }
 
 // TimedEnded counts a timed execution that ended in the calling
@@ -108,8 +111,9 @@ func TimedCost() int64 { return timedCost() }
 // that was preempted or faulted measures the machine, not the code. The
 // probe writes its records into a segment of its own in memory, never
 // into the log; a real site's record goes to fresh pages of the log, so
-// the figure is a lower bound, and compensation never takes out more
-// than pmm's own cost (docs/PERFORMANCE.md has the figures).
+// for an execution that records the figure is a lower bound (one that its
+// end tests drop writes no record, and a few ns more than its cost are
+// taken out: docs/RUNTIME.md).
 const (
 	probeBatch   = 256
 	probeBatches = 8

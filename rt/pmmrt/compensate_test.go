@@ -1,6 +1,7 @@
 package pmmrt
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 )
@@ -80,4 +81,35 @@ func BenchmarkTimedCompensation(b *testing.B) {
 		}
 		b.ReportMetric(float64(c), "cost-ns")
 	})
+}
+
+// TestCompensateEndedConcurrent: recursive compensated executions in
+// several goroutines at once, as a recursive timed function runs; under
+// the race detector (whose store hands released entries to other
+// goroutines) an execution that counted itself after letting its entry
+// go was reported as a race, and could count for another goroutine.
+func TestCompensateEndedConcurrent(t *testing.T) {
+	k := TimedCost()
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				outer := TimedBegin()
+				inner := TimedBegin()
+				inner.CompensateEnded(1e9) // nothing inside: 0
+				if got := outer.CompensateEnded(1e9); got != k {
+					errs <- fmt.Sprintf("an outer execution with one inside subtracted %d, want %d", got, k)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }

@@ -63,7 +63,7 @@ type ctxEntry struct {
 	// was allocated, so that a Ctx can point to its own.
 	slots []*ctxSlot
 	exec  uint64 // the innermost ExecEnter not yet left, 0 if none
-	busy  int    // the Enters and ExecEnters not yet left
+	busy  int    // the Enters, ExecEnters and TimedBegins not yet left
 	goid  int64  // the owner's id in the id-keyed store, 0 in the fast one
 	// pending is the function (its tag) whose definition may adopt exec:
 	// exec was published by a call site of it (ExecEnterFor), and no
@@ -519,9 +519,9 @@ func (cs *gCells) put(gp uintptr, e unsafe.Pointer) {
 // idTable is the other store: goroutine id → entry under a mutex. Ids
 // are never reused, so an entry is dropped (kept for reuse) when its
 // goroutine has left everything: the map holds only the goroutines
-// inside an Enter or an ExecEnter. An entry is read and written by its
-// goroutine alone without the mutex; passing it through the free list
-// under the mutex orders its uses.
+// inside an Enter, an ExecEnter or a TimedBegin. An entry is read and
+// written by its goroutine alone without the mutex; passing it through
+// the free list under the mutex orders its uses.
 type idTable struct {
 	mu   sync.Mutex
 	m    map[int64]*ctxEntry

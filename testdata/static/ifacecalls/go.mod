@@ -1,0 +1,3 @@
+module example.com/ifacecalls
+
+go 1.22
