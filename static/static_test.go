@@ -400,14 +400,17 @@ func TestLoopDepth(t *testing.T) {
 }
 
 // TestUnresolvedInterfaceCalls checks calls.external of interface calls
-// the call graph has no callee for: 1 when no type of the module
-// implements the interface with a method of the call's name of its own
-// (none of its functions can run), NULL when one does (the call may run
-// it).
+// and calls of function values the call graph has no callee for: 1 when
+// no type of the module implements the interface with a method of the
+// call's name of its own, or no function of the module has the value's
+// type (none of its functions can run), NULL when one does (the call may
+// run it).
 func TestUnresolvedInterfaceCalls(t *testing.T) {
 	_, db := build(t, "../testdata/static/ifacecalls", Config{})
-	got := rows(t, db, `SELECT c.line, c.method, coalesce(c.external, 'NULL') FROM calls c WHERE c.kind = 'interface'`)
-	want := []string{"26 reflect.Type.Kind 1", "27 reflect.Type.Name NULL"}
+	got := rows(t, db, `SELECT c.line, c.col, c.kind, coalesce(c.method, ''), coalesce(c.external, 'NULL') FROM calls c
+		WHERE c.kind IN ('interface', 'funcvalue')`)
+	want := []string{"30 7 interface reflect.Type.Kind 1", "31 7 interface reflect.Type.Name NULL",
+		"35 14 funcvalue  1", "35 26 funcvalue  NULL"}
 	if !slices.Equal(got, want) {
 		t.Errorf("interface calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
