@@ -23,7 +23,7 @@ type Incomplete struct {
 	// module root; "" when no one site is to blame.
 	Position string `json:"position,omitempty"`
 	// Skip says a site was not instrumented (Code.Skipped).
-	Skip   bool `json:"-"`
+	Skip   bool `json:"skip,omitempty"`
 	qindex int
 }
 

@@ -44,6 +44,11 @@ type Project struct {
 	// tuples (it has no run-time filters) and that may run often: a
 	// run may record millions of them (pmm instrument and pmm run warn).
 	Hot []HotFunction `json:"hot,omitempty"`
+	// Key hashes what the instrumentation was made from: the static
+	// database's fingerprint (the sources, go.mod, the analysis), the
+	// questions, the mode and pmm itself. pmm instrument with the same
+	// key reuses .pmm/ as it is.
+	Key string `json:"key,omitempty"`
 }
 
 // HotFunction is a function every execution of which is recorded, and

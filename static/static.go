@@ -46,6 +46,10 @@ type Result struct {
 	Functions  int    // rows of the functions table
 	Calls      int    // rows of the calls table
 	ModulePath string
+	// Fingerprint hashes everything the database depends on (sources,
+	// go.mod, go.sum, configuration): what later stages may key their
+	// own reuse on.
+	Fingerprint string
 }
 
 // Build writes the static database for cfg, or reuses the existing one
@@ -86,6 +90,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Fingerprint = print
 	if counts, ok := reusable(ctx, out, print); ok {
 		res.Reused, res.Functions, res.Calls = true, counts[0], counts[1]
 		return res, nil

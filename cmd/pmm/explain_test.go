@@ -54,3 +54,69 @@ func TestExplainText(t *testing.T) {
 		t.Errorf("explain without questions: exit %d, %s", code, errOut)
 	}
 }
+
+// TestInstrumentReusesUnchanged: pmm instrument with nothing changed
+// since the last one reuses .pmm/ as it is and says the same; a change of
+// the questions, of a source file or of the mode, or an overlay file
+// removed, makes it anew.
+func TestInstrumentReusesUnchanged(t *testing.T) {
+	dir := copyModule(t, "../../testdata/cache")
+	const reused = "nothing changed since the last pmm instrument"
+	instrument := func(args ...string) (string, string) {
+		t.Helper()
+		code, out, errOut := runPMM(t, dir, append([]string{"instrument"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("pmm instrument %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		return out, errOut
+	}
+	first, firstErr := instrument("./...", "questions.pmm")
+	if strings.Contains(first, reused) {
+		t.Fatalf("the first pmm instrument says %q", reused)
+	}
+	again, againErr := instrument("./...", "questions.pmm")
+	if !strings.Contains(again, reused) {
+		t.Fatalf("pmm instrument with nothing changed does not say %q:\n%s", reused, again)
+	}
+	if rest := strings.Replace(again, reused+": .pmm/ is reused as it is\n", "", 1); rest != first || againErr != firstErr {
+		t.Errorf("pmm instrument reusing .pmm/ says otherwise than when it made it:\n%s%s\nwant:\n%s%s", rest, againErr, first, firstErr)
+	}
+	for _, c := range []struct {
+		what   string
+		change func()
+		args   []string
+	}{
+		{"the mode", func() {}, []string{"-mode", "static", "./...", "questions.pmm"}},
+		{"the questions", func() { appendFile(t, filepath.Join(dir, "questions.pmm"), "\n; a comment\n") }, nil},
+		{"a source file", func() { appendFile(t, filepath.Join(dir, "main.go"), "\n// a comment\n") }, nil},
+		{"an overlay file removed", func() {
+			files, _ := filepath.Glob(filepath.Join(dir, ".pmm", "overlay", "*.go"))
+			if len(files) == 0 {
+				t.Fatal("no overlay file")
+			}
+			os.Remove(files[0])
+		}, nil},
+	} {
+		instrument("./...", "questions.pmm") // the state to change
+		c.change()
+		args := c.args
+		if args == nil {
+			args = []string{"./...", "questions.pmm"}
+		}
+		if out, _ := instrument(args...); strings.Contains(out, reused) {
+			t.Errorf("after a change of %s, pmm instrument reused .pmm/", c.what)
+		}
+	}
+}
+
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -195,6 +195,10 @@ instrument, a call that may run several functions it cannot tell apart,
 ...), it warns, says how many answers may be incomplete, and pmm answer
 prints why under each of them (see pmm help answer).
 
+When nothing changed since the last pmm instrument in the module (its
+sources, go.mod and go.sum, the questions, the flags and pmm itself),
+it reuses .pmm/ as it is, says so, and prints what it printed then.
+
 When a site records every execution of a function that may run often
 (called in a loop, by static.db's calls.loop_depth, or recursive) as
 tuples, with no run-time test to drop some, pmm instrument warns, and
@@ -312,6 +316,14 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		fmt.Fprintf(e.stderr, "pmm instrument: %s no function (the warnings above say which); nothing was instrumented\n\thint: fix the question, or instrument anyway with -allow-empty\n", which)
 		return nil, exitUsage
 	}
+	key, err := instrumentKey(res.Fingerprint, resolve(e, files), mode)
+	if err != nil {
+		return fail(err)
+	}
+	if pr := unchangedProject(pmmDir(res.Root), key); pr != nil {
+		fmt.Fprintf(e.stdout, "nothing changed since the last pmm instrument: .pmm/ is reused as it is\n")
+		return pr, exitOK
+	}
 	sch, err := schema.Generate(prog)
 	if err != nil {
 		return fail(err)
@@ -359,6 +371,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	if pr.Hot, err = hotFunctions(res.Path, pr); err != nil {
 		return fail(err)
 	}
+	pr.Key = key
 	if err := pr.Write(filepath.Join(out, "plan.json")); err != nil {
 		return fail(err)
 	}
