@@ -34,7 +34,7 @@ func fingerprint(root string, cfg Config) (string, error) {
 		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
 	}
 	for _, name := range []string{"go.mod", "go.sum", "go.work", "go.work.sum"} {
-		if err := hashFile(h, filepath.Join(root, name), name); err != nil {
+		if err := HashFile(h, filepath.Join(root, name), name); err != nil {
 			return "", err
 		}
 	}
@@ -59,7 +59,7 @@ func fingerprint(root string, cfg Config) (string, error) {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
-		return hashFile(h, path, filepath.ToSlash(rel))
+		return HashFile(h, path, filepath.ToSlash(rel))
 	})
 	if err != nil {
 		return "", err
@@ -67,9 +67,10 @@ func fingerprint(root string, cfg Config) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// hashFile adds a file's name and content to h; a missing file counts as
-// absent, which differs from empty.
-func hashFile(h io.Writer, path, name string) error {
+// HashFile adds a file's name and content to h; a missing file counts as
+// absent, which differs from empty. Stages that key their own reuse on
+// files hash them the same way.
+func HashFile(h io.Writer, path, name string) error {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		fmt.Fprintf(h, "absent %s\n", name)

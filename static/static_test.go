@@ -355,22 +355,27 @@ func TestTests(t *testing.T) {
 	}
 }
 
+// checkRows compares the rows of query (sorted, as rows returns them)
+// with want.
+func checkRows(t *testing.T, db *sql.DB, what, query string, want []string) {
+	t.Helper()
+	if got := rows(t, db, query); !slices.Equal(got, want) {
+		t.Errorf("%s:\n%s\nwant:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestRegions(t *testing.T) {
 	_, db := build(t, "../testdata/static/regions", Config{})
 	// rows sorts: the id (source order) leads.
-	got := rows(t, db, `SELECT r.id, f.name, r.label, r.kind, r.loop, r.file, r.line, r.col, r.end_line, r.end_col
-		FROM regions r JOIN functions f ON f.id = r.function_id`)
-	want := []string{
+	checkRows(t, db, "regions", `SELECT r.id, f.name, r.label, r.kind, r.loop, r.file, r.line, r.col, r.end_line, r.end_col
+		FROM regions r JOIN functions f ON f.id = r.function_id`, []string{
 		"1 main.run outer for 1 main.go 8 1 20 3",
 		"2 main.run each range 1 main.go 10 2 19 4",
 		"3 main.run kind switch 0 main.go 21 1 25 3",
 		"4 main.run wait select 0 main.go 26 1 31 3",
 		"5 main.run.func1 types typeswitch 0 main.go 33 2 37 4",
 		"6 main.run block block 0 main.go 40 1 45 3",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("regions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	})
 }
 
 // TestLoopDepth checks calls.loop_depth: the loops of the caller's body
@@ -379,9 +384,8 @@ func TestRegions(t *testing.T) {
 // counted within one function literal.
 func TestLoopDepth(t *testing.T) {
 	_, db := build(t, "../testdata/static/loops", Config{})
-	got := rows(t, db, `SELECT f.name, c.line, c.col, c.callee, c.via, c.loop_depth
-		FROM calls c JOIN functions f ON f.id = c.caller_id`) // sorted
-	want := []string{
+	checkRows(t, db, "calls", `SELECT f.name, c.line, c.col, c.callee, c.via, c.loop_depth
+		FROM calls c JOIN functions f ON f.id = c.caller_id`, []string{
 		"main.main 12 7 main.f call 0",
 		"main.main 13 11 main.f call 0",
 		"main.main 13 17 main.g call 1",
@@ -393,10 +397,7 @@ func TestLoopDepth(t *testing.T) {
 		"main.main 22 8 main.f defer 0",
 		"main.main 24 6 main.f go 1",
 		"main.main.func1 18 10 main.f call 0",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	})
 }
 
 // TestUnresolvedInterfaceCalls checks calls.external of interface calls
@@ -407,11 +408,7 @@ func TestLoopDepth(t *testing.T) {
 // run it).
 func TestUnresolvedInterfaceCalls(t *testing.T) {
 	_, db := build(t, "../testdata/static/ifacecalls", Config{})
-	got := rows(t, db, `SELECT c.line, c.col, c.kind, coalesce(c.method, ''), coalesce(c.external, 'NULL') FROM calls c
-		WHERE c.kind IN ('interface', 'funcvalue')`)
-	want := []string{"30 7 interface reflect.Type.Kind 1", "31 7 interface reflect.Type.Name NULL",
-		"35 14 funcvalue  1", "35 26 funcvalue  NULL"}
-	if !slices.Equal(got, want) {
-		t.Errorf("interface calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkRows(t, db, "dynamic calls", `SELECT c.line, c.col, c.kind, coalesce(c.method, ''), coalesce(c.external, 'NULL') FROM calls c
+		WHERE c.kind IN ('interface', 'funcvalue')`, []string{"30 7 interface reflect.Type.Kind 1", "31 7 interface reflect.Type.Name NULL",
+		"35 14 funcvalue  1", "35 26 funcvalue  NULL"})
 }

@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"pmm.dev/pmm/plan"
+	"pmm.dev/pmm/static"
 )
 
 // instrumentKey hashes what pmm instrument makes .pmm/ from: the static
@@ -21,7 +21,7 @@ func instrumentKey(fingerprint string, files []string, mode instrumentMode) (str
 	h := sha256.New()
 	fmt.Fprintf(h, "static %s\nmode %s twin %v\n", fingerprint, mode.name, mode.twin)
 	for _, f := range files {
-		if err := hashInto(h, f); err != nil {
+		if err := static.HashFile(h, f, f); err != nil {
 			return "", err
 		}
 	}
@@ -29,22 +29,10 @@ func instrumentKey(fingerprint string, files []string, mode instrumentMode) (str
 	if err != nil {
 		return "", err
 	}
-	if err := hashInto(h, exe); err != nil {
+	if err := static.HashFile(h, exe, "pmm"); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func hashInto(h io.Writer, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fmt.Fprintf(h, "file %s\n", path)
-	n, err := io.Copy(h, f)
-	fmt.Fprintf(h, "\n%d\n", n)
-	return err
 }
 
 // unchangedProject returns the project of the last pmm instrument in dir
