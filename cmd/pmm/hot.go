@@ -12,12 +12,11 @@ import (
 // hotFunctions estimates, from the static database at dbPath, which of
 // the functions whose every execution the plan records as tuples (a site
 // of it emits tuples, and no run-time test of it can drop one:
-// plan.ProjectSite.Every) may run often: one
-// called in a loop (calls.loop_depth, the deepest call first), or one
-// that calls itself. How often is the run's to say; the estimate is
-// enough to warn before a run that may record millions of tuples (issue
-// 12: a calls* question over every function of gjson wrote 2.4 GB of
-// log in its tests).
+// plan.ProjectSite.Every) may run often: one called in a loop
+// (calls.loop_depth, the deepest call first), or one that calls itself.
+// How often is the run's to say; the estimate is enough to warn before a
+// run that may record millions of tuples (issue 12: a calls* question
+// over every function of gjson wrote 2.4 GB of log in its tests).
 func hotFunctions(dbPath string, pr *plan.Project) ([]plan.HotFunction, error) {
 	every := map[string]bool{}
 	for _, s := range pr.Sites {
