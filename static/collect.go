@@ -82,11 +82,10 @@ type call struct {
 	via       string // call, go, defer
 	loops     int    // the loops of the caller's body that run it each iteration
 	callee    *function
-	method    string           // the abstract method of an interface call
-	abstract  *types.Func      // and its object
-	valueType *types.Signature // the function type of a call of a function value
-	calleeFn  *types.Func      // static callee, resolved once every package is walked
-	calleeLit posKey           // static callee when the called expression is a function literal
+	method    string      // the abstract method of an interface call
+	abstract  *types.Func // and its object
+	calleeFn  *types.Func // static callee, resolved once every package is walked
+	calleeLit posKey      // static callee when the called expression is a function literal
 	targets   map[*function]bool
 	callbacks map[*function]string // in-module functions the callee may call back, and how they were found
 	lost      map[*funcSet]bool    // and those of the types of the values whose trace was lost
@@ -119,8 +118,6 @@ type collector struct {
 	allocList  []*allocation
 	vars       map[lineCol]*localVar // the local variables, for "moved to heap"
 	types      []types.Type          // the module's named types, local ones too (mayRunInModule)
-	sigs       []*types.Signature    // the types of the module's function values (mayBeModuleFunc)
-	arities    map[[2]int]bool       // the parameter and result counts of its generic functions
 	alloc      *allocFinder          // of the package being walked
 }
 
@@ -185,9 +182,6 @@ func (c *collector) addPackage(pkg *packages.Package) {
 			obj, _ := info.Defs[fd.Name].(*types.Func)
 			if obj == nil {
 				continue
-			}
-			if init.inModule {
-				c.addSignature(obj.Type().(*types.Signature))
 			}
 			def := c.describe(obj)
 			def.defined = true
@@ -299,9 +293,6 @@ func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via stri
 		case *ast.Ident:
 			c.localVar(info, n, owner)
 		case *ast.FuncLit:
-			if sig, ok := info.Types[n].Type.(*types.Signature); ok && owner.inModule {
-				c.addSignature(sig)
-			}
 			lit := c.closure(n, owner)
 			c.walk(info, n.Type, lit, "")
 			c.walk(info, n.Body, lit, "")
@@ -348,50 +339,6 @@ func loopDepth(path []ast.Node, n ast.Node) int {
 		}
 	}
 	return depth
-}
-
-// addSignature records the types a function value of a function, method
-// or literal of the module with signature sig may have: its own (a
-// method value's drops the receiver), and a method expression's (the
-// receiver first). A generic one, whose values have instantiated types,
-// is kept as its counts of parameters and results.
-func (c *collector) addSignature(sig *types.Signature) {
-	params, results := sig.Params().Len(), sig.Results().Len()
-	if sig.TypeParams().Len() > 0 || sig.RecvTypeParams().Len() > 0 {
-		if c.arities == nil {
-			c.arities = map[[2]int]bool{}
-		}
-		c.arities[[2]int{params, results}] = true
-		if sig.Recv() != nil {
-			c.arities[[2]int{params + 1, results}] = true
-		}
-		return
-	}
-	c.sigs = append(c.sigs, types.NewSignatureType(nil, nil, nil, sig.Params(), sig.Results(), sig.Variadic()))
-	if recv := sig.Recv(); recv != nil {
-		vars := []*types.Var{types.NewParam(recv.Pos(), recv.Pkg(), recv.Name(), recv.Type())}
-		for i := 0; i < params; i++ {
-			vars = append(vars, sig.Params().At(i))
-		}
-		c.sigs = append(c.sigs, types.NewSignatureType(nil, nil, nil, types.NewTuple(vars...), sig.Results(), sig.Variadic()))
-	}
-}
-
-// mayBeModuleFunc reports whether a function value of type t may be a
-// function, method value, method expression or literal of the module:
-// one of them has t's signature, or a generic one has its counts of
-// parameters and results. Else a call of it runs none of the module's
-// functions, whatever the call graph knows.
-func (c *collector) mayBeModuleFunc(t *types.Signature) bool {
-	if t == nil || c.arities[[2]int{t.Params().Len(), t.Results().Len()}] {
-		return true
-	}
-	for _, s := range c.sigs {
-		if types.Identical(s, t) {
-			return true
-		}
-	}
-	return false
 }
 
 // addRegion records a labeled statement of a kind whose executions are
@@ -477,7 +424,6 @@ func (c *collector) addCall(info *types.Info, e *ast.CallExpr, owner *function, 
 		site.kind, site.method, site.abstract = "interface", runtimeName(fn), fn
 	} else {
 		site.kind = "funcvalue"
-		site.valueType, _ = info.Types[fun].Type.Underlying().(*types.Signature)
 	}
 	c.calls[k] = site
 	c.callList = append(c.callList, site)

@@ -120,7 +120,7 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 		w := site.where
 		ins.row("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			site.id, idOf(site.caller), w.File, w.Line, w.Col, w.EndLine, w.EndCol,
-			site.kind, site.via, callee, idOf(site.callee), nullable(site.method), site.external(mayRun, c.mayBeModuleFunc), site.loops)
+			site.kind, site.via, callee, idOf(site.callee), nullable(site.method), site.external(mayRun), site.loops)
 		for _, t := range sortedTargets(site.targets) {
 			ins.row("INSERT INTO call_targets VALUES (?, ?, ?)", site.id, t.name, t.id)
 		}
@@ -311,13 +311,11 @@ func (c *collector) mayRunInModule(m *types.Func, memo map[*types.Func]bool) boo
 // external is 1 when every known callee of the call is outside the
 // module, 0 when one is inside, NULL when a dynamic call is unresolved:
 // it has no known callee and may run one of the module's functions (an
-// interface call that no type of the module can answer runs none, nor
-// does a call of a function value of a type no function of the module
-// has: 1, mayRunInModule, mayBeModuleFunc).
-func (site *call) external(mayRun func(*types.Func) bool, mayBe func(*types.Signature) bool) any {
+// interface call that no type of the module can answer runs none: 1,
+// mayRunInModule).
+func (site *call) external(mayRun func(*types.Func) bool) any {
 	if len(site.targets) == 0 {
-		if site.kind == "interface" && site.abstract != nil && !mayRun(site.abstract) ||
-			site.kind == "funcvalue" && !mayBe(site.valueType) {
+		if site.kind == "interface" && site.abstract != nil && !mayRun(site.abstract) {
 			return 1 // none of the module's functions can be it
 		}
 		return nil

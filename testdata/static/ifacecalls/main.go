@@ -6,7 +6,6 @@ package main
 import (
 	"fmt"
 	"reflect"
-	"strings"
 )
 
 // T has a method Name but does not implement reflect.Type: no call of
@@ -22,15 +21,9 @@ type U struct{ reflect.Type }
 
 func (U) Name() string { return "U" }
 
-// double's type is that of a function value main calls.
-func double(x int) int { return 2 * x }
-
 func main() {
 	t := reflect.TypeOf(1)
 	k := t.Kind() // no type of the module has a Kind of its own
 	n := t.Name() // U.Name could be it
 	fmt.Println(k, n, T{}.Name(), U{t}.Name())
-	upper := reflect.ValueOf(strings.ToUpper).Interface().(func(string) string)
-	twice := reflect.ValueOf(double).Interface().(func(int) int)
-	fmt.Println(upper("a"), twice(2)) // no function of the module is a func(string) string; double is a func(int) int
 }
