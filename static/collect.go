@@ -116,9 +116,10 @@ type collector struct {
 	callList   []*call
 	allocs     map[posKey]*allocation // allocation sites by position
 	allocList  []*allocation
-	vars       map[lineCol]*localVar // the local variables, for "moved to heap"
-	types      []types.Type          // the module's named types, local ones too (mayRunInModule)
-	alloc      *allocFinder          // of the package being walked
+	vars       map[lineCol]*localVar         // the local variables, for "moved to heap"
+	methods    map[string][]*types.Signature // the module's methods by name (mayRunInModule)
+	partial    bool                          // a package of the module was loaded without its syntax
+	alloc      *allocFinder                  // of the package being walked
 }
 
 func newCollector(fset *token.FileSet, root, modulePath string) *collector {
@@ -176,11 +177,14 @@ func (c *collector) addPackage(pkg *packages.Package) {
 	for _, file := range pkg.Syntax {
 		for _, decl := range file.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
-			if !ok || fd.Body == nil {
+			if !ok {
 				continue
 			}
 			obj, _ := info.Defs[fd.Name].(*types.Func)
-			if obj == nil {
+			if obj != nil && fd.Recv != nil && init.inModule {
+				c.addMethod(obj) // with or without a Go body
+			}
+			if obj == nil || fd.Body == nil {
 				continue
 			}
 			def := c.describe(obj)
@@ -203,26 +207,11 @@ func (c *collector) addPackage(pkg *packages.Package) {
 	for _, in := range info.InitOrder {
 		c.walk(info, in.Rhs, init, "")
 	}
-	if init.inModule {
-		// The dynamic types the module's values may have: its named types,
-		// and its struct types that embed a field, which promote the
-		// field's methods (struct{ *T } has T's).
-		for _, obj := range info.Defs {
-			if tn, ok := obj.(*types.TypeName); ok && !tn.IsAlias() {
-				c.types = append(c.types, tn.Type())
-			}
-		}
-		seen := map[*types.Struct]bool{}
-		for _, tv := range info.Types {
-			if st, ok := tv.Type.(*types.Struct); ok && !seen[st] {
-				seen[st] = true
-				for i := 0; i < st.NumFields(); i++ {
-					if st.Field(i).Embedded() {
-						c.types = append(c.types, st)
-						break
-					}
-				}
-			}
+	// A package of the module the load has no syntax of (outside the
+	// patterns) may define methods mayRunInModule does not see.
+	for path, imp := range pkg.Imports {
+		if c.inModule(path) && len(imp.Syntax) == 0 {
+			c.partial = true
 		}
 	}
 	if init.used {
@@ -339,6 +328,14 @@ func loopDepth(path []ast.Node, n ast.Node) int {
 		}
 	}
 	return depth
+}
+
+// addMethod records a method of the module for mayRunInModule.
+func (c *collector) addMethod(m *types.Func) {
+	if c.methods == nil {
+		c.methods = map[string][]*types.Signature{}
+	}
+	c.methods[m.Name()] = append(c.methods[m.Name()], m.Type().(*types.Signature))
 }
 
 // addRegion records a labeled statement of a kind whose executions are

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
@@ -264,48 +265,107 @@ func (c *collector) sortedRegions() []*region {
 }
 
 // mayRunInModule reports whether an interface call of the abstract
-// method m may run a function of the module: some type of the module
-// implements m's interface, and its method of m's name (its own, or one
-// it promotes) is the module's. Else the call runs none of the module's
-// functions, whatever the call graph knows: a method of a reflect.Type,
-// whose values come from the standard library, which the call graph
-// does not analyse, or of an interface no type of the module implements.
-// A generic type, which implements an interface only once instantiated,
-// counts if it has a method of m's name that is the module's. Answers
-// are memoized by m.
+// method m may run a function of the module: the module declares a
+// method of m's name whose signature, without its receiver, is m's
+// (methodSignature). A call dispatches to a method of the dynamic type
+// of that name and signature, whatever embeds or promotes it; if the
+// module declares none, the call runs none of its functions, whatever
+// the call graph knows (a method of a reflect.Type, whose values come
+// from the standard library, which the call graph does not analyse). It
+// answers yes, as if unresolved, when the signatures cannot be compared
+// so (they name type parameters: a method of a generic type, an
+// interface inside generic code) and when a package of the module was
+// loaded without its syntax. Answers are memoized by m.
 func (c *collector) mayRunInModule(m *types.Func, memo map[*types.Func]bool) bool {
 	if may, ok := memo[m]; ok {
 		return may
 	}
 	sig, _ := m.Type().(*types.Signature)
-	var iface *types.Interface
-	if sig != nil && sig.Recv() != nil {
-		iface, _ = sig.Recv().Type().Underlying().(*types.Interface)
-	}
-	may := iface == nil // a receiver that is no interface: say yes
-	for _, t := range c.types {
+	may := c.partial || sig == nil || namesTypeParam(sig)
+	want, wantText := methodSignature(sig)
+	for _, s := range c.methods[m.Name()] {
 		if may {
 			break
 		}
-		if types.IsInterface(t) {
-			continue
-		}
-		named, _ := t.(*types.Named)
-		generic := named != nil && named.TypeParams().Len() > 0
-		for _, recv := range []types.Type{t, types.NewPointer(t)} {
-			obj, _, _ := types.LookupFieldOrMethod(recv, true, m.Pkg(), m.Name())
-			fn, ok := obj.(*types.Func)
-			if !ok || fn.Pkg() == nil || !c.inModule(fn.Pkg().Path()) {
-				continue
-			}
-			if generic || types.Implements(recv, iface) {
-				may = true
-				break
-			}
-		}
+		plain, text := methodSignature(s)
+		may = s.RecvTypeParams().Len() > 0 || namesTypeParam(s) || types.Identical(plain, want) || text == wantText
 	}
 	memo[m] = may
 	return may
+}
+
+// namesTypeParam reports whether t names a type parameter, so that its
+// text does not say which types it stands for (allocs.go's hasTypeParam
+// asks about layout, which pointers and functions hide). A named type
+// is not looked into: its name is its text.
+func namesTypeParam(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Alias:
+		return namesTypeParam(types.Unalias(t))
+	case *types.Named:
+		for i := 0; i < t.TypeArgs().Len(); i++ {
+			if namesTypeParam(t.TypeArgs().At(i)) {
+				return true
+			}
+		}
+		return t.TypeParams().Len() > 0
+	case *types.Pointer:
+		return namesTypeParam(t.Elem())
+	case *types.Slice:
+		return namesTypeParam(t.Elem())
+	case *types.Array:
+		return namesTypeParam(t.Elem())
+	case *types.Chan:
+		return namesTypeParam(t.Elem())
+	case *types.Map:
+		return namesTypeParam(t.Key()) || namesTypeParam(t.Elem())
+	case *types.Tuple:
+		for i := 0; i < t.Len(); i++ {
+			if namesTypeParam(t.At(i).Type()) {
+				return true
+			}
+		}
+		return false
+	case *types.Signature:
+		return namesTypeParam(t.Params()) || namesTypeParam(t.Results())
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			if namesTypeParam(t.Field(i).Type()) {
+				return true
+			}
+		}
+		return false
+	case *types.Interface:
+		for i := 0; i < t.NumMethods(); i++ {
+			if namesTypeParam(t.Method(i).Type()) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// methodSignature is a method's signature without its receiver nor the
+// names of its parameters and results, and its text with full package
+// paths: types.Identical compares the first (aliases as what they stand
+// for), the text matches across the plain and test variants of a
+// package, whose types are distinct objects.
+func methodSignature(sig *types.Signature) (*types.Signature, string) {
+	if sig == nil {
+		return nil, ""
+	}
+	unnamed := func(t *types.Tuple) *types.Tuple {
+		vars := make([]*types.Var, t.Len())
+		for i := range vars {
+			vars[i] = types.NewParam(token.NoPos, nil, "", t.At(i).Type())
+		}
+		return types.NewTuple(vars...)
+	}
+	plain := types.NewSignatureType(nil, nil, nil, unnamed(sig.Params()), unnamed(sig.Results()), sig.Variadic())
+	return plain, types.TypeString(plain, func(p *types.Package) string { return p.Path() })
 }
 
 // external is 1 when every known callee of the call is outside the
