@@ -50,23 +50,38 @@ const runInfoFile = "run.json"
 
 func runsDir(root string) string { return filepath.Join(pmmDir(root), "runs") }
 
-// newRunDir creates and locks the directory of a new run.
+// newRunDir creates and locks the directory of a new run. It makes it
+// under a name that begins with a dot, locks it, writes run.json, and
+// only then gives it its name: a directory of runs/ is locked from the
+// moment it has a name that recoverRuns looks at. (A pmm starting at the
+// same moment took a run directory it found unlocked, between its mkdir
+// and its lock, for one whose pmm had died, and loaded it empty; its
+// own pmm then failed to lock it: TestFaultConcurrentRuns.)
 func newRunDir(root string, info runInfo) (*runDir, error) {
 	name := strconv.FormatInt(info.Start.UnixNano(), 10) + "-" + strconv.Itoa(os.Getpid())
-	path := filepath.Join(runsDir(root), name)
-	if err := os.MkdirAll(path, 0o755); err != nil {
+	making := filepath.Join(runsDir(root), "."+name)
+	if err := os.MkdirAll(making, 0o755); err != nil {
 		return nil, err
 	}
-	unlock, ok, err := lockDir(path)
-	if err != nil || !ok {
-		os.RemoveAll(path)
-		return nil, fmt.Errorf("locking %s: %v", path, err)
+	unlock, ok, err := lockDir(making)
+	if err == nil && !ok {
+		err = errors.New("another process holds its lock")
 	}
-	d := &runDir{path: path, name: name, unlock: unlock}
+	if err != nil {
+		os.RemoveAll(making)
+		return nil, fmt.Errorf("locking %s: %v", making, err)
+	}
+	d := &runDir{path: making, name: name, unlock: unlock}
 	if err := d.write(info); err != nil {
 		d.remove()
 		return nil, err
 	}
+	path := filepath.Join(runsDir(root), name)
+	if err := os.Rename(making, path); err != nil {
+		d.remove()
+		return nil, err
+	}
+	d.path = path
 	return d, nil
 }
 
@@ -85,8 +100,32 @@ func (d *runDir) write(info runInfo) error {
 	return os.Rename(tmp, filepath.Join(d.path, runInfoFile))
 }
 
-// remove deletes the directory, then gives up its lock.
+// claimRun locks the run directory at path for recoverRuns, if no pmm
+// holds it and it is still there: a pmm that removed it may have
+// released the lock of a file this one opened before the removal.
+func claimRun(path string) (unlock func(), ok bool) {
+	unlock, ok, err := lockDir(path)
+	if err != nil || !ok {
+		return nil, false
+	}
+	if _, err := os.Stat(filepath.Join(path, runInfoFile)); err != nil {
+		unlock() // newRunDir writes run.json before it names the directory
+		return nil, false
+	}
+	return unlock, true
+}
+
+// remove deletes the directory, then gives up its lock. It first gives
+// the directory a name that begins with a dot, which recoverRuns does
+// not load: once the lock file is deleted, another pmm could lock a new
+// one in the directory and take what is left for a run to recover.
 func (d *runDir) remove() {
+	if name := filepath.Base(d.path); name[0] != '.' {
+		hidden := filepath.Join(filepath.Dir(d.path), "."+name+".removed")
+		if os.Rename(d.path, hidden) == nil {
+			d.path = hidden
+		}
+	}
 	os.RemoveAll(d.path)
 	d.unlock()
 }
@@ -125,8 +164,18 @@ func recoverRuns(e *env, p *plan.Project) {
 			continue
 		}
 		path := filepath.Join(runsDir(p.Root), ent.Name())
-		unlock, ok, err := lockDir(path)
-		if err != nil || !ok {
+		if ent.Name()[0] == '.' {
+			// A directory newRunDir began and never named (its program
+			// never started, nothing was recorded), or one remove began
+			// to delete.
+			if unlock, ok, err := lockDir(path); err == nil && ok {
+				os.RemoveAll(path)
+				unlock()
+			}
+			continue
+		}
+		unlock, ok := claimRun(path)
+		if !ok {
 			continue // a run still going, or not ours to touch
 		}
 		d := &runDir{path: path, name: ent.Name(), unlock: unlock}
