@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"pmm.dev/pmm/plan"
+	"pmm.dev/pmm/spec"
 )
 
 // definition generates a definition site: two statements at the top of
@@ -219,11 +220,17 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 // profiles), calls recover (which stops a panic only when the deferred
 // function calls it itself), calls into runtime, runtime/debug or
 // testing (runtime.Caller, t.Helper and the lines testing reports look
-// at the frames above), or adopts its caller's id (Adopt runs before
-// the pre-condition).
+// at the frames above), adopts its caller's id (Adopt runs before
+// the pre-condition), or has regions instrumented.
 func (sg *siteGen) twinnable(body *ast.BlockStmt) bool {
 	if sg.adopt != "" || sg.tmpl.Pre != sg.pc.Imports[sg.g.rtPath]+".Enabled()" {
 		return false
+	}
+	// Its regions' code is in the body, once (regionSites).
+	for _, o := range sg.g.plan.Sites {
+		if o.Kind == spec.SiteRegion && o.FuncID == sg.s.FuncID {
+			return false
+		}
 	}
 	// main runs once, and its first statement defers the end of the run
 	// (endRunAtMain), which must run after the site's exit: in a twin it

@@ -129,7 +129,7 @@ const runtimeName = "rt"
 // it writes them: definition sites first, since call sites refer to their
 // state variables.
 func generatedKinds() []spec.SiteKind {
-	return []spec.SiteKind{spec.SiteDefinition, spec.SiteCall}
+	return []spec.SiteKind{spec.SiteDefinition, spec.SiteCall, spec.SiteRegion}
 }
 
 // Generate produces the code of every site of plan p, typed by the
@@ -250,6 +250,9 @@ type generator struct {
 	root   string
 	files  map[string]*fileInfo // absolute path → its syntax
 	done   map[*plan.Site]bool  // definition sites generated (call sites may refer to them)
+	// regionDone are the region sites generated with their body, and the
+	// body's outcome (regionSites).
+	regionDone map[*plan.Site]error
 	// typeArgs are the type arguments of the state of generic definition
 	// sites, "" for the others.
 	typeArgs map[*plan.Site]string
@@ -290,6 +293,7 @@ type fileInfo struct {
 func (g *generator) index(pkgs []*packages.Package) {
 	g.files = map[string]*fileInfo{}
 	g.done = map[*plan.Site]bool{}
+	g.regionDone = map[*plan.Site]error{}
 	g.defVals = map[*plan.Site]map[string]value{}
 	g.typeArgs = map[*plan.Site]string{}
 	g.fileImports = map[string]map[string]bool{}
@@ -340,6 +344,11 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 			}
 		case *ast.CallExpr:
 			if s.Kind == spec.SiteCall && match {
+				found, path = n, append([]ast.Node(nil), stack...)
+				return false
+			}
+		case *ast.LabeledStmt:
+			if s.Kind == spec.SiteRegion && match {
 				found, path = n, append([]ast.Node(nil), stack...)
 				return false
 			}

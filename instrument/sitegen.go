@@ -38,8 +38,11 @@ func (g *generator) site(s *plan.Site) (err error) {
 			delete(g.code.Helpers, path)
 		}
 	}()
-	if s.Kind == spec.SiteDefinition {
+	switch s.Kind {
+	case spec.SiteDefinition:
 		return g.definition(s, fi, n)
+	case spec.SiteRegion:
+		return g.regionSites(s)
 	}
 	return g.call(s, fi, n.(*ast.CallExpr), nodes)
 }

@@ -73,7 +73,8 @@ type Site struct {
 	static.Span        // where, the file relative to the module root
 	Via         string // call sites: call, go or defer
 	CallerID    int64  // call sites: the function whose body holds the call
-	Function    string // definition sites: the function; call sites: the first target
+	Function    string // definition and region sites: the function; call sites: the first target
+	Label       string // region sites: the label of the statement
 	FuncID      int64
 	Targets     []*Target
 	// CallTargets are, for a call that may run several functions, all
@@ -473,7 +474,14 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 	var pairs []*Pair
 	var temporal *Conj
 	var temporalErr error
-	if b.opts.Filters && c == root {
+	// Region sites record every execution, untested (regionsUntested):
+	// the disjunct's tests are all SQL's, and the other sites record
+	// every execution of theirs too.
+	filtering := b.opts.Filters && !hasRegions(root)
+	if !filtering && c == root {
+		b.absences, b.aggregate, b.contexts = nil, nil, nil
+	}
+	if filtering && c == root {
 		temporal, temporalErr = Analyze(root)
 		pairs = pairsOf(root, temporal)
 		b.absences = absencesOf(root)
@@ -492,9 +500,13 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		for _, g := range v.Gaps {
 			b.gaps.add(q.Name, b.qindex, v.Name, g.Reason, g.Position)
 		}
-		needs, callees := needsOf(v.Name, root)
+		needs, callees := needsOf(v.Name, root, v.Sites)
 		var filters *Filters
 		switch {
+		case b.opts.Filters && !filtering:
+			if len(v.Sites) == 0 || v.Sites[0].Kind != spec.SiteRegion {
+				filters = &Filters{Var: v.Name} // every execution, untested
+			}
 		case b.opts.Filters && c == root:
 			if temporalErr != nil {
 				return temporalErr
@@ -599,6 +611,17 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 	return nil
 }
 
+// hasRegions reports whether the disjunct root, its negated parts
+// included, has a region-execution variable. Run-time tests (filters,
+// pairs, absences, contexts, run-time aggregates) are generated for
+// function executions only, so such a disjunct has none: SQL decides
+// it from every execution its sites record.
+func hasRegions(root *spec.Conj) bool {
+	found := false
+	root.EachAtom(func(a *spec.Atom) { found = found || a.Prim.Name == spec.TypeRegionExecution })
+	return found
+}
+
 // callerRef marks a tuple whose first field is the caller's id.
 type callerRef struct{ callerFunc int64 }
 
@@ -607,7 +630,7 @@ func (b *builder) site(s sites.Site) *Site {
 	k := siteKey{s.Kind, span}
 	site, ok := b.sites[k]
 	if !ok {
-		site = &Site{Kind: s.Kind, Span: span,
+		site = &Site{Kind: s.Kind, Span: span, Label: s.Label,
 			Via: s.Via, CallerID: s.CallerID, Function: s.Function, FuncID: s.FuncID, CallTargets: s.CallTargets}
 		b.sites[k] = site
 	}
@@ -693,11 +716,11 @@ func (b *builder) plan() *Plan {
 	return p
 }
 
-// needsOf lists the stored relations that variable v fills in the
-// disjunct root: its execution, its attributes, the order and goroutine
+// needsOf lists the stored relations that variable v, recorded at sites
+// at, fills in the disjunct root: its execution (of a function or a region), its attributes, the order and goroutine
 // data of relations derived from them; callees lists the lexical
 // relations (calls, spawns) in which v is the second event.
-func needsOf(v string, root *spec.Conj) (needs []need, callees []need) {
+func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees []need) {
 	points := map[string]int{} // point variable of v → 0 begin, 1 end
 	root.EachAtom(func(a *spec.Atom) {
 		if a.Prim.Kind == spec.PointEvent && a.Args[1].Var == v && a.Args[1].Lit == nil {
@@ -714,7 +737,11 @@ func needsOf(v string, root *spec.Conj) (needs []need, callees []need) {
 		end, ok := points[t.Var]
 		return ok, end
 	}
-	needs = append(needs, need{prim: "exec"})
+	exec := need{prim: "exec"}
+	if len(at) > 0 && at[0].Kind == spec.SiteRegion {
+		exec = need{prim: "region"} // a region variable's sites are regions only
+	}
+	needs = append(needs, exec)
 	root.EachAtom(func(a *spec.Atom) {
 		if a.Prim.Kind != spec.Attribute && a.Prim.Kind != spec.ControlRelation {
 			return

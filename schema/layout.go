@@ -6,12 +6,13 @@ import (
 	"pmm.dev/pmm/spec"
 )
 
-// The stored relations that are not named after a primitive: executions,
-// their end points (the counter value taken when they end); and the
+// The stored relations that are not named after a primitive: executions
+// of functions and of regions, their end points (the counter value taken when they end); and the
 // goroutine they run on, an attribute's, which the derived control
 // relations also read.
 const (
 	kindExec      = "exec"
+	kindRegion    = "region"
 	kindEnd       = "end"
 	kindGoroutine = spec.AttrGoroutine
 	// KindCells is the table of an aggregate question's cells: the
@@ -38,6 +39,8 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 	switch {
 	case p.Name == spec.TypeFunctionExecution:
 		return []string{kindExec}, nil
+	case p.Name == spec.TypeRegionExecution:
+		return []string{kindRegion}, nil
 	case p.IsEvent(), p.Kind == spec.ValueRelation:
 		// A point is (execution, 0 or 1); comparisons read other columns.
 		return nil, nil
@@ -59,7 +62,7 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 func columns(kind string) []Column {
 	id := Column{Name: "id", Type: "INTEGER", Event: true}
 	switch kind {
-	case kindExec:
+	case kindExec, kindRegion:
 		return []Column{id, {Name: "site", Type: "INTEGER"}}
 	case kindEnd:
 		return []Column{id, {Name: "seq", Type: "INTEGER", Event: true}}
@@ -158,7 +161,7 @@ func sqlType(v spec.ValueType) string {
 // kindOrder ranks stored relation kinds so that a question's tables come
 // in a fixed order: executions, end points, then the vocabulary's order.
 func kindOrder() []string {
-	order := []string{kindExec, kindEnd}
+	order := []string{kindExec, kindRegion, kindEnd}
 	for _, p := range spec.Vocabulary() {
 		if p.Kind == spec.Attribute && p.Recorded != nil || isPair(p.Name) {
 			order = append(order, p.Name)

@@ -312,12 +312,15 @@ func (s *scope) attr(kind, name string, keys [][2]string) string {
 // and control relations, then comparisons, then negations.
 func (s *scope) fill(c *spec.Conj) {
 	for _, a := range c.Atoms {
-		if a.Pred() == spec.TypeFunctionExecution {
+		switch a.Pred() {
+		case spec.TypeFunctionExecution:
 			s.declareExecution(a)
+		case spec.TypeRegionExecution:
+			s.declareRegion(a)
 		}
 	}
 	for _, a := range c.Atoms {
-		if a.Prim.IsEvent() && a.Pred() != spec.TypeFunctionExecution {
+		if a.Prim.IsEvent() && !spec.IsInterval(a.Pred()) {
 			s.declarePoint(a)
 		}
 	}
@@ -356,22 +359,51 @@ func (s *scope) declareExecution(a *spec.Atom) {
 		s.where = append(s.where, siteIn(b.site, "SELECT site FROM "+SitesTable+" WHERE "+funcname.SQLKey("function")+" = "+literal(name.Lit)))
 		return
 	}
-	s.bindOrEqual(name, s.functionOf(b, s.t.uses[name.Var]))
+	s.bindOrEqual(name, s.siteColumn(b, "function", s.t.uses[name.Var]))
 }
 
-// functionOf is the function name (pprof's) of execution b, whose
-// name variable occurs used times. Where b's row is read in this scope
-// and the name is read (used > 1), its site's row of pmm_sites is joined
-// to it (LEFT JOIN: a site without a row names no function, NULL, as the
+// declareRegion translates (region-execution r name label): r is a row
+// of the question's region executions whose site is a region of that
+// function with that label.
+func (s *scope) declareRegion(a *spec.Atom) {
+	r := a.Args[0].Var
+	b, ok := s.lookup(r)
+	if !ok {
+		b = s.newEvent(kindRegion, r)
+	}
+	var conds []string
+	name, label := a.Args[1], a.Args[2]
+	if name.Lit != nil {
+		conds = append(conds, funcname.SQLKey("function")+" = "+literal(name.Lit))
+	}
+	if label.Lit != nil {
+		conds = append(conds, "label = "+literal(label.Lit))
+	}
+	if len(conds) > 0 {
+		s.where = append(s.where, siteIn(b.site, "SELECT site FROM "+SitesTable+" WHERE "+strings.Join(conds, " AND ")))
+	}
+	if name.Lit == nil {
+		s.bindOrEqual(name, s.siteColumn(b, "function", s.t.uses[name.Var]))
+	}
+	if label.Lit == nil {
+		s.bindOrEqual(label, s.siteColumn(b, "label", s.t.uses[label.Var]))
+	}
+}
+
+// siteColumn is column col of the site of execution b in pmm_sites: its
+// function's name (pprof's), or a region's label, read by a variable
+// that occurs used times. Where b's row is read in this scope and the
+// value is read (used > 1), its site's row of pmm_sites is joined to it
+// (LEFT JOIN: a site without a row names no function, NULL, as the
 // scalar subquery of other scopes does); a correlated scalar subquery
 // per row cost SQLite about a fifth more CPU.
-func (s *scope) functionOf(b binding, used int) string {
+func (s *scope) siteColumn(b binding, col string, used int) string {
 	own := false
 	for _, f := range s.from {
 		own = own || f.alias == b.row
 	}
 	if !own || used <= 1 {
-		return "(SELECT function FROM " + SitesTable + " WHERE site = " + b.site + ")"
+		return "(SELECT " + col + " FROM " + SitesTable + " WHERE site = " + b.site + ")"
 	}
 	key := SitesTable + "|site=" + b.site
 	a, ok := s.attrs[key]
@@ -380,12 +412,17 @@ func (s *scope) functionOf(b binding, used int) string {
 		s.from = append(s.from, source{table: SitesTable, alias: a, on: []string{a + ".site = " + b.site}, owner: b.name, left: true})
 		s.attrs[key] = a
 	}
-	return a + ".function"
+	return a + "." + col
 }
 
-// newExecution binds x to a fresh row of the question's executions.
-func (s *scope) newExecution(x string) binding {
-	alias := s.join(kindExec, x, x, nil)
+// newExecution binds x to a fresh row of the question's function
+// executions.
+func (s *scope) newExecution(x string) binding { return s.newEvent(kindExec, x) }
+
+// newEvent binds x to a fresh row of the question's stored relation of
+// executions kind (of functions or of regions).
+func (s *scope) newEvent(kind, x string) binding {
+	alias := s.join(kind, x, x, nil)
 	b := binding{kind: execVar, name: x, expr: alias + ".id", row: alias, site: alias + ".site"}
 	if s.t.ownSites {
 		s.where = append(s.where, siteIn(b.site, "SELECT site FROM "+SiteVarsTable+" WHERE question = "+quote(s.t.question)+" AND var = "+quote(x)))

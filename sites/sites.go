@@ -78,8 +78,9 @@ type Function struct {
 
 // Site is a place in the source where an event is recorded.
 type Site struct {
-	Kind     spec.SiteKind `json:"kind"` // definition or call
-	Function string        `json:"function"`
+	Kind     spec.SiteKind `json:"kind"`            // definition, call or region
+	Function string        `json:"function"`        // for a region site, the function it lies in
+	Label    string        `json:"label,omitempty"` // for a region site, its label
 	FuncID   int64         `json:"function_id"`
 	CallID   int64         `json:"call_id,omitempty"`
 	Caller   string        `json:"caller,omitempty"` // for a call site, the function it lies in
@@ -188,6 +189,16 @@ func (s *selector) disjunct(c *spec.Conj, outer []*spec.Atom, outerTypes spec.Va
 		}
 		if len(vs.Functions) == 0 {
 			q.Warnings = append(q.Warnings, s.warning(vs))
+		}
+		d.Vars = append(d.Vars, vs)
+	}
+	for _, v := range ownRegions(types, outerTypes) {
+		vs, err := s.regionVariable(v, atoms)
+		if err != nil {
+			return nil, err
+		}
+		if len(vs.Sites) == 0 {
+			q.Warnings = append(q.Warnings, s.regionWarning(vs))
 		}
 		d.Vars = append(d.Vars, vs)
 	}

@@ -66,7 +66,7 @@ func BuildTemporalGraph(c *Conj, types VarTypes) *TemporalGraph {
 	}
 	var intervals []string
 	for v, t := range types {
-		if t == TypeFunctionExecution {
+		if IsInterval(t) {
 			intervals = append(intervals, v)
 		}
 	}

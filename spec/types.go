@@ -144,6 +144,9 @@ func declaration(events []string, v string) string {
 	if slices.Contains(events, TypeFunctionExecution) {
 		return fmt.Sprintf("(function-execution %s NAME)", v)
 	}
+	if slices.Contains(events, TypeRegionExecution) {
+		return fmt.Sprintf("(region-execution %s NAME LABEL)", v)
+	}
 	return fmt.Sprintf("(begin %s x) or (end %s x)", v, v)
 }
 
@@ -151,6 +154,8 @@ func wrongTypeHint(p *Primitive, typ string) string {
 	switch {
 	case typ == TypePoint && p.Kind == Attribute:
 		return "points have (time p t); the attributes of an execution x apply to x itself"
+	case typ == TypeRegionExecution && p.Kind == Attribute:
+		return "a region execution has a duration, a goroutine and the times of its points; parameters and results are its function's: relate them with (contains f r)"
 	case typ == TypeFunctionExecution && p.Kind == Attribute:
 		return "for the time of an execution x, take its begin or end point: (begin p x) (time p t)"
 	}

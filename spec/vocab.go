@@ -56,8 +56,14 @@ const (
 // The event types of the Go vocabulary.
 const (
 	TypeFunctionExecution = "function-execution"
+	TypeRegionExecution   = "region-execution"
 	TypePoint             = "point"
 )
+
+// IsInterval reports whether the event type t is recorded as an interval
+// with an id taken at its begin and an end sequence number: a function's
+// or a region's execution.
+func IsInterval(t string) bool { return t == TypeFunctionExecution || t == TypeRegionExecution }
 
 // AttrGoroutine is the attribute whose stored relation the views of the
 // control relations that stay on one goroutine read (Storage.Derived).
@@ -120,6 +126,7 @@ type SiteKind string
 const (
 	SiteDefinition SiteKind = "definition" // the body of a function
 	SiteCall       SiteKind = "call"       // a call expression
+	SiteRegion     SiteKind = "region"     // a labeled statement of a body
 )
 
 // Primitive is one row of the vocabulary: an event type, attribute,
@@ -282,9 +289,15 @@ func (p *Primitive) EndsBefore() bool {
 func (p *Primitive) Arity() int { return len(p.Args) }
 
 var (
-	anyEvent = []string{TypeFunctionExecution, TypePoint}
+	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypePoint}
 	fnExec   = []string{TypeFunctionExecution}
-	point    = []string{TypePoint}
+	// intervals are the executions of functions and of regions: what
+	// durations, goroutines, points and containment apply to.
+	intervals = []string{TypeFunctionExecution, TypeRegionExecution}
+	point     = []string{TypePoint}
+	// fnExecOrPoint are the events whose scope a Go expression can be
+	// evaluated in.
+	fnExecOrPoint = []string{TypeFunctionExecution, TypePoint}
 )
 
 // execAndName are the arguments of function-execution and function-name:
@@ -334,6 +347,18 @@ var vocabulary = []*Primitive{
 		Example:    `(function-name x "main.F")`,
 		Definition: "((x name) s.t. (function-execution x name))",
 	},
+	{
+		Name: TypeRegionExecution, Kind: IntervalEvent,
+		Args: []Arg{
+			{Name: "r", Kind: ArgEvent, Events: []string{TypeRegionExecution}},
+			{Name: "name", Kind: ArgFuncName},
+			{Name: "label", Kind: ArgValue, Value: ValText},
+		},
+		Doc: "r is an execution of the statement labeled label (a for, range, switch, select or block statement) " +
+			"in the body of the function called name: from the label to the first point where control leaves the statement.",
+		Example: `(region-execution r "main.F" "parse")`,
+		Sites:   []SiteKind{SiteRegion},
+	},
 	// Seed A.1: an interval is a new type of entity, with a starting and
 	// an ending point; function invocations are its only subtype in Go's
 	// vocabulary today. A point occurs at a single point of execution.
@@ -347,7 +372,7 @@ var vocabulary = []*Primitive{
 		Name: "begin", Kind: PointEvent, Denotes: Begin,
 		Args: []Arg{
 			{Name: "p", Kind: ArgEvent, Events: point},
-			{Name: "x", Kind: ArgEvent, Events: fnExec},
+			{Name: "x", Kind: ArgEvent, Events: intervals},
 		},
 		Doc:     "p is the point at which the interval x begins.",
 		Example: `(begin p x)`,
@@ -356,7 +381,7 @@ var vocabulary = []*Primitive{
 		Name: "end", Kind: PointEvent, Denotes: Finish,
 		Args: []Arg{
 			{Name: "p", Kind: ArgEvent, Events: point},
-			{Name: "x", Kind: ArgEvent, Events: fnExec},
+			{Name: "x", Kind: ArgEvent, Events: intervals},
 		},
 		Doc:     "p is the point at which the interval x ends.",
 		Example: `(end p x)`,
@@ -389,10 +414,10 @@ var vocabulary = []*Primitive{
 		Example:  `(return-value x 1 v)`,
 		Recorded: &Recording{Capture: "result", Tested: true},
 	},
-	attribute("duration", fnExec, ValDuration,
+	attribute("duration", intervals, ValDuration,
 		"d is the wall-clock duration of x in nanoseconds.",
 		`(duration x d)`, &Recording{Capture: "d", Column: "d", Tested: true}),
-	attribute(AttrGoroutine, fnExec, ValInt,
+	attribute(AttrGoroutine, intervals, ValInt,
 		"g is the id of the goroutine x runs on.",
 		`(goroutine x g)`, &Recording{Capture: "g", Column: "g"}),
 	{
@@ -416,7 +441,7 @@ var vocabulary = []*Primitive{
 	{
 		Name: "data-condition", Kind: Attribute,
 		Args: []Arg{
-			{Name: "p", Kind: ArgEvent, Events: anyEvent},
+			{Name: "p", Kind: ArgEvent, Events: fnExecOrPoint},
 			{Name: "expr", Kind: ArgGoExpr},
 			{Name: "v", Kind: ArgValue, Value: ValAny},
 		},
@@ -435,7 +460,7 @@ var vocabulary = []*Primitive{
 	},
 	{
 		Name: "contains", Kind: ControlRelation,
-		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: fnExec}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
+		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: intervals}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
 		Doc:      "b happens while a runs: a begins before b begins and b ends before a ends.",
 		Example:  `(contains f p)`,
 		Temporal: nests, // it spans goroutines: no static approximation

@@ -467,9 +467,20 @@ func writeAnswerSchema(p *plan.Project, dbPath string) error {
 			return fmt.Errorf("%s: %w", stmt, err)
 		}
 	}
+	// A database made by an older pmm has no label column: region sites
+	// name their statement there.
+	var labels int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('"+schema.SitesTable+"') WHERE name = 'label'").Scan(&labels); err != nil {
+		return err
+	}
+	if labels == 0 {
+		if _, err := tx.ExecContext(ctx, "ALTER TABLE "+schema.SitesTable+" ADD COLUMN label TEXT"); err != nil {
+			return err
+		}
+	}
 	for _, s := range p.Sites {
-		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO "+schema.SitesTable+" (site, function, kind, file, line, col) VALUES (?, ?, ?, ?, ?, ?)",
-			s.Site, s.Function, s.Kind, s.File, s.Line, s.Col); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO "+schema.SitesTable+" (site, function, kind, file, line, col, label) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			s.Site, s.Function, s.Kind, s.File, s.Line, s.Col, nullIfEmpty(s.Label)); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+schema.SiteVarsTable+" WHERE site = ?", s.Site); err != nil {
@@ -483,6 +494,14 @@ func writeAnswerSchema(p *plan.Project, dbPath string) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// nullIfEmpty is s, or SQL's NULL for "".
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // viewName returns the name of the view a CREATE VIEW statement creates.

@@ -1,0 +1,179 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"pmm.dev/pmm/plan"
+	"pmm.dev/pmm/spec"
+)
+
+// Region sites (issue 14, seed 004): the region sites of one function
+// body are generated together, since one statement of the body may end
+// several of them. The body gets, at its top, one variable holding the
+// state of each region and a deferred unwind; each region's points
+// (regions.go, RegionPoints) call its enter and leave helpers, and a
+// return statement inside regions passes its results through the body's
+// ret, which ends the open regions once the results are evaluated:
+//
+//	var pmm__rg5 pmm__regions5; defer pmm__rg5.unwind()
+//	...
+//	outer: for ... { ... }          // pmm__enter5(&pmm__rg5.r5) before, pmm__leave5(&pmm__rg5.r5) after
+//	return pmm__rg5.ret(x, y)
+//
+// A region's enter and exit are a definition site's (the same template:
+// its id, clocks, goroutine and tuples); leave ends it only when it is
+// open, so that unwind and ret end the regions still open, innermost
+// first, and no others.
+
+// regionSites generates s and the other region sites of the body it is
+// in, once; a site of a body generated already returns that body's
+// outcome.
+func (g *generator) regionSites(s *plan.Site) error {
+	if err, done := g.regionDone[s]; done {
+		return err
+	}
+	group, err := g.regionBody(s)
+	for _, o := range group {
+		g.regionDone[o] = err
+	}
+	return err
+}
+
+// regionBody generates the region sites of the body that holds s, and
+// returns them.
+func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
+	fi, _, path, err := g.node(s)
+	if err != nil {
+		return []*plan.Site{s}, err
+	}
+	var fn ast.Node
+	for i := len(path) - 1; i >= 0 && fn == nil; i-- {
+		switch path[i].(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			fn = path[i]
+		}
+	}
+	var body *ast.BlockStmt
+	var sig *types.Signature
+	switch f := fn.(type) {
+	case *ast.FuncDecl:
+		body = f.Body
+		if obj, ok := fi.pkg.TypesInfo.Defs[f.Name].(*types.Func); ok {
+			sig = obj.Type().(*types.Signature)
+		}
+	case *ast.FuncLit:
+		body = f.Body
+		sig, _ = fi.pkg.TypesInfo.TypeOf(f).(*types.Signature)
+	}
+	if body == nil || sig == nil {
+		return []*plan.Site{s}, fmt.Errorf("the region %s of %s is not in a function body pmm can find", s.Label, s.Function)
+	}
+	// The body's region sites: those of the plan in the same file whose
+	// statement's innermost function is this one.
+	byLabel := map[string]*plan.Site{}
+	var group []*plan.Site
+	for _, o := range g.plan.Sites {
+		if o.Kind != spec.SiteRegion || o.File != s.File || o.FuncID != s.FuncID {
+			continue
+		}
+		start, end := lineColOffset(fi.tf, o.Line, o.Col), lineColOffset(fi.tf, o.EndLine, o.EndCol)
+		if start < fi.tf.Offset(body.Lbrace) || end > fi.tf.Offset(body.Rbrace) {
+			continue
+		}
+		byLabel[o.Label] = o
+		group = append(group, o)
+	}
+	if tps := enclosingTypeParams(fi, body.Pos()); tps != nil && tps.Len() > 0 {
+		return group, fmt.Errorf("the regions of %s are not instrumented: pmm does not instrument regions of generic functions yet", s.Function)
+	}
+	regions := LabeledRegions(body, func(label string) bool { return byLabel[label] != nil })
+	if len(regions) != len(group) {
+		return group, fmt.Errorf("the body of %s has %d of the %d labeled statements static.db lists for it: pmm bug", s.Function, len(regions), len(group))
+	}
+	br, err := RegionPoints(body, regions)
+	if err != nil {
+		return group, err
+	}
+	// Each region's state, enter, exit and leave, as a definition's.
+	var sgs []*siteGen
+	var decls []string
+	enter, leave := map[*Region]string{}, map[*Region]string{}
+	for _, r := range br.Regions {
+		site := byLabel[r.Label]
+		sg := g.newSiteGen(site, fi)
+		sg.common()
+		sg.takeClocks()
+		if err := sg.action(); err != nil {
+			return group, err
+		}
+		if sg.conflict != nil {
+			return group, sg.conflict
+		}
+		state := sg.name("state")
+		decls = append(decls, sg.stateDecl())
+		decls = append(decls, sg.enterDecls(nil)...)
+		decls = append(decls, sg.exitDecl(nil, nil))
+		decls = append(decls, fmt.Sprintf("func %s(s *%s) {\n\tif s.on {\n\t\t%s(s)\n\t\ts.on = false\n\t}\n}", sg.name("leave"), state, sg.name("exit")))
+		enter[r], leave[r] = sg.name("enter"), sg.name("leave")
+		sgs = append(sgs, sg)
+	}
+	// The body's variable: a field per region, r and the site's number.
+	first := sgs[0]
+	vtype, v := first.name("regions"), first.name("rg")
+	field := func(r *Region) string { return "r" + strconv.Itoa(byLabel[r.Label].Index) }
+	var fields []string
+	for i, r := range br.Regions {
+		fields = append(fields, field(r)+" "+sgs[i].name("state"))
+	}
+	decls = append(decls, "type "+vtype+" struct {\n\t"+strings.Join(fields, "\n\t")+"\n}")
+	// Innermost first: an inner region has a greater index.
+	inner := slices.Clone(br.Regions)
+	sort.Slice(inner, func(i, j int) bool { return inner[i].Index > inner[j].Index })
+	leaves := func(rs []*Region, recv string) string {
+		var calls []string
+		for _, r := range rs {
+			calls = append(calls, leave[r]+"(&"+recv+"."+field(r)+")")
+		}
+		return strings.Join(calls, "; ")
+	}
+	decls = append(decls, "func (rs *"+vtype+") unwind() {\n\t"+leaves(inner, "rs")+"\n}")
+	text := regionText{
+		Top:     "var " + v + " " + vtype + "; defer " + v + ".unwind();",
+		Enter:   func(r *Region) string { return enter[r] + "(&" + v + "." + field(r) + ")" },
+		Iterate: func(*Region) string { return "" },
+		Leave:   func(rs []*Region) string { return leaves(rs, v) },
+		Return:  v + ".ret",
+	}
+	if n := sig.Results().Len(); n > 0 {
+		var params, results, names []string
+		for i := 0; i < n; i++ {
+			ts, err := first.typeName(sig.Results().At(i).Type())
+			if err != nil {
+				return group, err
+			}
+			params = append(params, "r"+strconv.Itoa(i+1)+" "+ts)
+			results = append(results, ts)
+			names = append(names, "r"+strconv.Itoa(i+1))
+		}
+		decls = append(decls, fmt.Sprintf("func (rs *%s) ret(%s) (%s) {\n\t%s\n\treturn %s\n}",
+			vtype, strings.Join(params, ", "), strings.Join(results, ", "), leaves(inner, "rs"), strings.Join(names, ", ")))
+	}
+	edits := regionEdits(fi.tf, body, br, text)
+	for i, sg := range sgs {
+		if i == 0 {
+			sg.edits = edits
+		}
+		if err := sg.finish(); err != nil {
+			return group, err
+		}
+		g.done[sg.s] = true
+	}
+	first.pc.Decls = append(first.pc.Decls, decls...)
+	return group, nil
+}

@@ -1,0 +1,3 @@
+module example.com/regions
+
+go 1.22

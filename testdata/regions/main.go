@@ -1,0 +1,120 @@
+// Command regions runs labeled regions whose executions it counts itself,
+// for the region questions of cmd/pmm's TestRegions: every way out of a
+// region (its end, break, continue, goto, return, panic) ends it once.
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// counts are the executions of each region the program ran, by
+// "function/label", counted by the program itself.
+var counts = map[string]int{}
+
+func ran(name string) { counts[name]++ }
+
+// Scan has three loops of known iteration counts, one left by break,
+// one by continue to an outer label, and one left by goto.
+func Scan(n int) int {
+	sum := 0
+	ran("Scan/outer")
+outer:
+	for i := 0; i < n; i++ {
+		ran("Scan/inner")
+	inner:
+		for j := 0; j < 10; j++ {
+			if j == i {
+				continue outer
+			}
+			if j > 5 {
+				break inner
+			}
+			sum += j
+		}
+	}
+	ran("Scan/settle")
+settle:
+	for {
+		if sum%2 == 0 {
+			goto done
+		}
+		sum++
+		if sum > 0 {
+			break settle
+		}
+	}
+done:
+	return sum
+}
+
+// Find returns from inside its region, with a result computed inside it.
+func Find(xs []int, want int) (int, bool) {
+	ran("Find/search")
+search:
+	for i, x := range xs {
+		if x == want {
+			return i, true
+		}
+		if x < 0 {
+			break search
+		}
+	}
+	return -1, false
+}
+
+// Risky panics inside its region when asked: the region ends anyway.
+func Risky(fail bool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("recovered: %v", r)
+		}
+	}()
+	ran("Risky/guarded")
+guarded:
+	switch {
+	case fail:
+		panic("failing")
+	default:
+		break guarded
+	}
+	return nil
+}
+
+// Handle calls Find twice: the regions of Find under Handle.
+func Handle(xs []int) int {
+	a, _ := Find(xs, 3)
+	b, _ := Find(xs, 7)
+	return a + b
+}
+
+func main() {
+	total := 0
+	for n := 0; n < 5; n++ {
+		total += Scan(n)
+	}
+	xs := []int{1, 2, 3, -1, 7}
+	for k := 0; k < 4; k++ {
+		total += Handle(xs)
+	}
+	for _, w := range []int{2, -5, 9} {
+		if i, ok := Find(xs, w); ok {
+			total += i
+		}
+	}
+	for k := 0; k < 3; k++ {
+		if err := Risky(k == 1); err != nil {
+			total++
+		}
+	}
+	fmt.Println("total", total)
+	var names []string
+	for name, c := range counts {
+		names = append(names, fmt.Sprintf("%s=%d", name, c))
+	}
+	sort.Strings(names)
+	fmt.Println("want region_counts", strings.Join(names, ","))
+	fmt.Println("want find_under_handle", 2*4)
+	fmt.Println("want scan_inner_in_scan", counts["Scan/inner"])
+}
