@@ -564,7 +564,8 @@ type regionText struct {
 	// Top declares the regions' state at the top of the body and defers
 	// its unwind: the statements end with a semicolon.
 	Top string
-	// Enter, Iterate and Leave are statements.
+	// Enter, Iterate and Leave are statements; an empty Iterate adds
+	// nothing.
 	Enter, Iterate func(r *Region) string
 	Leave          func(rs []*Region) string
 	// Return is a function value that takes a return's results, ends the
@@ -587,7 +588,9 @@ func regionEdits(tf *token.File, body *ast.BlockStmt, br *BodyRegions, text regi
 		case PointEnter:
 			edits = append(edits, at(e.Pos, ";"+text.Enter(e.Regions[0])+";", orderRegion))
 		case PointIterate:
-			edits = append(edits, at(e.Pos, ";"+text.Iterate(e.Regions[0])+";", orderRegion))
+			if s := text.Iterate(e.Regions[0]); s != "" {
+				edits = append(edits, at(e.Pos, ";"+s+";", orderRegion))
+			}
 		case PointLeave:
 			edits = append(edits, at(e.Pos, ";"+text.Leave(e.Regions)+";", orderRegion))
 		case PointReturn:

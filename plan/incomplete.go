@@ -192,8 +192,11 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 	}
 	// host is the function whose body runs a site's instrumentation.
 	host := func(s *Site) (int64, string) {
-		if s.Kind == spec.SiteCall {
+		switch s.Kind {
+		case spec.SiteCall:
 			return s.CallerID, "the call of " + strings.Join(s.Functions(), ", ")
+		case spec.SiteRegion:
+			return s.FuncID, s.regionName()
 		}
 		return s.FuncID, s.Function
 	}
@@ -221,7 +224,10 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 			}
 			var nested []string
 			for _, c := range clocks {
-				if h, what := host(c); h == t.FuncID && c != s || callees[h] {
+				// In its own function, a region's duration holds only
+				// the sites within its statement.
+				h, what := host(c)
+				if h == t.FuncID && c != s && (s.Kind != spec.SiteRegion || s.Span.Contains(c.Span)) || callees[h] {
 					nested = append(nested, fmt.Sprintf("%s (%s)", what, c.Position()))
 					if !slices.Contains(n.inside[s], c) {
 						n.inside[s] = append(n.inside[s], c)
@@ -239,7 +245,11 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 				if !timed(e) {
 					continue
 				}
-				d := duration{function: t.Function, nested: strings.Join(nested, ", "), position: s.Position(), qindex: e.QIndex}
+				function := t.Function
+				if s.Kind == spec.SiteRegion {
+					function = s.regionName()
+				}
+				d := duration{function: function, nested: strings.Join(nested, ", "), position: s.Position(), qindex: e.QIndex}
 				for _, qv := range t.Vars {
 					if q, v, _ := strings.Cut(qv, "/"); q == e.Question && !t.impossible[qv] {
 						d.vars = append(d.vars, v)

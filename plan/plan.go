@@ -88,6 +88,10 @@ type Site struct {
 	Index int
 }
 
+// regionName names a region site's statement in messages: "the region
+// outer of main.F".
+func (s *Site) regionName() string { return "the region " + s.Label + " of " + s.Function }
+
 // Target is one function a site records executions of.
 type Target struct {
 	FuncID   int64

@@ -28,6 +28,13 @@ type Span struct {
 	Line, Col, EndLine, EndCol int
 }
 
+// Contains reports whether b lies within a.
+func (a Span) Contains(b Span) bool {
+	return a.File == b.File &&
+		(a.Line < b.Line || a.Line == b.Line && a.Col <= b.Col) &&
+		(b.EndLine < a.EndLine || b.EndLine == a.EndLine && b.EndCol <= a.EndCol)
+}
+
 // Less orders spans by file, then start, and an outer span before the
 // spans it contains that start with it (a call before the calls in its
 // callee expression, such as f(a)(b)).

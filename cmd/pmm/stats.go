@@ -142,7 +142,7 @@ func readStats(p *plan.Project, run int64) (*runStats, error) {
 	// relations (each question has its own; one execution, one id).
 	var execs []string
 	for _, t := range p.Tables {
-		if t.Prim == "exec" {
+		if schema.IsExecutions(t.Prim) {
 			execs = append(execs, "SELECT site, id FROM "+t.Name+" WHERE run = ?")
 		}
 	}

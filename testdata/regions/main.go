@@ -117,4 +117,8 @@ func main() {
 	fmt.Println("want region_counts", strings.Join(names, ","))
 	fmt.Println("want find_under_handle", 2*4)
 	fmt.Println("want scan_inner_in_scan", counts["Scan/inner"])
+	// Each Scan's settle loop begins after each of its inner loops ended:
+	// the inner loops of Scan(n) are n of them (n = 0..4).
+	fmt.Println("want settle_after_inner", counts["Scan/inner"])
+	fmt.Println("want region_time_matches", len(counts))
 }
