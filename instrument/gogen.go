@@ -347,8 +347,10 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 				found, path = n, append([]ast.Node(nil), stack...)
 				return false
 			}
-		case *ast.LabeledStmt:
-			if s.Kind == spec.SiteRegion && match {
+		case ast.Stmt:
+			// A region's first statement: a labeled one, or the first of
+			// those a comment marks (the span ends with the last).
+			if s.Kind == spec.SiteRegion && off == start {
 				found, path = n, append([]ast.Node(nil), stack...)
 				return false
 			}

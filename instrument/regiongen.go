@@ -11,6 +11,7 @@ import (
 
 	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/spec"
+	"pmm.dev/pmm/static"
 )
 
 // Region sites (issue 14, seed 004): the region sites of one function
@@ -75,8 +76,8 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 		return []*plan.Site{s}, fmt.Errorf("the region %s of %s is not in a function body pmm can find", s.Label, s.Function)
 	}
 	// The body's region sites: those of the plan in the same file whose
-	// statement's innermost function is this one.
-	byLabel := map[string]*plan.Site{}
+	// statement's innermost function is this one; each is a labeled
+	// statement or statements a comment marks (static.MarkedRegions).
 	var group []*plan.Site
 	for _, o := range g.plan.Sites {
 		if o.Kind != spec.SiteRegion || o.File != s.File || o.FuncID != s.FuncID {
@@ -86,15 +87,35 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 		if start < fi.tf.Offset(body.Lbrace) || end > fi.tf.Offset(body.Rbrace) {
 			continue
 		}
-		byLabel[o.Label] = o
 		group = append(group, o)
 	}
 	if tps := enclosingTypeParams(fi, body.Pos()); tps != nil && tps.Len() > 0 {
 		return group, fmt.Errorf("the regions of %s are not instrumented: pmm does not instrument regions of generic functions yet", s.Function)
 	}
-	regions := LabeledRegions(body, func(label string) bool { return byLabel[label] != nil })
-	if len(regions) != len(group) {
-		return group, fmt.Errorf("the body of %s has %d of the %d labeled statements static.db lists for it: pmm bug", s.Function, len(regions), len(group))
+	siteOf := map[*Region]*plan.Site{}
+	var regions []*Region
+	labeled, marked := LabeledRegions(body, nil), static.MarkedRegions(fi.file, body)
+	for _, o := range group {
+		start, end := lineColOffset(fi.tf, o.Line, o.Col), lineColOffset(fi.tf, o.EndLine, o.EndCol)
+		at := func(from, to ast.Node) bool {
+			return fi.tf.Offset(from.Pos()) == start && fi.tf.Offset(to.End()) == end
+		}
+		var r *Region
+		for _, l := range labeled {
+			if l.Label == o.Label && at(l.Stmt, l.Stmt) {
+				r = l
+			}
+		}
+		for _, m := range marked {
+			if first, last := m.Stmts[0], m.Stmts[len(m.Stmts)-1]; r == nil && m.Name == o.Label && at(first, last) {
+				r = &Region{Label: m.Name, Stmts: m.Stmts, Lines: [2]int{o.Line, o.EndLine}}
+			}
+		}
+		if r == nil {
+			return group, fmt.Errorf("pmm bug: the region %s of %s that static.db lists at %s is not in its body", o.Label, o.Function, o.Position())
+		}
+		siteOf[r] = o
+		regions = append(regions, r)
 	}
 	br, err := RegionPoints(body, regions)
 	if err != nil {
@@ -105,7 +126,7 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 	var decls []string
 	enter, leave := map[*Region]string{}, map[*Region]string{}
 	for _, r := range br.Regions {
-		site := byLabel[r.Label]
+		site := siteOf[r]
 		sg := g.newSiteGen(site, fi)
 		sg.common()
 		sg.takeClocks()
@@ -126,7 +147,7 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 	// The body's variable: a field per region, r and the site's number.
 	first := sgs[0]
 	vtype, v := first.name("regions"), first.name("rg")
-	field := func(r *Region) string { return "r" + strconv.Itoa(byLabel[r.Label].Index) }
+	field := func(r *Region) string { return "r" + strconv.Itoa(siteOf[r].Index) }
 	var fields []string
 	for i, r := range br.Regions {
 		fields = append(fields, field(r)+" "+sgs[i].name("state"))

@@ -191,8 +191,9 @@ func (s *Site) Dynamic() bool {
 
 // siteKey identifies a site across questions and variables.
 type siteKey struct {
-	kind spec.SiteKind
-	span static.Span
+	kind  spec.SiteKind
+	span  static.Span
+	label string // two regions may be the same statements
 }
 
 // Build plans the instrumentation of every site of sel for the questions
@@ -631,7 +632,7 @@ type callerRef struct{ callerFunc int64 }
 
 func (b *builder) site(s sites.Site) *Site {
 	span := static.Span{File: s.File, Line: s.Line, Col: s.Col, EndLine: s.EndLine, EndCol: s.EndCol}
-	k := siteKey{s.Kind, span}
+	k := siteKey{s.Kind, span, s.Label}
 	site, ok := b.sites[k]
 	if !ok {
 		site = &Site{Kind: s.Kind, Span: span, Label: s.Label,

@@ -103,7 +103,7 @@ type call struct {
 type region struct {
 	owner *function
 	label string
-	kind  string // for, range, switch, typeswitch, select, block
+	kind  string // for, range, switch, typeswitch, select, block; marked for a //pmm:region comment's
 	loop  bool
 	where Span // from the label to the end of the statement
 }
@@ -119,6 +119,7 @@ type collector struct {
 	ranges     map[posKey]*function // range statements by the definition they are in
 	calls      map[posKey]*call
 	regions    map[posKey]*region
+	file       *ast.File // the file being collected, whose comments mark regions
 	functions  []*function
 	callList   []*call
 	allocs     map[posKey]*allocation // allocation sites by position
@@ -182,6 +183,7 @@ func (c *collector) addPackage(pkg *packages.Package) {
 	c.inits[pkg.PkgPath] = init
 	initFuncs := 0
 	for _, file := range pkg.Syntax {
+		c.file = file
 		for _, decl := range file.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
 			if !ok {
@@ -209,6 +211,7 @@ func (c *collector) addPackage(pkg *packages.Package) {
 			}
 			c.walk(info, fd.Type, def, "")
 			c.walk(info, fd.Body, def, "")
+			c.addMarkedRegions(fd.Body, def)
 		}
 	}
 	for _, in := range info.InitOrder {
@@ -292,6 +295,7 @@ func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via stri
 			lit := c.closure(n, owner)
 			c.walk(info, n.Type, lit, "")
 			c.walk(info, n.Body, lit, "")
+			c.addMarkedRegions(n.Body, lit)
 			return false
 		case *ast.GoStmt:
 			c.addCall(info, n.Call, owner, "go", loopDepth(path, n))
@@ -367,6 +371,25 @@ func (c *collector) addRegion(l *ast.LabeledStmt, owner *function) {
 	}
 	c.regions[c.key(l.Pos())] = &region{owner: owner, label: l.Label.Name, kind: kind,
 		loop: kind == "for" || kind == "range", where: c.span(l.Pos(), l.End())}
+}
+
+// addMarkedRegions records the regions that //pmm:region comments mark
+// in body, of owner (MarkedRegions).
+func (c *collector) addMarkedRegions(body *ast.BlockStmt, owner *function) {
+	if c.file == nil {
+		return
+	}
+	for _, m := range MarkedRegions(c.file, body) {
+		first, last := m.Stmts[0], m.Stmts[len(m.Stmts)-1]
+		loop := false
+		if len(m.Stmts) == 1 {
+			switch first.(type) {
+			case *ast.ForStmt, *ast.RangeStmt:
+				loop = true
+			}
+		}
+		c.regions[c.key(m.Comment)] = &region{owner: owner, label: m.Name, kind: "marked", loop: loop, where: c.span(first.Pos(), last.End())}
+	}
 }
 
 // localVar records id if it declares a local variable of owner.

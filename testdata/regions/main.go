@@ -82,11 +82,28 @@ guarded:
 	return nil
 }
 
-// Handle calls Find twice: the regions of Find under Handle.
+// Handle calls Find twice: the regions of Find under Handle, and in
+// the region its comments mark.
 func Handle(xs []int) int {
+	ran("Handle/lookups")
+	//pmm:region lookups
 	a, _ := Find(xs, 3)
 	b, _ := Find(xs, 7)
+	//pmm:end lookups
 	return a + b
+}
+
+// Sum's loop is a region its comment marks, left by a bare return.
+func Sum(xs []int) (s int) {
+	ran("Sum/loop")
+	//pmm:region loop
+	for _, x := range xs {
+		if x < 0 {
+			return
+		}
+		s += x
+	}
+	return
 }
 
 func main() {
@@ -103,6 +120,7 @@ func main() {
 			total += i
 		}
 	}
+	total += Sum(xs) + Sum(xs[:2])
 	for k := 0; k < 3; k++ {
 		if err := Risky(k == 1); err != nil {
 			total++
@@ -116,6 +134,7 @@ func main() {
 	sort.Strings(names)
 	fmt.Println("want region_counts", strings.Join(names, ","))
 	fmt.Println("want find_under_handle", 2*4)
+	fmt.Println("want search_in_lookups", 2*counts["Handle/lookups"])
 	fmt.Println("want scan_inner_in_scan", counts["Scan/inner"])
 	// Each Scan's settle loop begins after each of its inner loops ended:
 	// the inner loops of Scan(n) are n of them (n = 0..4).
