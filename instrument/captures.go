@@ -38,6 +38,7 @@ var captureCodes = map[plan.Capture]captureCode{
 	plan.CapFinish:    {field: "t1", typ: "int64", take: "Now", int64: "s.t1"},
 	plan.CapEnd:       {field: "end", typ: "uint64", take: "NextID", int64: "int64(s.end)"},
 	plan.CapCaller:    {field: "caller", typ: "uint64", int64: "int64(s.caller)"}, // set by the call's wrapper
+	plan.CapIndex:     {field: "index", typ: "int64", int64: "s.index"},           // set by the iteration's code
 	plan.CapDuration:  {int64: "s.t1 - s.t0", compensated: "s.t1 - s.t0 - s.comp"},
 	plan.CapPanicked:  {boolean: "!s.ok"},
 	plan.CapParam:     {field: "p", value: true, numbered: true},

@@ -12,7 +12,6 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"pmm.dev/pmm/plan"
-	"pmm.dev/pmm/spec"
 )
 
 // definition generates a definition site: two statements at the top of
@@ -228,7 +227,7 @@ func (sg *siteGen) twinnable(body *ast.BlockStmt) bool {
 	}
 	// Its regions' code is in the body, once (regionSites).
 	for _, o := range sg.g.plan.Sites {
-		if o.Kind == spec.SiteRegion && o.FuncID == sg.s.FuncID {
+		if o.InBody() && o.FuncID == sg.s.FuncID {
 			return false
 		}
 	}

@@ -129,7 +129,7 @@ const runtimeName = "rt"
 // it writes them: definition sites first, since call sites refer to their
 // state variables.
 func generatedKinds() []spec.SiteKind {
-	return []spec.SiteKind{spec.SiteDefinition, spec.SiteCall, spec.SiteRegion}
+	return []spec.SiteKind{spec.SiteDefinition, spec.SiteCall, spec.SiteRegion, spec.SiteIteration}
 }
 
 // Generate produces the code of every site of plan p, typed by the
@@ -250,7 +250,7 @@ type generator struct {
 	root   string
 	files  map[string]*fileInfo // absolute path → its syntax
 	done   map[*plan.Site]bool  // definition sites generated (call sites may refer to them)
-	// regionDone are the region sites generated with their body, and the
+	// regionDone are the region and iteration sites generated with their body, and the
 	// body's outcome (regionSites).
 	regionDone map[*plan.Site]error
 	// typeArgs are the type arguments of the state of generic definition
@@ -350,7 +350,7 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 		case ast.Stmt:
 			// A region's first statement: a labeled one, or the first of
 			// those a comment marks (the span ends with the last).
-			if s.Kind == spec.SiteRegion && off == start {
+			if s.InBody() && off == start {
 				found, path = n, append([]ast.Node(nil), stack...)
 				return false
 			}

@@ -176,16 +176,16 @@ func TestUngeneratedSiteKindIsSkipped(t *testing.T) {
 			}
 		}
 	}
-	// A kind no row has yet: a loop's iterations.
-	site := &plan.Site{Kind: "iteration", Function: "main.F", Targets: []*plan.Target{{Function: "main.F"}}}
+	// A kind no row has.
+	site := &plan.Site{Kind: "future", Function: "main.F", Targets: []*plan.Target{{Function: "main.F"}}}
 	code, err := Generate(&plan.Plan{Sites: []*plan.Site{site}}, nil, t.TempDir(), "example.com/m/pmmrt", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(code.Skipped) != 1 || code.Skipped[0].Site != site || !strings.Contains(code.Skipped[0].Reason, "no code for iteration sites") {
-		t.Errorf("Skipped = %+v, want the iteration site skipped with its reason", code.Skipped)
+	if len(code.Skipped) != 1 || code.Skipped[0].Site != site || !strings.Contains(code.Skipped[0].Reason, "no code for future sites") {
+		t.Errorf("Skipped = %+v, want the site skipped with its reason", code.Skipped)
 	}
 	if len(code.Sites) != 0 {
-		t.Errorf("code generated for an iteration site: %+v", code.Sites)
+		t.Errorf("code generated for a site of no generator: %+v", code.Sites)
 	}
 }

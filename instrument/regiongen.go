@@ -80,7 +80,7 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 	// statement or statements a comment marks (static.MarkedRegions).
 	var group []*plan.Site
 	for _, o := range g.plan.Sites {
-		if o.Kind != spec.SiteRegion || o.File != s.File || o.FuncID != s.FuncID {
+		if !o.InBody() || o.File != s.File || o.FuncID != s.FuncID {
 			continue
 		}
 		start, end := lineColOffset(fi.tf, o.Line, o.Col), lineColOffset(fi.tf, o.EndLine, o.EndCol)
@@ -92,9 +92,13 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 	if tps := enclosingTypeParams(fi, body.Pos()); tps != nil && tps.Len() > 0 {
 		return group, fmt.Errorf("the regions of %s are not instrumented: pmm does not instrument regions of generic functions yet", s.Function)
 	}
-	siteOf := map[*Region]*plan.Site{}
+	// A statement's Region, and its sites: its executions', its
+	// iterations', or both.
+	type sites struct{ exec, iter *plan.Site }
+	siteOf := map[*Region]*sites{}
 	var regions []*Region
 	labeled, marked := LabeledRegions(body, nil), static.MarkedRegions(fi.file, body)
+	markedOf := map[*ast.Stmt]*Region{} // by its first statement and name
 	for _, o := range group {
 		start, end := lineColOffset(fi.tf, o.Line, o.Col), lineColOffset(fi.tf, o.EndLine, o.EndCol)
 		at := func(from, to ast.Node) bool {
@@ -106,70 +110,126 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 				r = l
 			}
 		}
-		for _, m := range marked {
+		for i, m := range marked {
 			if first, last := m.Stmts[0], m.Stmts[len(m.Stmts)-1]; r == nil && m.Name == o.Label && at(first, last) {
-				r = &Region{Label: m.Name, Stmts: m.Stmts, Lines: [2]int{o.Line, o.EndLine}}
+				if r = markedOf[&marked[i].Stmts[0]]; r == nil {
+					r = &Region{Label: m.Name, Stmts: m.Stmts, Lines: [2]int{o.Line, o.EndLine}}
+					markedOf[&marked[i].Stmts[0]] = r
+				}
 			}
 		}
 		if r == nil {
 			return group, fmt.Errorf("pmm bug: the region %s of %s that static.db lists at %s is not in its body", o.Label, o.Function, o.Position())
 		}
-		siteOf[r] = o
-		regions = append(regions, r)
+		ss := siteOf[r]
+		if ss == nil {
+			ss = &sites{}
+			siteOf[r] = ss
+			regions = append(regions, r)
+		}
+		if o.Kind == spec.SiteIteration {
+			if r.loopStmt() == nil {
+				return group, fmt.Errorf("the region %s of %s is not a loop: it has no iterations", o.Label, o.Function)
+			}
+			r.Loop = true
+			ss.iter = o
+		} else {
+			ss.exec = o
+		}
 	}
 	br, err := RegionPoints(body, regions)
 	if err != nil {
 		return group, err
 	}
-	// Each region's state, enter, exit and leave, as a definition's.
+	// Each site's state, enter, exit and leave, as a definition's; an
+	// iteration's also its iterate, which ends the previous iteration
+	// and begins the next, numbered.
 	var sgs []*siteGen
 	var decls []string
-	enter, leave := map[*Region]string{}, map[*Region]string{}
+	enter, leave, iterate := map[*plan.Site]string{}, map[*plan.Site]string{}, map[*plan.Site]string{}
 	for _, r := range br.Regions {
-		site := siteOf[r]
-		sg := g.newSiteGen(site, fi)
-		sg.common()
-		sg.takeClocks()
-		if err := sg.action(); err != nil {
-			return group, err
+		for _, site := range []*plan.Site{siteOf[r].exec, siteOf[r].iter} {
+			if site == nil {
+				continue
+			}
+			sg := g.newSiteGen(site, fi)
+			sg.common()
+			indexed := sg.caps[plan.CapIndex]
+			if indexed {
+				sg.declare("next", "int64")
+			}
+			sg.takeClocks()
+			if err := sg.action(); err != nil {
+				return group, err
+			}
+			if sg.conflict != nil {
+				return group, sg.conflict
+			}
+			state := sg.name("state")
+			decls = append(decls, sg.stateDecl())
+			decls = append(decls, sg.enterDecls(nil)...)
+			decls = append(decls, sg.exitDecl(nil, nil))
+			decls = append(decls, fmt.Sprintf("func %s(s *%s) {\n\tif s.on {\n\t\t%s(s)\n\t\ts.on = false\n\t}\n}", sg.name("leave"), state, sg.name("exit")))
+			enter[site], leave[site] = sg.name("enter"), sg.name("leave")
+			if site.Kind == spec.SiteIteration {
+				number := ""
+				if indexed {
+					number = "\n\ts.index = s.next\n\ts.next++"
+				}
+				decls = append(decls, fmt.Sprintf("func %s(s *%s) {\n\t%s(s)%s\n\t%s(s)\n}", sg.name("iterate"), state, sg.name("leave"), number, sg.name("enter")))
+				iterate[site] = sg.name("iterate")
+				if !indexed {
+					enter[site] = "" // an iteration begins at the top of the loop's body only
+				}
+			}
+			sgs = append(sgs, sg)
 		}
-		if sg.conflict != nil {
-			return group, sg.conflict
-		}
-		state := sg.name("state")
-		decls = append(decls, sg.stateDecl())
-		decls = append(decls, sg.enterDecls(nil)...)
-		decls = append(decls, sg.exitDecl(nil, nil))
-		decls = append(decls, fmt.Sprintf("func %s(s *%s) {\n\tif s.on {\n\t\t%s(s)\n\t\ts.on = false\n\t}\n}", sg.name("leave"), state, sg.name("exit")))
-		enter[r], leave[r] = sg.name("enter"), sg.name("leave")
-		sgs = append(sgs, sg)
 	}
-	// The body's variable: a field per region, r and the site's number.
+	// The body's variable: a field per site, r and the site's number.
 	first := sgs[0]
 	vtype, v := first.name("regions"), first.name("rg")
-	field := func(r *Region) string { return "r" + strconv.Itoa(siteOf[r].Index) }
 	var fields []string
-	for i, r := range br.Regions {
-		fields = append(fields, field(r)+" "+sgs[i].name("state"))
+	for _, sg := range sgs {
+		fields = append(fields, "r"+strconv.Itoa(sg.s.Index)+" "+sg.name("state"))
 	}
 	decls = append(decls, "type "+vtype+" struct {\n\t"+strings.Join(fields, "\n\t")+"\n}")
-	// Innermost first: an inner region has a greater index.
+	ref := func(recv string, site *plan.Site) string { return "(&" + recv + ".r" + strconv.Itoa(site.Index) + ")" }
+	// Innermost first: an inner region has a greater index, and a loop's
+	// iteration is inside its execution.
 	inner := slices.Clone(br.Regions)
 	sort.Slice(inner, func(i, j int) bool { return inner[i].Index > inner[j].Index })
 	leaves := func(rs []*Region, recv string) string {
 		var calls []string
 		for _, r := range rs {
-			calls = append(calls, leave[r]+"(&"+recv+"."+field(r)+")")
+			for _, site := range []*plan.Site{siteOf[r].iter, siteOf[r].exec} {
+				if site != nil {
+					calls = append(calls, leave[site]+ref(recv, site))
+				}
+			}
 		}
 		return strings.Join(calls, "; ")
 	}
 	decls = append(decls, "func (rs *"+vtype+") unwind() {\n\t"+leaves(inner, "rs")+"\n}")
 	text := regionText{
-		Top:     "var " + v + " " + vtype + "; defer " + v + ".unwind();",
-		Enter:   func(r *Region) string { return enter[r] + "(&" + v + "." + field(r) + ")" },
-		Iterate: func(*Region) string { return "" },
-		Leave:   func(rs []*Region) string { return leaves(rs, v) },
-		Return:  v + ".ret",
+		Top: "var " + v + " " + vtype + "; defer " + v + ".unwind();",
+		Enter: func(r *Region) string {
+			var stmts []string
+			if site := siteOf[r].exec; site != nil {
+				stmts = append(stmts, enter[site]+ref(v, site))
+			}
+			if site := siteOf[r].iter; site != nil && enter[site] != "" {
+				stmts = append(stmts, v+".r"+strconv.Itoa(site.Index)+".next = 0")
+			}
+			return strings.Join(stmts, "; ")
+		},
+		Iterate: func(r *Region) string {
+			if site := siteOf[r].iter; site != nil {
+				return iterate[site] + ref(v, site)
+			}
+			return ""
+		},
+		Leave:  func(rs []*Region) string { return leaves(rs, v) },
+		Return: v + ".ret",
 	}
 	if n := sig.Results().Len(); n > 0 {
 		var params, results, names []string

@@ -79,6 +79,22 @@ func (r *Region) End() token.Pos {
 	return r.Stmts[len(r.Stmts)-1].End()
 }
 
+// loopStmt is the region's for or range statement, nil if it is not one
+// loop: a labeled loop, or a region of one statement that is a loop.
+func (r *Region) loopStmt() ast.Stmt {
+	st := r.Stmts
+	if r.Stmt != nil {
+		st = []ast.Stmt{r.Stmt.Stmt}
+	}
+	if len(st) == 1 {
+		switch st[0].(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			return st[0]
+		}
+	}
+	return nil
+}
+
 // last is the statement after which the region ends normally.
 func (r *Region) last() ast.Stmt {
 	if r.Stmt != nil {
@@ -243,7 +259,7 @@ func RegionPoints(body *ast.BlockStmt, regions []*Region) (*BodyRegions, error) 
 	for _, r := range regions {
 		br.Edits = append(br.Edits, RegionEdit{Pos: r.Pos(), Kind: PointEnter, Regions: []*Region{r}})
 		if r.Loop {
-			br.Edits = append(br.Edits, RegionEdit{Pos: loopBody(r.Stmt.Stmt).Lbrace + 1, Kind: PointIterate, Regions: []*Region{r}})
+			br.Edits = append(br.Edits, RegionEdit{Pos: loopBody(r.loopStmt()).Lbrace + 1, Kind: PointIterate, Regions: []*Region{r}})
 		}
 	}
 	f.walk(body, nil)
@@ -586,7 +602,9 @@ func regionEdits(tf *token.File, body *ast.BlockStmt, br *BodyRegions, text regi
 	for _, e := range br.Edits {
 		switch e.Kind {
 		case PointEnter:
-			edits = append(edits, at(e.Pos, ";"+text.Enter(e.Regions[0])+";", orderRegion))
+			if s := text.Enter(e.Regions[0]); s != "" {
+				edits = append(edits, at(e.Pos, ";"+s+";", orderRegion))
+			}
 		case PointIterate:
 			if s := text.Iterate(e.Regions[0]); s != "" {
 				edits = append(edits, at(e.Pos, ";"+s+";", orderRegion))

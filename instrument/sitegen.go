@@ -41,7 +41,7 @@ func (g *generator) site(s *plan.Site) (err error) {
 	switch s.Kind {
 	case spec.SiteDefinition:
 		return g.definition(s, fi, n)
-	case spec.SiteRegion:
+	case spec.SiteRegion, spec.SiteIteration:
 		return g.regionSites(s)
 	}
 	return g.call(s, fi, n.(*ast.CallExpr), nodes)
@@ -163,8 +163,10 @@ func (sg *siteGen) common() {
 	}
 	sg.compensation(rt)
 	sg.declare("ok", "bool") // set when the execution returns
-	if cc := captureCodes[plan.CapCaller]; sg.caps[plan.CapCaller] {
-		sg.declare(cc.field, cc.typ)
+	for _, c := range []plan.Capture{plan.CapCaller, plan.CapIndex} {
+		if cc := captureCodes[c]; sg.caps[c] {
+			sg.declare(cc.field, cc.typ)
+		}
 	}
 	sg.tmpl.Post = "true"
 }

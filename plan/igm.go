@@ -27,13 +27,14 @@ const (
 	CapConst     Capture = "const"    // a constant field: N, or the expression text
 	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
 	CapCallLine  Capture = "line"     // the file:line of a call site (call sites only)
+	CapIndex     Capture = "index"    // the index of a loop's iteration in its execution (iteration sites)
 )
 
 // Captures returns all the captures, for the tests that check that every
 // table of them covers each.
 func Captures() []Capture {
 	return []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
-		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine}
+		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine, CapIndex}
 }
 
 // captureMeaning is when a capture is known, and what the site takes
@@ -66,6 +67,7 @@ var captureMeanings = map[Capture]captureMeaning{
 	CapConst:     {takes: []Capture{}},
 	CapFunction:  {takes: []Capture{}},
 	CapCallLine:  {takes: []Capture{}},
+	CapIndex:     {},
 }
 
 // AtEnd reports whether the value of f is known only when the execution
@@ -118,7 +120,7 @@ func id(f ...Field) []Field { return append([]Field{{Cap: CapID}}, f...) }
 // template parameters follow from the captures (package instrument).
 func igmFields(n need) ([]Field, bool) {
 	switch n.prim {
-	case "exec", "region":
+	case "exec", "region", "iteration":
 		return id(Field{Cap: CapSite}), true
 	case "end":
 		return id(Field{Cap: CapEnd}), true

@@ -177,6 +177,17 @@ func (n *NestedClocks) Notes() []Incomplete {
 	return n.notes
 }
 
+// InBody reports whether s records a region of a body: its executions
+// or its iterations.
+func (s *Site) InBody() bool { return s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration }
+
+// holds reports whether site c, in the same function as region site s,
+// runs within s's events: within its statement, and, for an iteration,
+// not the loop's own region site, whose execution holds the iterations.
+func (s *Site) holds(c *Site) bool {
+	return s.Span.Contains(c.Span) && !(s.Kind == spec.SiteIteration && c.Span == s.Span)
+}
+
 // NestedClocks finds the sites that read the clock and may run inside
 // the durations each site records. calls returns the functions an
 // execution of caller may call, directly or not, in its goroutine (the
@@ -195,7 +206,7 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 		switch s.Kind {
 		case spec.SiteCall:
 			return s.CallerID, "the call of " + strings.Join(s.Functions(), ", ")
-		case spec.SiteRegion:
+		case spec.SiteRegion, spec.SiteIteration:
 			return s.FuncID, s.regionName()
 		}
 		return s.FuncID, s.Function
@@ -227,7 +238,7 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 				// In its own function, a region's duration holds only
 				// the sites within its statement.
 				h, what := host(c)
-				if h == t.FuncID && c != s && (s.Kind != spec.SiteRegion || s.Span.Contains(c.Span)) || callees[h] {
+				if h == t.FuncID && c != s && (!s.InBody() || s.holds(c)) || callees[h] {
 					nested = append(nested, fmt.Sprintf("%s (%s)", what, c.Position()))
 					if !slices.Contains(n.inside[s], c) {
 						n.inside[s] = append(n.inside[s], c)
@@ -246,7 +257,7 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 					continue
 				}
 				function := t.Function
-				if s.Kind == spec.SiteRegion {
+				if s.InBody() {
 					function = s.regionName()
 				}
 				d := duration{function: function, nested: strings.Join(nested, ", "), position: s.Position(), qindex: e.QIndex}

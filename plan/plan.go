@@ -90,7 +90,12 @@ type Site struct {
 
 // regionName names a region site's statement in messages: "the region
 // outer of main.F".
-func (s *Site) regionName() string { return "the region " + s.Label + " of " + s.Function }
+func (s *Site) regionName() string {
+	if s.Kind == spec.SiteIteration {
+		return "the iterations of the loop " + s.Label + " of " + s.Function
+	}
+	return "the region " + s.Label + " of " + s.Function
+}
 
 // Target is one function a site records executions of.
 type Target struct {
@@ -509,7 +514,7 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		var filters *Filters
 		switch {
 		case b.opts.Filters && !filtering:
-			if len(v.Sites) == 0 || v.Sites[0].Kind != spec.SiteRegion {
+			if len(v.Sites) == 0 || !v.Sites[0].InBody() {
 				filters = &Filters{Var: v.Name} // every execution, untested
 			}
 		case b.opts.Filters && c == root:
@@ -623,7 +628,7 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 // it from every execution its sites record.
 func hasRegions(root *spec.Conj) bool {
 	found := false
-	root.EachAtom(func(a *spec.Atom) { found = found || a.Prim.Name == spec.TypeRegionExecution })
+	root.EachAtom(func(a *spec.Atom) { found = found || spec.IsRegion(a.Prim.Name) })
 	return found
 }
 
@@ -743,8 +748,15 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 		return ok, end
 	}
 	exec := need{prim: "exec"}
-	if len(at) > 0 && at[0].Kind == spec.SiteRegion {
-		exec = need{prim: "region"} // a region variable's sites are regions only
+	if len(at) > 0 {
+		// A region variable's sites are all regions, an iteration
+		// variable's all iterations.
+		switch at[0].Kind {
+		case spec.SiteRegion: // the kinds of InBody sites
+			exec = need{prim: "region"}
+		case spec.SiteIteration:
+			exec = need{prim: "iteration"}
+		}
 	}
 	needs = append(needs, exec)
 	root.EachAtom(func(a *spec.Atom) {

@@ -85,13 +85,20 @@ func compileUse(t *testing.T, p *spec.Primitive) *spec.Program {
 	events := []string{"x", "y"}
 	terms := []string{p.Name}
 	head := []string{"x", "y", "px", "py"}
+	var decls []string // of events of a region of a body
 	for i, a := range p.Args {
 		switch a.Kind {
 		case spec.ArgEvent:
 			v := events[0]
 			events = events[1:]
-			if !slices.Contains(a.Events, spec.TypeFunctionExecution) {
+			switch {
+			case slices.Contains(a.Events, spec.TypeFunctionExecution):
+			case slices.Contains(a.Events, spec.TypePoint):
 				v = "p" + v
+			default:
+				v = "r" + v
+				decls = append(decls, "("+a.Events[0]+" "+v+` "main.F" "l")`)
+				head = append(head, v)
 			}
 			terms = append(terms, v)
 		case spec.ArgPosition:
@@ -105,7 +112,7 @@ func compileUse(t *testing.T, p *spec.Primitive) *spec.Program {
 		}
 	}
 	text := `(defquestion use :definition ((` + strings.Join(head, " ") + `) s.t. (and
-  (function-execution x "main.F") (function-execution y "main.G") (begin px x) (begin py y)
+  (function-execution x "main.F") (function-execution y "main.G") (begin px x) (begin py y) ` + strings.Join(decls, " ") + `
   (` + strings.Join(terms, " ") + `))))`
 	prog, err := spec.Compile(spec.Source{Name: "use.pmm", Text: []byte(text)})
 	if err != nil {

@@ -7,12 +7,13 @@ import (
 )
 
 // The stored relations that are not named after a primitive: executions
-// of functions and of regions, their end points (the counter value taken when they end); and the
+// of functions and of regions and the iterations of loops, their end points (the counter value taken when they end); and the
 // goroutine they run on, an attribute's, which the derived control
 // relations also read.
 const (
 	kindExec      = "exec"
 	kindRegion    = "region"
+	kindIteration = "iteration"
 	kindEnd       = "end"
 	kindGoroutine = spec.AttrGoroutine
 	// KindCells is the table of an aggregate question's cells: the
@@ -25,7 +26,7 @@ const (
 // IsExecutions reports whether the stored relation prim (Table.Prim)
 // holds executions, one row (id, site) per execution recorded: of
 // functions or of regions.
-func IsExecutions(prim string) bool { return prim == kindExec || prim == kindRegion }
+func IsExecutions(prim string) bool { return prim == kindExec || prim == kindRegion || prim == kindIteration }
 
 // storedPair returns the column names of the control relation named
 // kind when the instrumentation records it as pairs of event ids (its
@@ -46,6 +47,8 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 		return []string{kindExec}, nil
 	case p.Name == spec.TypeRegionExecution:
 		return []string{kindRegion}, nil
+	case p.Name == spec.TypeIteration:
+		return []string{kindIteration}, nil
 	case p.IsEvent(), p.Kind == spec.ValueRelation:
 		// A point is (execution, 0 or 1); comparisons read other columns.
 		return nil, nil
@@ -67,7 +70,7 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 func columns(kind string) []Column {
 	id := Column{Name: "id", Type: "INTEGER", Event: true}
 	switch kind {
-	case kindExec, kindRegion:
+	case kindExec, kindRegion, kindIteration:
 		return []Column{id, {Name: "site", Type: "INTEGER"}}
 	case kindEnd:
 		return []Column{id, {Name: "seq", Type: "INTEGER", Event: true}}
@@ -166,7 +169,7 @@ func sqlType(v spec.ValueType) string {
 // kindOrder ranks stored relation kinds so that a question's tables come
 // in a fixed order: executions, end points, then the vocabulary's order.
 func kindOrder() []string {
-	order := []string{kindExec, kindRegion, kindEnd}
+	order := []string{kindExec, kindRegion, kindIteration, kindEnd}
 	for _, p := range spec.Vocabulary() {
 		if p.Kind == spec.Attribute && p.Recorded != nil || isPair(p.Name) {
 			order = append(order, p.Name)

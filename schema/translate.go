@@ -315,7 +315,7 @@ func (s *scope) fill(c *spec.Conj) {
 		switch a.Pred() {
 		case spec.TypeFunctionExecution:
 			s.declareExecution(a)
-		case spec.TypeRegionExecution:
+		case spec.TypeRegionExecution, spec.TypeIteration:
 			s.declareRegion(a)
 		}
 	}
@@ -362,14 +362,19 @@ func (s *scope) declareExecution(a *spec.Atom) {
 	s.bindOrEqual(name, s.siteColumn(b, "function", s.t.uses[name.Var]))
 }
 
-// declareRegion translates (region-execution r name label): r is a row
-// of the question's region executions whose site is a region of that
-// function with that label.
+// declareRegion translates (region-execution r name label) and
+// (loop-iteration r name label): r is a row of the question's region
+// executions, or iterations, whose site is a region of that function
+// with that label.
 func (s *scope) declareRegion(a *spec.Atom) {
 	r := a.Args[0].Var
 	b, ok := s.lookup(r)
 	if !ok {
-		b = s.newEvent(kindRegion, r)
+		kind := kindRegion
+		if a.Pred() == spec.TypeIteration {
+			kind = kindIteration
+		}
+		b = s.newEvent(kind, r)
 	}
 	var conds []string
 	name, label := a.Args[1], a.Args[2]

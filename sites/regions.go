@@ -8,18 +8,20 @@ import (
 	"pmm.dev/pmm/spec"
 )
 
-// Region executions (issue 14, seed 004) are recorded at the labeled
-// statements static.db's regions table lists: a region variable's sites
+// Region executions and loop iterations (issue 14, seed 004) are
+// recorded at the statements static.db's regions table lists (loops
+// only, for iterations): a region variable's sites
 // are the statements its function name and label select, every one of
 // them when they are variables. No control relation approximates a
 // region statically (contains spans goroutines), so the selection is the
 // same in every mode.
 
-// ownRegions lists the region-execution variables that c introduces.
+// ownRegions lists the region-execution and loop-iteration variables
+// that c introduces.
 func ownRegions(types, outer spec.VarTypes) []string {
 	var vars []string
 	for v, t := range types {
-		if _, inherited := outer[v]; t == spec.TypeRegionExecution && !inherited {
+		if _, inherited := outer[v]; spec.IsRegion(t) && !inherited {
 			vars = append(vars, v)
 		}
 	}
@@ -27,14 +29,18 @@ func ownRegions(types, outer spec.VarTypes) []string {
 	return vars
 }
 
-// regionVariable selects the region statements of region variable v,
-// from the (region-execution v name label) atoms among all.
-func (s *selector) regionVariable(v string, all []*spec.Atom) (*Var, error) {
-	vs := &Var{Name: v, kinds: []spec.SiteKind{spec.SiteRegion}}
+// regionVariable selects the region statements of variable v, of type
+// typ (region-execution or loop-iteration), from its atoms among all.
+func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error) {
+	kind := spec.Lookup(typ).Sites[0]
+	vs := &Var{Name: v, kinds: []spec.SiteKind{kind}}
 	var where []string
 	var described []string
+	if typ == spec.TypeIteration {
+		where = append(where, "r.loop = 1")
+	}
 	for _, a := range all {
-		if a.Prim.Name != spec.TypeRegionExecution || a.Args[0].Lit != nil || a.Args[0].Var != v {
+		if a.Prim.Name != typ || a.Args[0].Lit != nil || a.Args[0].Var != v {
 			continue
 		}
 		vs.atoms = append(vs.atoms, a)
@@ -64,12 +70,15 @@ func (s *selector) regionVariable(v string, all []*spec.Atom) (*Var, error) {
 	seen := map[int64]bool{}
 	for rows.Next() {
 		var f Function
-		site := Site{Kind: spec.SiteRegion}
+		site := Site{Kind: kind}
 		if err := rows.Scan(&f.ID, &f.Name, &f.InModule, &site.Label, &site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol); err != nil {
 			return nil, err
 		}
 		site.Function, site.FuncID = f.Name, f.ID
 		site.Reason = "the statement labeled " + site.Label
+		if kind == spec.SiteIteration {
+			site.Reason = "the body of the loop labeled " + site.Label
+		}
 		vs.Sites = append(vs.Sites, site)
 		if !seen[f.ID] {
 			seen[f.ID] = true
@@ -79,6 +88,9 @@ func (s *selector) regionVariable(v string, all []*spec.Atom) (*Var, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if typ == spec.TypeIteration {
+		described = append([]string{"loop"}, described...)
+	}
 	if n := vs.Candidates - len(vs.Sites); n > 0 && len(described) > 0 {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: n, Reason: "not a region " + strings.Join(described, " ")})
 	}
@@ -87,7 +99,11 @@ func (s *selector) regionVariable(v string, all []*spec.Atom) (*Var, error) {
 
 // regionWarning explains why a region variable matches no statement.
 func (s *selector) regionWarning(vs *Var) string {
-	msg := fmt.Sprintf("event %s: no labeled for, range, switch, select or block statement matches %s, so nothing will be recorded for it", vs.Name, atomList(vs.atoms))
+	what := "labeled for, range, switch, select or block statement, nor statement a //pmm:region comment marks,"
+	if vs.kinds[0] == spec.SiteIteration {
+		what = "labeled for or range loop, nor loop a //pmm:region comment marks,"
+	}
+	msg := fmt.Sprintf("event %s: no %s matches %s, so nothing will be recorded for it", vs.Name, what, atomList(vs.atoms))
 	if vs.name != nil {
 		var labels []string
 		rows, err := s.db.QueryContext(s.ctx, "SELECT DISTINCT r.label FROM regions r JOIN functions f ON f.id = r.function_id WHERE f.match_name = ? ORDER BY r.label", vs.name.Str)

@@ -106,6 +106,10 @@ type Site struct {
 	RelationOnly bool `json:"relation_only,omitempty"`
 }
 
+// InBody reports whether the site is a region of a function's body,
+// recording its executions or its iterations.
+func (s Site) InBody() bool { return s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration }
+
 // Position is file:line:col.
 func (s Site) Position() string { return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col) }
 
@@ -193,7 +197,7 @@ func (s *selector) disjunct(c *spec.Conj, outer []*spec.Atom, outerTypes spec.Va
 		d.Vars = append(d.Vars, vs)
 	}
 	for _, v := range ownRegions(types, outerTypes) {
-		vs, err := s.regionVariable(v, atoms)
+		vs, err := s.regionVariable(v, types[v], atoms)
 		if err != nil {
 			return nil, err
 		}

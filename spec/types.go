@@ -147,6 +147,9 @@ func declaration(events []string, v string) string {
 	if slices.Contains(events, TypeRegionExecution) {
 		return fmt.Sprintf("(region-execution %s NAME LABEL)", v)
 	}
+	if slices.Contains(events, TypeIteration) {
+		return fmt.Sprintf("(loop-iteration %s NAME LABEL)", v)
+	}
 	return fmt.Sprintf("(begin %s x) or (end %s x)", v, v)
 }
 
@@ -154,7 +157,7 @@ func wrongTypeHint(p *Primitive, typ string) string {
 	switch {
 	case typ == TypePoint && p.Kind == Attribute:
 		return "points have (time p t); the attributes of an execution x apply to x itself"
-	case typ == TypeRegionExecution && p.Kind == Attribute:
+	case IsRegion(typ) && p.Kind == Attribute:
 		return "a region execution has a duration, a goroutine and the times of its points; parameters and results are its function's: relate them with (contains f r)"
 	case typ == TypeFunctionExecution && p.Kind == Attribute:
 		return "for the time of an execution x, take its begin or end point: (begin p x) (time p t)"
@@ -172,4 +175,10 @@ func article(typ string) string {
 	return "a " + typ + " event"
 }
 
-func orList(s []string) string { return strings.Join(s, " or ") }
+// orList is "a", "a or b", "a, b or c".
+func orList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}

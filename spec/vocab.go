@@ -57,13 +57,20 @@ const (
 const (
 	TypeFunctionExecution = "function-execution"
 	TypeRegionExecution   = "region-execution"
+	TypeIteration         = "loop-iteration"
 	TypePoint             = "point"
 )
 
 // IsInterval reports whether the event type t is recorded as an interval
 // with an id taken at its begin and an end sequence number: a function's
-// or a region's execution.
-func IsInterval(t string) bool { return t == TypeFunctionExecution || t == TypeRegionExecution }
+// or a region's execution, or a loop's iteration.
+func IsInterval(t string) bool {
+	return t == TypeFunctionExecution || t == TypeRegionExecution || t == TypeIteration
+}
+
+// IsRegion reports whether the event type t is one of a region of a
+// function's body: its executions, or its iterations when it is a loop.
+func IsRegion(t string) bool { return t == TypeRegionExecution || t == TypeIteration }
 
 // AttrGoroutine is the attribute whose stored relation the views of the
 // control relations that stay on one goroutine read (Storage.Derived).
@@ -127,6 +134,7 @@ const (
 	SiteDefinition SiteKind = "definition" // the body of a function
 	SiteCall       SiteKind = "call"       // a call expression
 	SiteRegion     SiteKind = "region"     // a labeled statement of a body
+	SiteIteration  SiteKind = "iteration"  // the body of a labeled loop
 )
 
 // Primitive is one row of the vocabulary: an event type, attribute,
@@ -289,11 +297,12 @@ func (p *Primitive) EndsBefore() bool {
 func (p *Primitive) Arity() int { return len(p.Args) }
 
 var (
-	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypePoint}
+	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypePoint}
 	fnExec   = []string{TypeFunctionExecution}
-	// intervals are the executions of functions and of regions: what
-	// durations, goroutines, points and containment apply to.
-	intervals = []string{TypeFunctionExecution, TypeRegionExecution}
+	// intervals are the executions of functions and of regions, and the
+	// iterations of loops: what durations, goroutines, points and
+	// containment apply to.
+	intervals = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration}
 	point     = []string{TypePoint}
 	// fnExecOrPoint are the events whose scope a Go expression can be
 	// evaluated in.
@@ -359,6 +368,18 @@ var vocabulary = []*Primitive{
 		Example: `(region-execution r "main.F" "parse")`,
 		Sites:   []SiteKind{SiteRegion},
 	},
+	{
+		Name: TypeIteration, Kind: IntervalEvent,
+		Args: []Arg{
+			{Name: "i", Kind: ArgEvent, Events: []string{TypeIteration}},
+			{Name: "name", Kind: ArgFuncName},
+			{Name: "label", Kind: ArgValue, Value: ValText},
+		},
+		Doc: "i is an iteration of the loop labeled label (a for or range statement, or one a //pmm:region comment marks) " +
+			"in the body of the function called name: from the top of its body to the top of the next iteration's, or to where control leaves the loop.",
+		Example: `(loop-iteration i "main.F" "rows")`,
+		Sites:   []SiteKind{SiteIteration},
+	},
 	// Seed A.1: an interval is a new type of entity, with a starting and
 	// an ending point; function invocations are its only subtype in Go's
 	// vocabulary today. A point occurs at a single point of execution.
@@ -417,6 +438,9 @@ var vocabulary = []*Primitive{
 	attribute("duration", intervals, ValDuration,
 		"d is the wall-clock duration of x in nanoseconds.",
 		`(duration x d)`, &Recording{Capture: "d", Column: "d", Tested: true}),
+	attribute("iteration-index", []string{TypeIteration}, ValInt,
+		"n is the index of iteration i in its loop's execution, counting from 0.",
+		`(iteration-index i n)`, &Recording{Capture: "index"}),
 	attribute(AttrGoroutine, intervals, ValInt,
 		"g is the id of the goroutine x runs on.",
 		`(goroutine x g)`, &Recording{Capture: "g", Column: "g"}),

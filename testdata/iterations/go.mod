@@ -1,0 +1,3 @@
+module example.com/iterations
+
+go 1.22
