@@ -26,7 +26,9 @@ const (
 // IsExecutions reports whether the stored relation prim (Table.Prim)
 // holds executions, one row (id, site) per execution recorded: of
 // functions or of regions.
-func IsExecutions(prim string) bool { return prim == kindExec || prim == kindRegion || prim == kindIteration }
+func IsExecutions(prim string) bool {
+	return prim == kindExec || prim == kindRegion || prim == kindIteration
+}
 
 // storedPair returns the column names of the control relation named
 // kind when the instrumentation records it as pairs of event ids (its
