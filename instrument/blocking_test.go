@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"pmm.dev/pmm/static"
 )
 
 // tracedBlocking rewrites the program in src so that each blocking
@@ -26,10 +28,10 @@ func tracedBlocking(t *testing.T, src []byte) []byte {
 	}
 	eachBody(f, func(_ ast.Node, body *ast.BlockStmt) {
 		timed := 0
-		for _, op := range FindBlocking(fset, info, body) {
+		for _, op := range static.FindBlocking(fset, info, body) {
 			what := fmt.Sprintf("%q", string(op.Kind)+" "+op.Text)
 			switch {
-			case op.Kind == BlockRecv:
+			case op.Kind == static.BlockRecv:
 				u := op.Node.(*ast.UnaryExpr)
 				recv := "__recv("
 				if op.CommaOk {
@@ -37,11 +39,11 @@ func tracedBlocking(t *testing.T, src []byte) []byte {
 				}
 				edits = append(edits, Edit{Off: tf.Offset(u.OpPos), End: tf.Offset(u.OpPos) + 2, Text: recv})
 				at(u.End(), ", "+what+")")
-			case op.Deferred, op.Kind == BlockRange:
+			case op.Deferred, op.Kind == static.BlockRange:
 				// Not where it is written; not traced here.
 			case !op.Stmt:
 				t.Fatalf("%s: a %s that is not a statement of a list", fset.Position(op.Node.Pos()), op.Kind)
-			case op.Kind == BlockSelect:
+			case op.Kind == static.BlockSelect:
 				v := fmt.Sprintf("__bt[%d]", timed)
 				at(op.Node.Pos(), ";"+v+" = now();")
 				for i, c := range op.Node.(*ast.SelectStmt).Body.List {
@@ -216,7 +218,7 @@ func main() {}
 		}
 	}
 	var got []string
-	for _, op := range FindBlocking(fset, info, body) {
+	for _, op := range static.FindBlocking(fset, info, body) {
 		got = append(got, fmt.Sprintf("%d %s %s commaok=%v stmt=%v deferred=%v", fset.Position(op.Node.Pos()).Line, op.Kind, op.Text, op.CommaOk, op.Stmt, op.Deferred))
 	}
 	want := []string{

@@ -129,7 +129,7 @@ const runtimeName = "rt"
 // it writes them: definition sites first, since call sites refer to their
 // state variables.
 func generatedKinds() []spec.SiteKind {
-	return []spec.SiteKind{spec.SiteDefinition, spec.SiteCall, spec.SiteRegion, spec.SiteIteration}
+	return []spec.SiteKind{spec.SiteDefinition, spec.SiteCall, spec.SiteRegion, spec.SiteIteration, spec.SiteBlocking}
 }
 
 // Generate produces the code of every site of plan p, typed by the
@@ -343,14 +343,21 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 				return false
 			}
 		case *ast.CallExpr:
-			if s.Kind == spec.SiteCall && match {
+			if (s.Kind == spec.SiteCall || s.Kind == spec.SiteBlocking) && match {
 				found, path = n, append([]ast.Node(nil), stack...)
 				return false
 			}
+		case *ast.SendStmt, *ast.UnaryExpr, *ast.SelectStmt, *ast.RangeStmt:
+			if s.Kind == spec.SiteBlocking && match {
+				found, path = n, append([]ast.Node(nil), stack...)
+				return false
+			}
+		}
+		switch n.(type) {
 		case ast.Stmt:
 			// A region's first statement: a labeled one, or the first of
 			// those a comment marks (the span ends with the last).
-			if s.InBody() && off == start {
+			if (s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration) && off == start {
 				found, path = n, append([]ast.Node(nil), stack...)
 				return false
 			}

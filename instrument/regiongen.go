@@ -80,7 +80,7 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 	// statement or statements a comment marks (static.MarkedRegions).
 	var group []*plan.Site
 	for _, o := range g.plan.Sites {
-		if !o.InBody() || o.File != s.File || o.FuncID != s.FuncID {
+		if o.Kind != spec.SiteRegion && o.Kind != spec.SiteIteration || o.File != s.File || o.FuncID != s.FuncID {
 			continue
 		}
 		start, end := lineColOffset(fi.tf, o.Line, o.Col), lineColOffset(fi.tf, o.EndLine, o.EndCol)

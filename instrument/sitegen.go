@@ -43,6 +43,8 @@ func (g *generator) site(s *plan.Site) (err error) {
 		return g.definition(s, fi, n)
 	case spec.SiteRegion, spec.SiteIteration:
 		return g.regionSites(s)
+	case spec.SiteBlocking:
+		return g.blockingSite(s, fi, n, nodes)
 	}
 	return g.call(s, fi, n.(*ast.CallExpr), nodes)
 }

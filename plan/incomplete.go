@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"pmm.dev/pmm/spec"
+	"pmm.dev/pmm/static"
 )
 
 // Incomplete is a reason why the answer of a question may miss
@@ -177,9 +178,11 @@ func (n *NestedClocks) Notes() []Incomplete {
 	return n.notes
 }
 
-// InBody reports whether s records a region of a body: its executions
-// or its iterations.
-func (s *Site) InBody() bool { return s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration }
+// InBody reports whether s records a part of a body: a region's
+// executions or iterations, or a blocking operation.
+func (s *Site) InBody() bool {
+	return s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration || s.Kind == spec.SiteBlocking
+}
 
 // holds reports whether site c, in the same function as region site s,
 // runs within s's events: within its statement, and, for an iteration,
@@ -191,10 +194,11 @@ func (s *Site) holds(c *Site) bool {
 // NestedClocks finds the sites that read the clock and may run inside
 // the durations each site records. calls returns the functions an
 // execution of caller may call, directly or not, in its goroutine (the
-// static call graph); it is asked once per function whose durations are
-// recorded. A site's own clock reads are outside its interval, so it
+// static call graph), by the calls within the span within when it is not
+// nil; it is asked once per function (and part of a body) whose
+// durations are recorded. A site's own clock reads are outside its interval, so it
 // counts only if its function recurses into it.
-func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*NestedClocks, error) {
+func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) (map[int64]bool, error)) (*NestedClocks, error) {
 	var clocks []*Site
 	for _, s := range p.Sites {
 		if caps := s.Captures(); caps[CapBegin] || caps[CapFinish] {
@@ -206,7 +210,7 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 		switch s.Kind {
 		case spec.SiteCall:
 			return s.CallerID, "the call of " + strings.Join(s.Functions(), ", ")
-		case spec.SiteRegion, spec.SiteIteration:
+		case spec.SiteRegion, spec.SiteIteration, spec.SiteBlocking:
 			return s.FuncID, s.regionName()
 		}
 		return s.FuncID, s.Function
@@ -229,7 +233,12 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 			if !slices.ContainsFunc(t.Emits, timed) {
 				continue
 			}
-			callees, err := calls(t.FuncID)
+			// A part of a body runs only the calls within it.
+			var within *static.Span
+			if s.InBody() {
+				within = &s.Span
+			}
+			callees, err := calls(t.FuncID, within)
 			if err != nil {
 				return nil, err
 			}

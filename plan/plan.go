@@ -74,7 +74,8 @@ type Site struct {
 	Via         string // call sites: call, go or defer
 	CallerID    int64  // call sites: the function whose body holds the call
 	Function    string // definition and region sites: the function; call sites: the first target
-	Label       string // region sites: the label of the statement
+	Label       string // region sites: the label of the statement; blocking sites: the kind of operation
+	Operand     string // blocking sites: the operand as written
 	FuncID      int64
 	Targets     []*Target
 	// CallTargets are, for a call that may run several functions, all
@@ -91,8 +92,11 @@ type Site struct {
 // regionName names a region site's statement in messages: "the region
 // outer of main.F".
 func (s *Site) regionName() string {
-	if s.Kind == spec.SiteIteration {
+	switch s.Kind {
+	case spec.SiteIteration:
 		return "the iterations of the loop " + s.Label + " of " + s.Function
+	case spec.SiteBlocking:
+		return "the " + s.Label + " " + s.Operand + " in " + s.Function
 	}
 	return "the region " + s.Label + " of " + s.Function
 }
@@ -640,7 +644,7 @@ func (b *builder) site(s sites.Site) *Site {
 	k := siteKey{s.Kind, span, s.Label}
 	site, ok := b.sites[k]
 	if !ok {
-		site = &Site{Kind: s.Kind, Span: span, Label: s.Label,
+		site = &Site{Kind: s.Kind, Span: span, Label: s.Label, Operand: s.Operand,
 			Via: s.Via, CallerID: s.CallerID, Function: s.Function, FuncID: s.FuncID, CallTargets: s.CallTargets}
 		b.sites[k] = site
 	}
@@ -756,6 +760,8 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 			exec = need{prim: "region"}
 		case spec.SiteIteration:
 			exec = need{prim: "iteration"}
+		case spec.SiteBlocking:
+			exec = need{prim: "blocking"}
 		}
 	}
 	needs = append(needs, exec)

@@ -94,10 +94,11 @@ type ProjectSite struct {
 	File      string   `json:"file"`
 	Line      int      `json:"line"`
 	Col       int      `json:"col"`
-	Label     string   `json:"label,omitempty"` // a region site's label
-	Questions []string `json:"questions"`       // the questions it records for
-	Vars      []string `json:"vars"`            // the events it records, as QUESTION/VARIABLE
-	Filtered  bool     `json:"filtered"`        // it has run-time filters and counts its entries checked
+	Label     string   `json:"label,omitempty"`   // a region site's label, a blocking site's kind
+	Operand   string   `json:"operand,omitempty"` // a blocking site's operand
+	Questions []string `json:"questions"`         // the questions it records for
+	Vars      []string `json:"vars"`              // the events it records, as QUESTION/VARIABLE
+	Filtered  bool     `json:"filtered"`          // it has run-time filters and counts its entries checked
 	// Every says it records tuples for every execution of the function
 	// that reaches it: no run-time test of it can drop one.
 	Every bool `json:"every,omitempty"`
@@ -135,7 +136,7 @@ func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, i
 			continue
 		}
 		for _, t := range s.Targets {
-			ps := ProjectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col, Label: s.Label,
+			ps := ProjectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col, Label: s.Label, Operand: s.Operand,
 				Vars: t.Vars, Filtered: len(s.Targets) == 1 && t.Filters != nil, Every: len(t.Emits) > 0 && t.recordsEvery()}
 			seen := map[string]bool{}
 			for _, e := range t.Emits {

@@ -14,6 +14,7 @@ const (
 	kindExec      = "exec"
 	kindRegion    = "region"
 	kindIteration = "iteration"
+	kindBlocking  = "blocking"
 	kindEnd       = "end"
 	kindGoroutine = spec.AttrGoroutine
 	// KindCells is the table of an aggregate question's cells: the
@@ -27,7 +28,7 @@ const (
 // holds executions, one row (id, site) per execution recorded: of
 // functions or of regions.
 func IsExecutions(prim string) bool {
-	return prim == kindExec || prim == kindRegion || prim == kindIteration
+	return prim == kindExec || prim == kindRegion || prim == kindIteration || prim == kindBlocking
 }
 
 // storedPair returns the column names of the control relation named
@@ -51,6 +52,8 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 		return []string{kindRegion}, nil
 	case p.Name == spec.TypeIteration:
 		return []string{kindIteration}, nil
+	case p.Name == spec.TypeBlocking:
+		return []string{kindBlocking}, nil
 	case p.IsEvent(), p.Kind == spec.ValueRelation:
 		// A point is (execution, 0 or 1); comparisons read other columns.
 		return nil, nil
@@ -72,7 +75,7 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 func columns(kind string) []Column {
 	id := Column{Name: "id", Type: "INTEGER", Event: true}
 	switch kind {
-	case kindExec, kindRegion, kindIteration:
+	case kindExec, kindRegion, kindIteration, kindBlocking:
 		return []Column{id, {Name: "site", Type: "INTEGER"}}
 	case kindEnd:
 		return []Column{id, {Name: "seq", Type: "INTEGER", Event: true}}
@@ -171,7 +174,7 @@ func sqlType(v spec.ValueType) string {
 // kindOrder ranks stored relation kinds so that a question's tables come
 // in a fixed order: executions, end points, then the vocabulary's order.
 func kindOrder() []string {
-	order := []string{kindExec, kindRegion, kindIteration, kindEnd}
+	order := []string{kindExec, kindRegion, kindIteration, kindBlocking, kindEnd}
 	for _, p := range spec.Vocabulary() {
 		if p.Kind == spec.Attribute && p.Recorded != nil || isPair(p.Name) {
 			order = append(order, p.Name)

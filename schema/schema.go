@@ -77,7 +77,7 @@ type Schema struct {
 // function names from it.
 const SitesTable = "pmm_sites"
 
-const sitesColumns = "site INTEGER PRIMARY KEY, function TEXT, kind TEXT, file TEXT, line INTEGER, col INTEGER, label TEXT"
+const sitesColumns = "site INTEGER PRIMARY KEY, function TEXT, kind TEXT, file TEXT, line INTEGER, col INTEGER, label TEXT, operand TEXT"
 
 // CellsTable holds the partial results of aggregates kept at run time,
 // by cell: the loader fills it (rt/load), and the views of aggregate

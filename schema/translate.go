@@ -315,7 +315,7 @@ func (s *scope) fill(c *spec.Conj) {
 		switch a.Pred() {
 		case spec.TypeFunctionExecution:
 			s.declareExecution(a)
-		case spec.TypeRegionExecution, spec.TypeIteration:
+		case spec.TypeRegionExecution, spec.TypeIteration, spec.TypeBlocking:
 			s.declareRegion(a)
 		}
 	}
@@ -362,36 +362,36 @@ func (s *scope) declareExecution(a *spec.Atom) {
 	s.bindOrEqual(name, s.siteColumn(b, "function", s.t.uses[name.Var]))
 }
 
-// declareRegion translates (region-execution r name label) and
-// (loop-iteration r name label): r is a row of the question's region
-// executions, or iterations, whose site is a region of that function
-// with that label.
+// declareRegion translates (region-execution r name label),
+// (loop-iteration r name label) and (blocking-operation r name kind
+// operand): r is a row of the question's region executions, iterations
+// or blocking operations, whose site is one of that function with that
+// label (or kind) and operand (pmm_sites).
 func (s *scope) declareRegion(a *spec.Atom) {
 	r := a.Args[0].Var
 	b, ok := s.lookup(r)
 	if !ok {
-		kind := kindRegion
-		if a.Pred() == spec.TypeIteration {
-			kind = kindIteration
-		}
-		b = s.newEvent(kind, r)
+		tables, _ := StoredRelations(a.Prim)
+		b = s.newEvent(tables[0], r)
 	}
+	// The columns of pmm_sites its arguments are, after the event.
+	columns := []string{"function", "label", "operand"}[:len(a.Args)-1]
 	var conds []string
-	name, label := a.Args[1], a.Args[2]
-	if name.Lit != nil {
-		conds = append(conds, funcname.SQLKey("function")+" = "+literal(name.Lit))
-	}
-	if label.Lit != nil {
-		conds = append(conds, "label = "+literal(label.Lit))
+	for i, col := range columns {
+		if t := a.Args[1+i]; t.Lit != nil {
+			if col == "function" {
+				col = funcname.SQLKey(col)
+			}
+			conds = append(conds, col+" = "+literal(t.Lit))
+		}
 	}
 	if len(conds) > 0 {
 		s.where = append(s.where, siteIn(b.site, "SELECT site FROM "+SitesTable+" WHERE "+strings.Join(conds, " AND ")))
 	}
-	if name.Lit == nil {
-		s.bindOrEqual(name, s.siteColumn(b, "function", s.t.uses[name.Var]))
-	}
-	if label.Lit == nil {
-		s.bindOrEqual(label, s.siteColumn(b, "label", s.t.uses[label.Var]))
+	for i, col := range columns {
+		if t := a.Args[1+i]; t.Lit == nil {
+			s.bindOrEqual(t, s.siteColumn(b, col, s.t.uses[t.Var]))
+		}
 	}
 }
 

@@ -29,15 +29,37 @@ func ownRegions(types, outer spec.VarTypes) []string {
 	return vars
 }
 
-// regionVariable selects the region statements of variable v, of type
-// typ (region-execution or loop-iteration), from its atoms among all.
+// bodyEvents says where the events of a type of a part of a body are
+// listed in static.db: the table, and the columns its arguments after
+// the function name compare with (the first is the site's Label, the
+// second its Operand).
+type bodyEvents struct {
+	table   string
+	columns []string
+	where   string // a condition on the table's rows, if any
+	what    string // the rows, in messages
+	reason  string // why a row's site is chosen, before its label
+}
+
+var bodyEventsOf = map[string]bodyEvents{
+	spec.TypeRegionExecution: {table: "regions", columns: []string{"label"},
+		what: "labeled for, range, switch, select or block statement, nor statement a //pmm:region comment marks,", reason: "the statement labeled "},
+	spec.TypeIteration: {table: "regions", columns: []string{"label"}, where: "r.loop = 1",
+		what: "labeled for or range loop, nor loop a //pmm:region comment marks,", reason: "the body of the loop labeled "},
+	spec.TypeBlocking: {table: "blocking", columns: []string{"kind", "operand"},
+		what: "blocking operation", reason: "the blocking operation "},
+}
+
+// regionVariable selects the sites of variable v, of type typ (a part of
+// a body: region-execution, loop-iteration, blocking-operation), from
+// its atoms among all.
 func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error) {
+	be := bodyEventsOf[typ]
 	kind := spec.Lookup(typ).Sites[0]
 	vs := &Var{Name: v, kinds: []spec.SiteKind{kind}}
-	var where []string
-	var described []string
-	if typ == spec.TypeIteration {
-		where = append(where, "r.loop = 1")
+	var where, described []string
+	if be.where != "" {
+		where = append(where, be.where)
 	}
 	for _, a := range all {
 		if a.Prim.Name != typ || a.Args[0].Lit != nil || a.Args[0].Var != v {
@@ -49,20 +71,26 @@ func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error)
 			described = append(described, "in "+n.String())
 			vs.name = n
 		}
-		if l := a.Args[2].Lit; l != nil {
-			where = append(where, "r.label = "+sqlLiteral(l))
-			described = append(described, "labeled "+l.String())
+		for i, col := range be.columns {
+			if l := a.Args[2+i].Lit; l != nil {
+				where = append(where, "r."+col+" = "+sqlLiteral(l))
+				described = append(described, col+" "+l.String())
+			}
 		}
 	}
-	if err := s.db.QueryRowContext(s.ctx, "SELECT count(*) FROM regions").Scan(&vs.Candidates); err != nil {
-		return nil, fmt.Errorf("reading the static database's regions: %w", err)
+	if err := s.db.QueryRowContext(s.ctx, "SELECT count(*) FROM "+be.table).Scan(&vs.Candidates); err != nil {
+		return nil, fmt.Errorf("reading the static database's %s: %w", be.table, err)
 	}
-	vs.SQL = "SELECT r.id FROM regions r JOIN functions f ON f.id = r.function_id"
+	vs.SQL = "SELECT r.id FROM " + be.table + " r JOIN functions f ON f.id = r.function_id"
 	if len(where) > 0 {
 		vs.SQL += " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := s.db.QueryContext(s.ctx, "SELECT f.id, f.name, f.in_module, r.label, r.file, r.line, r.col, r.end_line, r.end_col "+
-		"FROM regions r JOIN functions f ON f.id = r.function_id WHERE r.id IN ("+vs.SQL+") ORDER BY r.file, r.line, r.col")
+	operand := "''"
+	if len(be.columns) > 1 {
+		operand = "r." + be.columns[1]
+	}
+	rows, err := s.db.QueryContext(s.ctx, "SELECT f.id, f.name, f.in_module, r."+be.columns[0]+", "+operand+", r.file, r.line, r.col, r.end_line, r.end_col "+
+		"FROM "+be.table+" r JOIN functions f ON f.id = r.function_id WHERE r.id IN ("+vs.SQL+") ORDER BY r.file, r.line, r.col")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", vs.SQL, err)
 	}
@@ -71,13 +99,13 @@ func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error)
 	for rows.Next() {
 		var f Function
 		site := Site{Kind: kind}
-		if err := rows.Scan(&f.ID, &f.Name, &f.InModule, &site.Label, &site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol); err != nil {
+		if err := rows.Scan(&f.ID, &f.Name, &f.InModule, &site.Label, &site.Operand, &site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol); err != nil {
 			return nil, err
 		}
 		site.Function, site.FuncID = f.Name, f.ID
-		site.Reason = "the statement labeled " + site.Label
-		if kind == spec.SiteIteration {
-			site.Reason = "the body of the loop labeled " + site.Label
+		site.Reason = be.reason + site.Label
+		if site.Operand != "" {
+			site.Reason += " on " + site.Operand
 		}
 		vs.Sites = append(vs.Sites, site)
 		if !seen[f.ID] {
@@ -88,25 +116,19 @@ func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if typ == spec.TypeIteration {
-		described = append([]string{"loop"}, described...)
-	}
-	if n := vs.Candidates - len(vs.Sites); n > 0 && len(described) > 0 {
-		vs.Eliminated = append(vs.Eliminated, Elimination{Count: n, Reason: "not a region " + strings.Join(described, " ")})
+	if n := vs.Candidates - len(vs.Sites); n > 0 && (len(described) > 0 || be.where != "") {
+		vs.Eliminated = append(vs.Eliminated, Elimination{Count: n, Reason: "not " + strings.TrimSuffix(be.what, ",") + " " + strings.Join(described, ", ")})
 	}
 	return vs, nil
 }
 
 // regionWarning explains why a region variable matches no statement.
 func (s *selector) regionWarning(vs *Var) string {
-	what := "labeled for, range, switch, select or block statement, nor statement a //pmm:region comment marks,"
-	if vs.kinds[0] == spec.SiteIteration {
-		what = "labeled for or range loop, nor loop a //pmm:region comment marks,"
-	}
-	msg := fmt.Sprintf("event %s: no %s matches %s, so nothing will be recorded for it", vs.Name, what, atomList(vs.atoms))
+	be := bodyEventsOf[vs.atoms[0].Prim.Name]
+	msg := fmt.Sprintf("event %s: no %s matches %s, so nothing will be recorded for it", vs.Name, be.what, atomList(vs.atoms))
 	if vs.name != nil {
 		var labels []string
-		rows, err := s.db.QueryContext(s.ctx, "SELECT DISTINCT r.label FROM regions r JOIN functions f ON f.id = r.function_id WHERE f.match_name = ? ORDER BY r.label", vs.name.Str)
+		rows, err := s.db.QueryContext(s.ctx, "SELECT DISTINCT r."+be.columns[0]+" FROM "+be.table+" r JOIN functions f ON f.id = r.function_id WHERE f.match_name = ? ORDER BY 1", vs.name.Str)
 		if err == nil {
 			defer rows.Close()
 			for rows.Next() {
@@ -117,7 +139,7 @@ func (s *selector) regionWarning(vs *Var) string {
 			}
 		}
 		if len(labels) > 0 {
-			msg += fmt.Sprintf(" (%s has the regions %s)", vs.name, strings.Join(labels, ", "))
+			msg += fmt.Sprintf(" (%s has %s %s)", vs.name, be.columns[0], strings.Join(labels, ", "))
 		}
 	}
 	return msg

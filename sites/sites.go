@@ -78,9 +78,10 @@ type Function struct {
 
 // Site is a place in the source where an event is recorded.
 type Site struct {
-	Kind     spec.SiteKind `json:"kind"`            // definition, call or region
-	Function string        `json:"function"`        // for a region site, the function it lies in
-	Label    string        `json:"label,omitempty"` // for a region site, its label
+	Kind     spec.SiteKind `json:"kind"`              // definition, call or region
+	Function string        `json:"function"`          // for a region site, the function it lies in
+	Label    string        `json:"label,omitempty"`   // for a region site, its label; for a blocking one, its kind
+	Operand  string        `json:"operand,omitempty"` // for a blocking site, its operand as written
 	FuncID   int64         `json:"function_id"`
 	CallID   int64         `json:"call_id,omitempty"`
 	Caller   string        `json:"caller,omitempty"` // for a call site, the function it lies in
@@ -106,9 +107,12 @@ type Site struct {
 	RelationOnly bool `json:"relation_only,omitempty"`
 }
 
-// InBody reports whether the site is a region of a function's body,
-// recording its executions or its iterations.
-func (s Site) InBody() bool { return s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration }
+// InBody reports whether the site is a part of a function's body: a
+// region recording its executions or its iterations, or a blocking
+// operation.
+func (s Site) InBody() bool {
+	return s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration || s.Kind == spec.SiteBlocking
+}
 
 // Position is file:line:col.
 func (s Site) Position() string { return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col) }

@@ -150,6 +150,9 @@ func declaration(events []string, v string) string {
 	if slices.Contains(events, TypeIteration) {
 		return fmt.Sprintf("(loop-iteration %s NAME LABEL)", v)
 	}
+	if slices.Contains(events, TypeBlocking) {
+		return fmt.Sprintf("(blocking-operation %s NAME KIND OPERAND)", v)
+	}
 	return fmt.Sprintf("(begin %s x) or (end %s x)", v, v)
 }
 

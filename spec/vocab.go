@@ -58,6 +58,7 @@ const (
 	TypeFunctionExecution = "function-execution"
 	TypeRegionExecution   = "region-execution"
 	TypeIteration         = "loop-iteration"
+	TypeBlocking          = "blocking-operation"
 	TypePoint             = "point"
 )
 
@@ -65,12 +66,13 @@ const (
 // with an id taken at its begin and an end sequence number: a function's
 // or a region's execution, or a loop's iteration.
 func IsInterval(t string) bool {
-	return t == TypeFunctionExecution || t == TypeRegionExecution || t == TypeIteration
+	return t == TypeFunctionExecution || t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking
 }
 
-// IsRegion reports whether the event type t is one of a region of a
-// function's body: its executions, or its iterations when it is a loop.
-func IsRegion(t string) bool { return t == TypeRegionExecution || t == TypeIteration }
+// IsRegion reports whether the event type t is one of a part of a
+// function's body, named by the function and a label or a kind: a
+// region's executions, a loop's iterations, a blocking operation.
+func IsRegion(t string) bool { return t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking }
 
 // AttrGoroutine is the attribute whose stored relation the views of the
 // control relations that stay on one goroutine read (Storage.Derived).
@@ -135,6 +137,7 @@ const (
 	SiteCall       SiteKind = "call"       // a call expression
 	SiteRegion     SiteKind = "region"     // a labeled statement of a body
 	SiteIteration  SiteKind = "iteration"  // the body of a labeled loop
+	SiteBlocking   SiteKind = "blocking"   // an operation that may block its goroutine
 )
 
 // Primitive is one row of the vocabulary: an event type, attribute,
@@ -297,12 +300,12 @@ func (p *Primitive) EndsBefore() bool {
 func (p *Primitive) Arity() int { return len(p.Args) }
 
 var (
-	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypePoint}
+	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking, TypePoint}
 	fnExec   = []string{TypeFunctionExecution}
 	// intervals are the executions of functions and of regions, and the
 	// iterations of loops: what durations, goroutines, points and
 	// containment apply to.
-	intervals = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration}
+	intervals = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking}
 	point     = []string{TypePoint}
 	// fnExecOrPoint are the events whose scope a Go expression can be
 	// evaluated in.
@@ -379,6 +382,19 @@ var vocabulary = []*Primitive{
 			"in the body of the function called name: from the top of its body to the top of the next iteration's, or to where control leaves the loop.",
 		Example: `(loop-iteration i "main.F" "rows")`,
 		Sites:   []SiteKind{SiteIteration},
+	},
+	{
+		Name: TypeBlocking, Kind: IntervalEvent,
+		Args: []Arg{
+			{Name: "b", Kind: ArgEvent, Events: []string{TypeBlocking}},
+			{Name: "name", Kind: ArgFuncName},
+			{Name: "kind", Kind: ArgValue, Value: ValText},
+			{Name: "operand", Kind: ArgValue, Value: ValText},
+		},
+		Doc: "b is an operation of kind kind (send, recv, select, range, lock, rlock, wait) in the body of the function called name, " +
+			"on operand (the channel, mutex, wait group or condition as written; \"\" for a select): from its begin to when it proceeds, the time its goroutine may be blocked.",
+		Example: `(blocking-operation b "main.Handle" "lock" "s.mu")`,
+		Sites:   []SiteKind{SiteBlocking},
 	},
 	// Seed A.1: an interval is a new type of entity, with a starting and
 	// an ending point; function invocations are its only subtype in Go's

@@ -108,6 +108,13 @@ type region struct {
 	where Span // from the label to the end of the statement
 }
 
+// blockingRow is a row of the blocking table.
+type blockingRow struct {
+	owner *function
+	op    BlockingOp
+	where Span
+}
+
 // collector gathers the sites of the loaded packages.
 type collector struct {
 	fset       *token.FileSet
@@ -119,6 +126,7 @@ type collector struct {
 	ranges     map[posKey]*function // range statements by the definition they are in
 	calls      map[posKey]*call
 	regions    map[posKey]*region
+	blocking   []blockingRow
 	file       *ast.File // the file being collected, whose comments mark regions
 	functions  []*function
 	callList   []*call
@@ -212,6 +220,7 @@ func (c *collector) addPackage(pkg *packages.Package) {
 			c.walk(info, fd.Type, def, "")
 			c.walk(info, fd.Body, def, "")
 			c.addMarkedRegions(fd.Body, def)
+			c.addBlocking(info, fd.Body, def)
 		}
 	}
 	for _, in := range info.InitOrder {
@@ -296,6 +305,7 @@ func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via stri
 			c.walk(info, n.Type, lit, "")
 			c.walk(info, n.Body, lit, "")
 			c.addMarkedRegions(n.Body, lit)
+			c.addBlocking(info, n.Body, lit)
 			return false
 		case *ast.GoStmt:
 			c.addCall(info, n.Call, owner, "go", loopDepth(path, n))
@@ -389,6 +399,17 @@ func (c *collector) addMarkedRegions(body *ast.BlockStmt, owner *function) {
 			}
 		}
 		c.regions[c.key(m.Comment)] = &region{owner: owner, label: m.Name, kind: "marked", loop: loop, where: c.span(first.Pos(), last.End())}
+	}
+}
+
+// addBlocking records the blocking operations of body, of owner
+// (FindBlocking); those of go and defer statements do not block where
+// they are written.
+func (c *collector) addBlocking(info *types.Info, body *ast.BlockStmt, owner *function) {
+	for _, op := range FindBlocking(c.fset, info, body) {
+		if !op.Deferred {
+			c.blocking = append(c.blocking, blockingRow{owner: owner, op: op, where: c.span(op.Node.Pos(), op.Node.End())})
+		}
 	}
 }
 

@@ -96,6 +96,22 @@ CREATE TABLE regions (
 	end_col     INTEGER NOT NULL
 );
 CREATE INDEX regions_function ON regions(function_id, label);
+-- The operations that may block their goroutine (docs/STATIC.md): channel
+-- sends and receives, selects without default, range over a channel,
+-- and the blocking methods of sync.
+CREATE TABLE blocking (
+	id          INTEGER PRIMARY KEY,
+	function_id INTEGER NOT NULL REFERENCES functions(id),
+	kind        TEXT NOT NULL,
+	operand     TEXT NOT NULL,
+	statement   INTEGER NOT NULL,
+	file        TEXT NOT NULL,
+	line        INTEGER NOT NULL,
+	col         INTEGER NOT NULL,
+	end_line    INTEGER NOT NULL,
+	end_col     INTEGER NOT NULL
+);
+CREATE INDEX blocking_function ON blocking(function_id, kind);
 -- The allocation sites of the module's source (docs/MEMORY.md): where
 -- the compiler may allocate, at the position its diagnostics name.
 CREATE TABLE allocations (

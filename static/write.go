@@ -110,6 +110,12 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 		ins.row("INSERT INTO regions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			i+1, idOf(r.owner), r.label, r.kind, r.loop, w.File, w.Line, w.Col, w.EndLine, w.EndCol)
 	}
+	sort.Slice(c.blocking, func(i, j int) bool { return c.blocking[i].where.Less(c.blocking[j].where) })
+	for i, b := range c.blocking {
+		w := b.where
+		ins.row("INSERT INTO blocking VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			i+1, idOf(b.owner), string(b.op.Kind), b.op.Text, b.op.Stmt, w.File, w.Line, w.Col, w.EndLine, w.EndCol)
+	}
 	sets := callbackSets{byParts: map[string]int{}, byMembers: map[string]int{}}
 	memo := map[*types.Func]bool{}
 	mayRun := func(m *types.Func) bool { return c.mayRunInModule(m, memo) }

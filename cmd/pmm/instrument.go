@@ -396,26 +396,59 @@ func nestedClocks(dbPath string, p *plan.Plan) (*plan.NestedClocks, error) {
 	}
 	cond := strings.NewReplacer("{1}", "a", "{2}", "b").Replace(reach)
 	query := "SELECT b.id FROM functions a, functions b WHERE a.id = ? AND " + cond
-	memo := map[int64]map[int64]bool{}
-	return p.NestedClocks(func(caller int64) (map[int64]bool, error) {
-		if callees, ok := memo[caller]; ok {
-			return callees, nil
-		}
-		rows, err := db.Query(query, caller)
+	// The functions the calls within a span of a body may run: their
+	// targets and what those reach.
+	direct := "SELECT t.callee_id FROM calls c JOIN call_targets t ON t.call_id = c.id WHERE c.caller_id = ? AND c.via <> 'go' AND c.file = ? " +
+		"AND (c.line > ? OR c.line = ? AND c.col >= ?) AND (c.end_line < ? OR c.end_line = ? AND c.end_col <= ?) " +
+		"UNION SELECT t.callee_id FROM calls c JOIN callback_targets t ON t.call_id = c.id WHERE c.caller_id = ? AND c.via <> 'go' AND c.file = ? " +
+		"AND (c.line > ? OR c.line = ? AND c.col >= ?) AND (c.end_line < ? OR c.end_line = ? AND c.end_col <= ?)"
+	ids := func(q string, args ...any) (map[int64]bool, error) {
+		rows, err := db.Query(q, args...)
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
-		callees := map[int64]bool{}
+		out := map[int64]bool{}
 		for rows.Next() {
 			var id int64
 			if err := rows.Scan(&id); err != nil {
 				return nil, err
 			}
-			callees[id] = true
+			out[id] = true
 		}
+		return out, rows.Err()
+	}
+	memo := map[int64]map[int64]bool{}
+	reaches := func(caller int64) (map[int64]bool, error) {
+		if callees, ok := memo[caller]; ok {
+			return callees, nil
+		}
+		callees, err := ids(query, caller)
 		memo[caller] = callees
-		return callees, rows.Err()
+		return callees, err
+	}
+	return p.NestedClocks(func(caller int64, within *static.Span) (map[int64]bool, error) {
+		if within == nil {
+			return reaches(caller)
+		}
+		w := within
+		span := []any{w.File, w.Line, w.Line, w.Col, w.EndLine, w.EndLine, w.EndCol}
+		targets, err := ids(direct, append(append([]any{caller}, span...), append([]any{caller}, span...)...)...)
+		if err != nil {
+			return nil, err
+		}
+		callees := map[int64]bool{}
+		for t := range targets {
+			callees[t] = true
+			more, err := reaches(t)
+			if err != nil {
+				return nil, err
+			}
+			for m := range more {
+				callees[m] = true
+			}
+		}
+		return callees, nil
 	})
 }
 

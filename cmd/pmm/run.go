@@ -21,6 +21,7 @@ import (
 	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/rt/load"
 	"pmm.dev/pmm/schema"
+	"pmm.dev/pmm/spec"
 )
 
 func runCommand() *command {
@@ -467,20 +468,22 @@ func writeAnswerSchema(p *plan.Project, dbPath string) error {
 			return fmt.Errorf("%s: %w", stmt, err)
 		}
 	}
-	// A database made by an older pmm has no label column: region sites
-	// name their statement there.
-	var labels int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('"+schema.SitesTable+"') WHERE name = 'label'").Scan(&labels); err != nil {
-		return err
-	}
-	if labels == 0 {
-		if _, err := tx.ExecContext(ctx, "ALTER TABLE "+schema.SitesTable+" ADD COLUMN label TEXT"); err != nil {
+	// A database made by an older pmm lacks the columns that name the
+	// parts of a body: region and blocking sites name theirs there.
+	for _, col := range []string{"label", "operand"} {
+		var has int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('"+schema.SitesTable+"') WHERE name = ?", col).Scan(&has); err != nil {
 			return err
+		}
+		if has == 0 {
+			if _, err := tx.ExecContext(ctx, "ALTER TABLE "+schema.SitesTable+" ADD COLUMN "+col+" TEXT"); err != nil {
+				return err
+			}
 		}
 	}
 	for _, s := range p.Sites {
-		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO "+schema.SitesTable+" (site, function, kind, file, line, col, label) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			s.Site, s.Function, s.Kind, s.File, s.Line, s.Col, nullIfEmpty(s.Label)); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO "+schema.SitesTable+" (site, function, kind, file, line, col, label, operand) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			s.Site, s.Function, s.Kind, s.File, s.Line, s.Col, nullIfEmpty(s.Label), operandOf(s)); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+schema.SiteVarsTable+" WHERE site = ?", s.Site); err != nil {
@@ -494,6 +497,15 @@ func writeAnswerSchema(p *plan.Project, dbPath string) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// operandOf is the operand of a blocking site (a select's is ""), NULL
+// for the other sites.
+func operandOf(s plan.ProjectSite) any {
+	if s.Kind != string(spec.SiteBlocking) {
+		return nil
+	}
+	return s.Operand
 }
 
 // nullIfEmpty is s, or SQL's NULL for "".

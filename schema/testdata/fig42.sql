@@ -1,4 +1,4 @@
-CREATE TABLE IF NOT EXISTS pmm_sites (site INTEGER PRIMARY KEY, function TEXT, kind TEXT, file TEXT, line INTEGER, col INTEGER, label TEXT);
+CREATE TABLE IF NOT EXISTS pmm_sites (site INTEGER PRIMARY KEY, function TEXT, kind TEXT, file TEXT, line INTEGER, col INTEGER, label TEXT, operand TEXT);
 
 CREATE TABLE IF NOT EXISTS pmm_site_vars (site INTEGER, question TEXT, var TEXT, PRIMARY KEY (site, question, var));
 

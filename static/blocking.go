@@ -1,4 +1,4 @@
-package instrument
+package static
 
 import (
 	"bytes"
@@ -10,8 +10,9 @@ import (
 
 // Blocking operations (issue 14): the operations of a body that may
 // block its goroutine, each an interval whose duration is the time
-// blocked. This file finds them; like regions.go it is syntax and types
-// only, not yet reached from a question.
+// blocked (the events of blocking-operation). This file finds them, for
+// the blocking table and for package instrument, which times them: it is
+// syntax and types only.
 
 // BlockingKind is a kind of blocking operation.
 type BlockingKind string
@@ -105,6 +106,10 @@ func FindBlocking(fset *token.FileSet, info *types.Info, body *ast.BlockStmt) []
 		case *ast.AssignStmt:
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
 				commaOk[ast.Unparen(n.Rhs[0])] = true
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == 2 && len(n.Values) == 1 {
+				commaOk[ast.Unparen(n.Values[0])] = true
 			}
 		case *ast.BlockStmt:
 			listed(n.List)

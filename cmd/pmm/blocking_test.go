@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestBlocking builds and runs testdata/blocking, whose goroutines block
+// on a contended mutex, a channel of one slot, a select and a wait
+// group, in every mode. pmm's count of each kind of operation, and of
+// the waits for the mutex by the caller of the function that waits,
+// must be the program's own; pmm's time blocked, measured inside the
+// program's own measure of each operation with the same clock, must be
+// at most the program's, and, where the program made the waits last
+// milliseconds, at least half of it.
+func TestBlocking(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	ops := map[string]string{"lock": "main.(*Server).Handle", "recv": "main.Consume", "select": "main.Pick", "send": "main.Produce", "wait": "main.main"}
+	kinds := []string{"lock", "recv", "select", "send", "wait"}
+	var counts []string
+	for _, k := range kinds {
+		counts = append(counts, fmt.Sprintf("'%s=' || (SELECT count(DISTINCT b) FROM blocked WHERE f = '%s' AND k = '%s')", k, ops[k], k))
+	}
+	queries := map[string]string{
+		"counts":           "SELECT " + strings.Join(counts, " || ',' || "),
+		"lock_by_caller":   "SELECT group_concat(c || '=' || n, ',') FROM (SELECT c, count(DISTINCT b) AS n FROM handle_waits GROUP BY c ORDER BY c)",
+		"lock_under_serve": "SELECT count(DISTINCT b) FROM lock_under_serve",
+	}
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			out, db := instrumentInMode(t, "../../testdata/blocking", mode)
+			want := wantLines(out)
+			checkWant(t, db, want, queries)
+			for _, k := range []string{"lock", "recv", "select", "send"} {
+				program, err := strconv.ParseInt(want["waited_"+k], 10, 64)
+				if err != nil {
+					t.Fatalf("waited_%s: %v", k, err)
+				}
+				got := queryStrings(t, db, fmt.Sprintf("SELECT coalesce(sum(d), 0) FROM (SELECT DISTINCT b, d FROM blocked WHERE f = '%s' AND k = '%s')", ops[k], k))
+				pmm, err := strconv.ParseInt(got[0], 10, 64)
+				if err != nil {
+					t.Fatalf("waited_%s: pmm's %v: %v", k, got, err)
+				}
+				if pmm > program || k != "recv" && 2*pmm < program {
+					t.Errorf("%s: pmm's time blocked %d ns, the program's own measure around the operations %d ns", k, pmm, program)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,148 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+
+	"pmm.dev/pmm/plan"
+	"pmm.dev/pmm/static"
+)
+
+// Blocking sites (issue 14): an operation that may block its goroutine,
+// timed from its begin to when it proceeds. A receive, in any
+// expression, goes through a helper that times it with a state of its
+// own:
+//
+//	v, ok := <-ch          →  v, ok := pmm__recv5(ch)
+//
+// A send becomes a call of a helper the same way (ch <- v →
+// pmm__send5(ch, v)); a select, and a call of a blocking method of sync
+// that is a statement, are timed by code before them and after them (at
+// the top of each case, for a select), with a state declared at the top
+// of the body. An operation that panics (a send on a closed channel) has
+// no end: it began and did not end, as an execution that panicked out of
+// main does.
+
+// blockingSite generates blocking site s.
+func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []ast.Node) error {
+	var body *ast.BlockStmt
+	for i := len(path) - 1; i >= 0 && body == nil; i-- {
+		switch f := path[i].(type) {
+		case *ast.FuncDecl:
+			body = f.Body
+		case *ast.FuncLit:
+			body = f.Body
+		}
+	}
+	if body == nil {
+		return fmt.Errorf("the %s at %s is not in a function body", s.Label, s.Position())
+	}
+	if tps := enclosingTypeParams(fi, body.Pos()); tps != nil && tps.Len() > 0 {
+		return fmt.Errorf("the blocking operations of %s are not instrumented: pmm does not instrument them in generic functions yet", s.Function)
+	}
+	var op *static.BlockingOp
+	for _, o := range static.FindBlocking(fi.pkg.Fset, fi.pkg.TypesInfo, body) {
+		if o.Node == n {
+			op = &o
+		}
+	}
+	if op == nil {
+		return fmt.Errorf("pmm bug: no blocking operation at %s", s.Position())
+	}
+	sg := g.newSiteGen(s, fi)
+	sg.common()
+	sg.takeClocks()
+	if err := sg.action(); err != nil {
+		return err
+	}
+	decls := append([]string{sg.stateDecl()}, sg.enterDecls(nil)...)
+	decls = append(decls, sg.exitDecl(nil, nil))
+	state, enter, exit := sg.name("state"), sg.name("enter"), sg.name("exit")
+	at := func(p ast.Node, end bool, text string) Edit {
+		off := fi.tf.Offset(p.Pos())
+		if end {
+			off = fi.tf.Offset(p.End())
+		}
+		return Edit{Off: off, End: off, Text: text, Order: orderRegion}
+	}
+	// chanHelper declares a helper of the channel operation, over a
+	// channel of the operand's element type in direction dir.
+	chanHelper := func(dir, params, results, body string) (string, error) {
+		ch, ok := fi.pkg.TypesInfo.TypeOf(op.Operand).Underlying().(*types.Chan)
+		if !ok {
+			return "", fmt.Errorf("the operand of the %s at %s is not a channel", s.Label, s.Position())
+		}
+		elem, err := sg.typeName(ch.Elem())
+		if err != nil {
+			return "", err
+		}
+		name := sg.name(string(op.Kind))
+		decls = append(decls, fmt.Sprintf("func %s(c %s %s%s) %s {\n\tvar s %s\n\t%s(&s)\n%s\n}", name, dir, elem, params, fmt.Sprintf(results, elem), state, enter, fmt.Sprintf(body, exit)))
+		return name, nil
+	}
+	switch {
+	case op.Kind == static.BlockRecv:
+		u := op.Node.(*ast.UnaryExpr)
+		results, recv := "%s", "\tv := <-c\n\t%s(&s)\n\treturn v"
+		if op.CommaOk {
+			results, recv = "(%s, bool)", "\tv, ok := <-c\n\t%s(&s)\n\treturn v, ok"
+		}
+		name, err := chanHelper("<-chan", "", results, recv)
+		if err != nil {
+			return err
+		}
+		off := fi.tf.Offset(u.OpPos)
+		sg.edits = append(sg.edits, Edit{Off: off, End: off + 2, Text: name + "(", Order: orderRegion}, at(u, true, ")"))
+	case op.Kind == static.BlockSend:
+		send := op.Node.(*ast.SendStmt)
+		elem := fi.pkg.TypesInfo.TypeOf(send.Chan).Underlying().(*types.Chan).Elem()
+		vt, err := sg.typeName(elem)
+		if err != nil {
+			return err
+		}
+		name, err := chanHelper("chan<-", ", v "+vt, "%.0s", "\tc <- v\n\t%s(&s)")
+		if err != nil {
+			return err
+		}
+		off := fi.tf.Offset(send.Arrow)
+		sg.edits = append(sg.edits, at(send, false, name+"("), Edit{Off: off, End: off + 2, Text: ",", Order: orderRegion}, at(send, true, ")"))
+	case op.Kind == static.BlockRange:
+		return fmt.Errorf("a range over a channel is not instrumented yet (its receives would be the events)")
+	case !op.Stmt:
+		return fmt.Errorf("the %s at %s is not a statement of its block: pmm times it only there", s.Label, s.Position())
+	default:
+		// A select, or a call of a blocking method: timed around it,
+		// with a state at the top of the body.
+		v := sg.name("b")
+		sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(body.Lbrace) + 1, End: fi.tf.Offset(body.Lbrace) + 1, Text: "var " + v + " " + state + ";", Order: orderDefinition})
+		begin := op.Node
+		if l, ok := parentOf(path, op.Node).(*ast.LabeledStmt); ok {
+			begin = l // code before a labeled select goes before its label
+		}
+		sg.edits = append(sg.edits, at(begin, false, ";"+enter+"(&"+v+");"))
+		if sel, ok := op.Node.(*ast.SelectStmt); ok {
+			for _, c := range sel.Body.List {
+				off := fi.tf.Offset(c.(*ast.CommClause).Colon) + 1
+				sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: ";" + exit + "(&" + v + ");", Order: orderRegion})
+			}
+		} else {
+			sg.edits = append(sg.edits, at(op.Node, true, ";"+exit+"(&"+v+")"))
+		}
+	}
+	if err := sg.finish(decls...); err != nil {
+		return err
+	}
+	g.done[s] = true
+	return nil
+}
+
+// parentOf is the node of path (outermost first) around n, or nil.
+func parentOf(path []ast.Node, n ast.Node) ast.Node {
+	for i := len(path) - 1; i > 0; i-- {
+		if path[i] == n {
+			return path[i-1]
+		}
+	}
+	return nil
+}

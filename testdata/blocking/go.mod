@@ -1,0 +1,3 @@
+module example.com/blocking
+
+go 1.22

@@ -1,0 +1,123 @@
+// Command blocking blocks on a contended mutex, a full buffered channel,
+// a select and a wait group, with waits it measures itself around each
+// operation, for cmd/pmm's TestBlocking: pmm's count of each operation
+// must be the program's, and pmm's time blocked, measured inside the
+// program's own measure, at most the program's.
+package main
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Server's mutex is held by Hold while the handlers wait for it.
+type Server struct {
+	mu sync.Mutex
+	n  int
+}
+
+// waited is the time each operation kind waited, by the program's own
+// clock around it; count the operations.
+var (
+	waitMu sync.Mutex
+	waited = map[string]time.Duration{}
+	count  = map[string]int{}
+)
+
+func note(what string, t0 time.Time) {
+	d := time.Since(t0)
+	waitMu.Lock()
+	waited[what] += d
+	count[what]++
+	waitMu.Unlock()
+}
+
+// Handle waits for the server's mutex.
+func (s *Server) Handle() {
+	t0 := time.Now()
+	s.mu.Lock()
+	note("lock", t0)
+	s.n++
+	s.mu.Unlock()
+}
+
+// Serve and Batch call Handle: the callers the waits are attributed to.
+func Serve(s *Server, wg *sync.WaitGroup) { defer wg.Done(); s.Handle() }
+func Batch(s *Server, wg *sync.WaitGroup) { defer wg.Done(); s.Handle() }
+
+// Produce sends into a channel of one slot that Consume drains slowly.
+func Produce(ch chan int, n int) {
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		ch <- i
+		note("send", t0)
+	}
+	close(ch)
+}
+
+// Consume receives until the channel is closed.
+func Consume(ch chan int, got chan<- int) {
+	sum := 0
+	for {
+		time.Sleep(2 * time.Millisecond)
+		t0 := time.Now()
+		v, ok := <-ch
+		note("recv", t0)
+		if !ok {
+			break
+		}
+		sum += v
+	}
+	got <- sum
+}
+
+// Pick waits in a select for the first of two channels.
+func Pick(a, b chan int) int {
+	t0 := time.Now()
+	var v int
+	select {
+	case v = <-a:
+	case v = <-b:
+	}
+	note("select", t0)
+	return v
+}
+
+func main() {
+	s := &Server{}
+	var wg sync.WaitGroup
+	s.mu.Lock()
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		if i%2 == 0 {
+			go Serve(s, &wg)
+		} else {
+			go Batch(s, &wg)
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // the handlers block on s.mu meanwhile
+	s.mu.Unlock()
+	t0 := time.Now()
+	wg.Wait()
+	note("wait", t0)
+
+	ch, got := make(chan int, 1), make(chan int)
+	go Produce(ch, 5)
+	go Consume(ch, got)
+	fmt.Println("sum", <-got)
+
+	a, b := make(chan int), make(chan int)
+	go func() { time.Sleep(5 * time.Millisecond); b <- 7 }()
+	fmt.Println("picked", Pick(a, b))
+
+	fmt.Println("served", s.n)
+	fmt.Printf("want counts lock=%d,recv=%d,select=%d,send=%d,wait=%d\n", count["lock"], count["recv"], count["select"], count["send"], count["wait"])
+	fmt.Println("want lock_by_caller main.Batch=2,main.Serve=2")
+	fmt.Println("want lock_under_serve 2")
+	// pmm's time blocked lies within the program's measure of it: at
+	// most the program's, and not below half of it.
+	for _, k := range []string{"lock", "recv", "select", "send"} {
+		fmt.Printf("want waited_%s %d\n", k, waited[k].Nanoseconds())
+	}
+}
