@@ -72,7 +72,9 @@ func IsInterval(t string) bool {
 // IsRegion reports whether the event type t is one of a part of a
 // function's body, named by the function and a label or a kind: a
 // region's executions, a loop's iterations, a blocking operation.
-func IsRegion(t string) bool { return t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking }
+func IsRegion(t string) bool {
+	return t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking
+}
 
 // AttrGoroutine is the attribute whose stored relation the views of the
 // control relations that stay on one goroutine read (Storage.Derived).
