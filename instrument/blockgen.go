@@ -66,6 +66,11 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		}
 		return Edit{Off: off, End: off, Text: text, Order: orderRegion}
 	}
+	// closing ends the call that wraps n.
+	closing := func(n ast.Node) Edit {
+		off := fi.tf.Offset(n.End())
+		return Edit{Off: off, End: off, Text: ")", Order: orderWrapEnd}
+	}
 	// chanHelper declares a helper of the channel operation, over a
 	// channel of the operand's element type in direction dir.
 	chanHelper := func(dir, params, results, body string) (string, error) {
@@ -93,7 +98,7 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 			return err
 		}
 		off := fi.tf.Offset(u.OpPos)
-		sg.edits = append(sg.edits, Edit{Off: off, End: off + 2, Text: name + "(", Order: orderRegion}, at(u, true, ")"))
+		sg.edits = append(sg.edits, Edit{Off: off, End: off + 2, Text: name + "(", Order: orderRegion}, closing(u))
 	case op.Kind == static.BlockSend:
 		send := op.Node.(*ast.SendStmt)
 		elem := fi.pkg.TypesInfo.TypeOf(send.Chan).Underlying().(*types.Chan).Elem()
@@ -106,7 +111,7 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 			return err
 		}
 		off := fi.tf.Offset(send.Arrow)
-		sg.edits = append(sg.edits, at(send, false, name+"("), Edit{Off: off, End: off + 2, Text: ",", Order: orderRegion}, at(send, true, ")"))
+		sg.edits = append(sg.edits, at(send, false, name+"("), Edit{Off: off, End: off + 2, Text: ",", Order: orderRegion}, closing(send))
 	case op.Kind == static.BlockRange:
 		return fmt.Errorf("a range over a channel is not instrumented yet (its receives would be the events)")
 	case !op.Stmt:

@@ -78,7 +78,8 @@ type Edit struct {
 
 // The orders of insertions that may meet at one offset.
 const (
-	orderMain       = iota - 1 // main's deferred end of the run, run last
+	orderWrapEnd    = iota - 2 // the ")" that ends an expression a site wraps, before any statement after it
+	orderMain                  // main's deferred end of the run, run last
 	orderDefinition            // statements at the top of a body
 	orderReturn                // return s.ret( ... )
 	orderCall                  // W(caller, F, ...): outer calls before inner ones

@@ -225,12 +225,15 @@ func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) (map[i
 		function, nested, position string
 		vars                       []string
 		qindex                     int
+		inBody                     bool // a region, iterations, a blocking operation
 	}
 	compensated := map[string][]duration{}
 	var questions []string
 	for _, s := range p.Sites {
 		for _, t := range s.Targets {
-			if !slices.ContainsFunc(t.Emits, timed) {
+			if !slices.ContainsFunc(t.Emits, timed) || s.Kind == spec.SiteBlocking && s.Label != "select" {
+				// A send, receive or call of sync times the operation
+				// alone: its operands are evaluated before it begins.
 				continue
 			}
 			// A part of a body runs only the calls within it.
@@ -269,7 +272,7 @@ func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) (map[i
 				if s.InBody() {
 					function = s.regionName()
 				}
-				d := duration{function: function, nested: strings.Join(nested, ", "), position: s.Position(), qindex: e.QIndex}
+				d := duration{function: function, inBody: s.InBody(), nested: strings.Join(nested, ", "), position: s.Position(), qindex: e.QIndex}
 				for _, qv := range t.Vars {
 					if q, v, _ := strings.Cut(qv, "/"); q == e.Question && !t.impossible[qv] {
 						d.vars = append(d.vars, v)
@@ -306,8 +309,12 @@ func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) (map[i
 			}
 			continue
 		}
-		reason := fmt.Sprintf("the durations of %d functions (%s and %d more) are compensated: instrumented executions that read the clock "+
-			"may run inside them, %s", len(functions), strings.Join(functions[:3], ", "), len(functions)-3, how)
+		what := "functions"
+		if slices.ContainsFunc(ds, func(d duration) bool { return d.inBody }) {
+			what = "functions and parts of bodies"
+		}
+		reason := fmt.Sprintf("the durations of %d %s (%s and %d more) are compensated: instrumented executions that read the clock "+
+			"may run inside them, %s", len(functions), what, strings.Join(functions[:3], ", "), len(functions)-3, how)
 		for _, d := range ds {
 			for _, v := range d.vars {
 				in.add(q, d.qindex, v, reason, "")

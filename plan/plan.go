@@ -16,6 +16,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"pmm.dev/pmm/internal/funcname"
 	"pmm.dev/pmm/schema"
@@ -96,7 +97,7 @@ func (s *Site) regionName() string {
 	case spec.SiteIteration:
 		return "the iterations of the loop " + s.Label + " of " + s.Function
 	case spec.SiteBlocking:
-		return "the " + s.Label + " " + s.Operand + " in " + s.Function
+		return strings.TrimSpace("the "+s.Label+" "+s.Operand) + " in " + s.Function
 	}
 	return "the region " + s.Label + " of " + s.Function
 }

@@ -128,7 +128,11 @@ func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, i
 	skip := map[*Site]bool{}
 	for _, s := range skipped {
 		skip[s.Site] = true
-		pr.Skipped = append(pr.Skipped, fmt.Sprintf("%s: %s of %s not instrumented: %s", s.Site.Position(), s.Site.Kind, strings.Join(s.Site.Functions(), ", "), s.Reason))
+		what := fmt.Sprintf("%s of %s", s.Site.Kind, strings.Join(s.Site.Functions(), ", "))
+		if s.Site.InBody() {
+			what = s.Site.regionName()
+		}
+		pr.Skipped = append(pr.Skipped, fmt.Sprintf("%s: %s not instrumented: %s", s.Site.Position(), what, s.Reason))
 	}
 	pr.Incomplete = p.Incomplete(skipped, inexact)
 	for _, s := range p.Sites {

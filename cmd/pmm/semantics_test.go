@@ -520,3 +520,28 @@ func collapseTwins(s string) string {
 }
 
 var twinName = regexp.MustCompile(`^(.+)\.(?:func)?\d+$`)
+
+// TestSemanticsRace builds the instrumented semantics program, where
+// every function, call, region, loop iteration and blocking operation is
+// a site, with the race detector: its output must be the original's, and
+// the detector must report no race in pmm's code or the program's.
+func TestSemanticsRace(t *testing.T) {
+	dir, orig, _ := semanticsModule(t, "modern")
+	cc, err := exec.Command("go", "env", "CC").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath(strings.TrimSpace(string(cc))); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no C compiler (go env CC is %q): the race detector needs cgo", strings.TrimSpace(string(cc)))
+		}
+		t.Skipf("no C compiler (go env CC is %q): the race detector needs cgo", strings.TrimSpace(string(cc)))
+	}
+	bin := filepath.Join(t.TempDir(), "race")
+	goBuild(t, dir, "build", "-race", "-overlay", filepath.Join(dir, ".pmm", "overlay.json"), "-o", bin, ".")
+	o, r := runOriginal(t, dir, orig), runOriginal(t, dir, bin)
+	if strings.Contains(r.stderr, "DATA RACE") {
+		t.Fatalf("the race detector reports a race:\n%s", r.stderr)
+	}
+	compareOutcomes(t, o, r)
+}

@@ -66,6 +66,7 @@ func all() {
 	section("function values", funcValues)
 	section("interfaces", interfaces)
 	section("goroutines", goroutines)
+	section("regions", regionsCases)
 	section("goexit", goexitWorkerCase)
 	section("platform", platform)
 	section("clash", func() { fmt.Println(clash.Run()) })
