@@ -718,7 +718,18 @@ func (b *builder) plan() *Plan {
 	for _, s := range b.sites {
 		p.Sites = append(p.Sites, s)
 	}
-	sort.Slice(p.Sites, func(i, j int) bool { return p.Sites[i].Span.Less(p.Sites[j].Span) })
+	// Source order; sites of one span (a loop's executions and its
+	// iterations, two names of one statement) by kind and label.
+	sort.Slice(p.Sites, func(i, j int) bool {
+		a, b := p.Sites[i], p.Sites[j]
+		switch {
+		case a.Span != b.Span:
+			return a.Span.Less(b.Span)
+		case a.Kind != b.Kind:
+			return a.Kind < b.Kind
+		}
+		return a.Label < b.Label
+	})
 	id := 0
 	for i, s := range p.Sites {
 		s.Index = i + 1
