@@ -59,6 +59,14 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 	decls := append([]string{sg.stateDecl()}, sg.enterDecls(nil)...)
 	decls = append(decls, sg.exitDecl(nil, nil))
 	state, enter, exit := sg.name("state"), sg.name("enter"), sg.name("exit")
+	// ended is the statements that end the operation on state v, by
+	// case c of a select (-1: not a select).
+	ended := func(v string, c int) string {
+		if sg.caps[plan.CapCase] {
+			return fmt.Sprintf("%s.scase = %d; %s(&%s)", v, c, exit, v)
+		}
+		return exit + "(&" + v + ")"
+	}
 	at := func(p ast.Node, end bool, text string) Edit {
 		off := fi.tf.Offset(p.Pos())
 		if end {
@@ -83,15 +91,15 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 			return "", err
 		}
 		name := sg.name(string(op.Kind))
-		decls = append(decls, fmt.Sprintf("func %s(c %s %s%s) %s {\n\tvar s %s\n\t%s(&s)\n%s\n}", name, dir, elem, params, fmt.Sprintf(results, elem), state, enter, fmt.Sprintf(body, exit)))
+		decls = append(decls, fmt.Sprintf("func %s(c %s %s%s) %s {\n\tvar s %s\n\t%s(&s)\n%s\n}", name, dir, elem, params, fmt.Sprintf(results, elem), state, enter, fmt.Sprintf(body, ended("s", -1))))
 		return name, nil
 	}
 	switch {
 	case op.Kind == static.BlockRecv:
 		u := op.Node.(*ast.UnaryExpr)
-		results, recv := "%s", "\tv := <-c\n\t%s(&s)\n\treturn v"
+		results, recv := "%s", "\tv := <-c\n\t%s\n\treturn v"
 		if op.CommaOk {
-			results, recv = "(%s, bool)", "\tv, ok := <-c\n\t%s(&s)\n\treturn v, ok"
+			results, recv = "(%s, bool)", "\tv, ok := <-c\n\t%s\n\treturn v, ok"
 		}
 		name, err := chanHelper("<-chan", "", results, recv)
 		if err != nil {
@@ -106,7 +114,7 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		if err != nil {
 			return err
 		}
-		name, err := chanHelper("chan<-", ", v "+vt, "%.0s", "\tc <- v\n\t%s(&s)")
+		name, err := chanHelper("chan<-", ", v "+vt, "%.0s", "\tc <- v\n\t%s")
 		if err != nil {
 			return err
 		}
@@ -127,12 +135,12 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		}
 		sg.edits = append(sg.edits, at(begin, false, ";"+enter+"(&"+v+");"))
 		if sel, ok := op.Node.(*ast.SelectStmt); ok {
-			for _, c := range sel.Body.List {
+			for i, c := range sel.Body.List {
 				off := fi.tf.Offset(c.(*ast.CommClause).Colon) + 1
-				sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: ";" + exit + "(&" + v + ");", Order: orderRegion})
+				sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: ";" + ended(v, i) + ";", Order: orderRegion})
 			}
 		} else {
-			sg.edits = append(sg.edits, at(op.Node, true, ";"+exit+"(&"+v+")"))
+			sg.edits = append(sg.edits, at(op.Node, true, ";"+ended(v, -1)))
 		}
 	}
 	if err := sg.finish(decls...); err != nil {

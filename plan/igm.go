@@ -28,13 +28,14 @@ const (
 	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
 	CapCallLine  Capture = "line"     // the file:line of a call site (call sites only)
 	CapIndex     Capture = "index"    // the index of a loop's iteration in its execution (iteration sites)
+	CapCase      Capture = "case"     // the case by which a select proceeded, -1 for another operation (blocking sites)
 )
 
 // Captures returns all the captures, for the tests that check that every
 // table of them covers each.
 func Captures() []Capture {
 	return []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
-		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine, CapIndex}
+		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine, CapIndex, CapCase}
 }
 
 // captureMeaning is when a capture is known, and what the site takes
@@ -68,6 +69,7 @@ var captureMeanings = map[Capture]captureMeaning{
 	CapFunction:  {takes: []Capture{}},
 	CapCallLine:  {takes: []Capture{}},
 	CapIndex:     {},
+	CapCase:      {atEnd: true},
 }
 
 // AtEnd reports whether the value of f is known only when the execution

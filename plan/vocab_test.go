@@ -97,7 +97,13 @@ func compileUse(t *testing.T, p *spec.Primitive) *spec.Program {
 				v = "p" + v
 			default:
 				v = "r" + v
-				decls = append(decls, "("+a.Events[0]+" "+v+` "main.F" "l")`)
+				// Its declaration: the event, a function name, then
+				// texts (a label, a kind, an operand).
+				decl := []string{a.Events[0], v, `"main.F"`}
+				for range spec.Lookup(a.Events[0]).Args[2:] {
+					decl = append(decl, `"l"`)
+				}
+				decls = append(decls, "("+strings.Join(decl, " ")+")")
 				head = append(head, v)
 			}
 			terms = append(terms, v)

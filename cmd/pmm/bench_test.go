@@ -302,3 +302,74 @@ func medianDuration(t testing.TB, dir, view string) float64 {
 	}
 	return median(ds)
 }
+
+// BenchmarkRegionCosts measures, in one run, what regions, iterations
+// and blocking operations cost (testdata/regionbench), as medians over
+// interleaved runs of the instrumented test binary and of the same
+// package built plainly:
+//
+//   - x-handwritten-iteration: (Loop instrumented - Loop plain) /
+//     (LoopHand - LoopPlain) with recording on, per iteration: a recorded
+//     iteration against timing each iteration by hand (time.Now,
+//     time.Since appended to a typed buffer);
+//
+//   - ns-iteration-disabled: Loop instrumented - Loop plain, recording
+//     off;
+//
+//   - ns-unasked-region: Unasked instrumented - Unasked plain: a labeled
+//     loop no question names;
+//
+//   - ns-lock-recorded, ns-lock-disabled: Lock instrumented - Lock plain,
+//     an uncontended sync.Mutex.Lock recorded as a blocking operation,
+//     with recording on and off;
+//
+//   - ns-chan-op-recorded, ns-chan-op-disabled: (Send instrumented - Send
+//     plain) / 2, per send or receive on a channel that never blocks
+//     them.
+//
+//     go test ./cmd/pmm -run '^$' -bench RegionCosts -benchtime 1x
+func BenchmarkRegionCosts(b *testing.B) {
+	dir := copyModule(b, "../../testdata/regionbench")
+	if code, out, errOut := runPMM(b, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+		b.Fatalf("pmm instrument: %s%s", out, errOut)
+	}
+	compile := func(bin string, overlay ...string) string {
+		bin = filepath.Join(dir, bin)
+		cmd := exec.Command("go", append(append([]string{"test", "-c", "-vet=off", "-o", bin}, overlay...), ".")...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go test -c: %v\n%s", err, out)
+		}
+		return bin
+	}
+	plain := compile("plain.test")
+	inst := compile("inst.test", "-overlay", filepath.Join(dir, ".pmm", "overlay.json"))
+	run := func(bin string, record bool) map[string]float64 {
+		cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", ".", "-test.benchtime", "1000000x")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PMM_DIR="+filepath.Join(dir, ".pmm"))
+		if !record {
+			cmd.Env = append(cmd.Env, "PMM_RECORD=off")
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("%v\n%s", err, out)
+		}
+		os.RemoveAll(filepath.Join(dir, ".pmm", "logs")) //nolint:errcheck // only disk space
+		return nsPerOp(out)
+	}
+	metrics := map[string][]float64{}
+	for round := 0; round < 7; round++ {
+		on, off, base := run(inst, true), run(inst, false), run(plain, false)
+		metrics["x-handwritten-iteration"] = append(metrics["x-handwritten-iteration"], (on["Loop"]-base["Loop"])/(on["LoopHand"]-on["LoopPlain"]))
+		metrics["ns-iteration-disabled"] = append(metrics["ns-iteration-disabled"], off["Loop"]-base["Loop"])
+		metrics["ns-unasked-region"] = append(metrics["ns-unasked-region"], off["Unasked"]-base["Unasked"])
+		metrics["ns-lock-recorded"] = append(metrics["ns-lock-recorded"], on["Lock"]-base["Lock"])
+		metrics["ns-lock-disabled"] = append(metrics["ns-lock-disabled"], off["Lock"]-base["Lock"])
+		metrics["ns-chan-op-recorded"] = append(metrics["ns-chan-op-recorded"], (on["Send"]-base["Send"])/2)
+		metrics["ns-chan-op-disabled"] = append(metrics["ns-chan-op-disabled"], (off["Send"]-base["Send"])/2)
+	}
+	for name, xs := range metrics {
+		b.ReportMetric(median(xs), name)
+	}
+}

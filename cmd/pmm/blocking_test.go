@@ -9,9 +9,9 @@ import (
 
 // TestBlocking builds and runs testdata/blocking, whose goroutines block
 // on a contended mutex, a channel of one slot, a select and a wait
-// group, in every mode. pmm's count of each kind of operation, and of
-// the waits for the mutex by the caller of the function that waits,
-// must be the program's own; pmm's time blocked, measured inside the
+// group, in every mode. pmm's count of each kind of operation, of the
+// waits for the mutex by the caller of the function that waits, and the
+// case by which the select proceeded, must be the program's own; pmm's time blocked, measured inside the
 // program's own measure of each operation with the same clock, must be
 // at most the program's, and, where the program made the waits last
 // milliseconds, at least half of it.
@@ -29,6 +29,7 @@ func TestBlocking(t *testing.T) {
 		"counts":           "SELECT " + strings.Join(counts, " || ',' || "),
 		"lock_by_caller":   "SELECT group_concat(c || '=' || n, ',') FROM (SELECT c, count(DISTINCT b) AS n FROM handle_waits GROUP BY c ORDER BY c)",
 		"lock_under_serve": "SELECT count(DISTINCT b) FROM lock_under_serve",
+		"cases":            "SELECT group_concat(k || '=' || n, ',') FROM (SELECT DISTINCT k, n FROM cases ORDER BY k)",
 	}
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
 		t.Run(mode, func(t *testing.T) {

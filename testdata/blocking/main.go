@@ -115,6 +115,7 @@ func main() {
 	fmt.Printf("want counts lock=%d,recv=%d,select=%d,send=%d,wait=%d\n", count["lock"], count["recv"], count["select"], count["send"], count["wait"])
 	fmt.Println("want lock_by_caller main.Batch=2,main.Serve=2")
 	fmt.Println("want lock_under_serve 2")
+	fmt.Println("want cases lock=-1,select=1") // Pick's b, its second case
 	// pmm's time blocked lies within the program's measure of it: at
 	// most the program's, and not below half of it.
 	for _, k := range []string{"lock", "recv", "select", "send"} {

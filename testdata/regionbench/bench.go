@@ -1,0 +1,90 @@
+// Package regionbench is what cmd/pmm's BenchmarkRegionCosts measures,
+// instrumented and built plainly: a loop whose iterations a question
+// records, the same loop never instrumented, and the same with
+// hand-written timing of each iteration; an uncontended mutex and a send
+// and receive that never block, recorded; a labeled loop no question
+// asks about.
+package regionbench
+
+import (
+	"sync"
+	"time"
+)
+
+// sink keeps the loops' results alive.
+var sink uint64
+
+func mix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 29
+	return h
+}
+
+// Loop's iterations are the events of the question.
+func Loop(n int) {
+	h := sink
+	//pmm:region steps
+	for i := 0; i < n; i++ {
+		h = mix(h)
+	}
+	sink = h
+}
+
+// LoopPlain is Loop, never instrumented.
+func LoopPlain(n int) {
+	h := sink
+	for i := 0; i < n; i++ {
+		h = mix(h)
+	}
+	sink = h
+}
+
+// times is the hand-written instrumentation's buffer of durations.
+var times = make([]time.Duration, 0, 1<<20)
+
+// LoopHand times each iteration by hand: time.Now at its top, and
+// time.Since appended to a typed buffer at its end.
+func LoopHand(n int) {
+	h := sink
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		h = mix(h)
+		if len(times) == cap(times) {
+			times = times[:0]
+		}
+		times = append(times, time.Since(t0))
+	}
+	sink = h
+}
+
+// Unasked has a labeled loop that no question names.
+func Unasked(n int) {
+	h := sink
+steps:
+	for i := 0; i < n; i++ {
+		if i < 0 {
+			break steps
+		}
+		h = mix(h)
+	}
+	sink = h
+}
+
+var mu sync.Mutex
+
+// Lock's Lock is a blocking operation of the question; it never blocks.
+func Lock() {
+	mu.Lock()
+	sink++
+	mu.Unlock()
+}
+
+var ch = make(chan int, 1)
+
+// Send's send and receive are blocking operations of the question; the
+// channel has room, and a value, each time.
+func Send() {
+	ch <- 1
+	sink += uint64(<-ch)
+}

@@ -1,0 +1,3 @@
+module example.com/regionbench
+
+go 1.22
