@@ -118,9 +118,20 @@ func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
 		"closures":         ":= func(",
 		"recursion":        "fib(a-1)",
 		"method values":    ").area\n",
+		// Regions, and the ways out of them (the labels are the
+		// generator's: internal/progen/regions.go).
+		"labeled loops":                  "\nloop",
+		"nested labeled loops":           "continue outer",
+		"labeled range loops":            "range strs {",
+		"labeled switches":               "break sw",
+		"goto to a region's own label":   "goto retry",
+		"goto to a later region's label": "goto done",
+		"return from a region":           "continue find",
+		"panic in a region":              "panic(\"main.m",
 	}
 	templates := []string{"calls", "calls-star", "not-calls", "not-calls-star", "not-called-by", "spawns",
-		"contains", "cache", "cache-count", "panicked", "either", "callee-names", "result", "by-param"}
+		"contains", "cache", "cache-count", "panicked", "either", "callee-names", "result", "by-param",
+		"region-count", "region-in", "region-same-g", "region-before", "region-contains"}
 	seen := map[string]bool{}
 	for _, seed := range defaultSeeds {
 		p := progen.Generate(seed, defaultFeatures)

@@ -34,6 +34,10 @@ type Features struct {
 	Goroutines   bool // workers started by go statements and joined by a WaitGroup
 	Panics       bool // leaves that panic on some arguments, recovered by deferred closures
 	Defers       bool // deferred calls of functions
+	// Regions are labeled loops, range loops, switches and blocks of
+	// the mids, left by their end, break and continue to their labels,
+	// gotos, returns and panics; and the question templates over them.
+	Regions bool
 
 	// Question templates.
 	Negations   bool // (not (exists ...)) over calls and calls*
@@ -49,7 +53,7 @@ type Features struct {
 // AllFeatures is every construct and every question template.
 func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
-		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true,
+		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
 		Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
 		Or: true, Names: true}
 }
@@ -91,6 +95,16 @@ type Func struct {
 	resType string // the result's Go type where it is not Result (E in a generic function)
 	recovAt int    // where in body the deferred closure that recovers goes
 	recovFn *Func  // that closure
+	regions []*region
+}
+
+// Regions are the labels of f's regions, in source order.
+func (f *Func) Regions() []string {
+	var ls []string
+	for _, r := range f.regions {
+		ls = append(ls, r.label)
+	}
+	return ls
 }
 
 // Program is a generated program: its source in both forms, its
@@ -423,6 +437,15 @@ func (g *gen) mid(i int) *Func {
 			ch = inLoop
 		}
 		before := maps.Clone(f.callCount)
+		if g.feat.Regions && g.r.Intn(2) == 0 {
+			f.body = append(f.body, g.regions(f, callees, c, inLoop)...)
+			for c, n := range f.callCount {
+				if n > before[c] {
+					f.callCount[c]++ // a loop may call it twice
+				}
+			}
+			continue
+		}
 		s := g.callStmt(f, callees, ch)
 		if s == nil {
 			continue
@@ -557,6 +580,8 @@ func (f *Func) closures() int {
 			case *closureDef:
 				n++
 			case *block:
+				walk(s.body)
+			case *region:
 				walk(s.body)
 			}
 		}
@@ -717,6 +742,8 @@ func (g *gen) propagate() {
 					s.fn.Name = fmt.Sprintf("%s.func%d", f.Name, n)
 					s.fn.QName = s.fn.Name
 				case *block:
+					walk(s.body)
+				case *region:
 					walk(s.body)
 				}
 			}
