@@ -48,6 +48,10 @@ type Features struct {
 	Panicked    bool
 	Or          bool // a derived event defined with or
 	Names       bool // heads and groups holding function names
+	// RegionDefers lets the region templates relate a region to its own
+	// function's deferred closure that recovers, which a panic in the
+	// region runs.
+	RegionDefers bool
 }
 
 // AllFeatures is every construct and every question template.
@@ -55,7 +59,7 @@ func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
 		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
 		Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
-		Or: true, Names: true}
+		Or: true, Names: true, RegionDefers: true}
 }
 
 // Type is the Go type of a parameter or result.

@@ -2,6 +2,7 @@ package progen
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"sort"
 	"strings"
@@ -493,7 +494,12 @@ func (q *qgen) regionBefore() bool {
 	if f == nil {
 		return false
 	}
-	g := q.pickFrom(f.callees)
+	callees := maps.Clone(f.callees)
+	q.noOwnDefers(f, callees)
+	if len(callees) == 0 {
+		return false
+	}
+	g := q.pickFrom(callees)
 	before := "(before r y)"
 	if q.r.Intn(3) == 0 {
 		before = "(before y r)"
@@ -504,6 +510,14 @@ func (q *qgen) regionBefore() bool {
                                (contains x r) (calls x y) %s))))`, n+"-ev", lit(f), lit(f), l, lit(g), before)
 	q.question(n, "(defquestion %s :definition (count %s (output output)))", n, n+"-ev")
 	return true
+}
+
+// noOwnDefers removes f's deferred closure that recovers from fs, unless
+// the features let the templates relate a region to it.
+func (q *qgen) noOwnDefers(f *Func, fs map[*Func]bool) {
+	if !q.p.Features.RegionDefers {
+		delete(fs, f.recovFn)
+	}
 }
 
 // regionContains counts, by label, what the regions of a function that
@@ -522,6 +536,7 @@ func (q *qgen) regionContains() bool {
 		return true
 	}
 	r := reachNoWorkers(f)
+	q.noOwnDefers(f, r)
 	if len(r) == 0 {
 		return false
 	}
