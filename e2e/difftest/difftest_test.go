@@ -2,8 +2,10 @@ package difftest
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -136,6 +138,8 @@ func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
 		"goto to a later region's label": "goto done",
 		"return from a region":           "continue find",
 		"panic in a region":              "panic(\"main.m",
+		"labeled type switches":          ".(type) {",
+		"labeled selects":                "break sel",
 	}
 	templates := []string{"calls", "calls-star", "not-calls", "not-calls-star", "not-called-by", "spawns",
 		"contains", "cache", "cache-count", "panicked", "either", "callee-names", "result", "by-param",
@@ -148,12 +152,17 @@ func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
 				seen[name] = true
 			}
 		}
+		for _, f := range p.Funcs {
+			if strings.Contains(f.Name, ".func") && len(f.Regions()) > 0 {
+				seen["regions in function literals"] = true
+			}
+		}
 		for _, q := range p.QuestionNames {
 			_, template, _ := strings.Cut(q, "-") // q12-not-called-by
 			seen[template] = true
 		}
 	}
-	for name := range constructs {
+	for _, name := range append(slices.Collect(maps.Keys(constructs)), "regions in function literals") {
 		if !seen[name] {
 			t.Errorf("no program of the fast test (seeds %v) uses %s", defaultSeeds, name)
 		}

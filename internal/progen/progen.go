@@ -90,16 +90,17 @@ type Func struct {
 	callCount map[*Func]int
 
 	// Printing.
-	sig     string // declaration up to the parameter list's end, plain form: "func m1(a int, s string)"
-	params  []string
-	body    []stmt
-	recov   bool   // has a deferred closure that recovers (named result res)
-	closure int    // for closures: their number in the enclosing function (1, 2, ...)
-	panics  bool   // may end by panicking
-	resType string // the result's Go type where it is not Result (E in a generic function)
-	recovAt int    // where in body the deferred closure that recovers goes
-	recovFn *Func  // that closure
-	regions []*region
+	sig      string // declaration up to the parameter list's end, plain form: "func m1(a int, s string)"
+	params   []string
+	body     []stmt
+	recov    bool   // has a deferred closure that recovers (named result res)
+	closure  int    // for closures: their number in the enclosing function (1, 2, ...)
+	panics   bool   // may end by panicking
+	resType  string // the result's Go type where it is not Result (E in a generic function)
+	recovAt  int    // where in body the deferred closure that recovers goes
+	recovFn  *Func  // that closure
+	regions  []*region
+	literals int // function literals defined so far (closure)
 }
 
 // Regions are the labels of f's regions, in source order.
@@ -556,12 +557,25 @@ func (g *gen) callStmt(f *Func, callees []*Func, c argChoices) stmt {
 // closure defines a function literal in f and calls it.
 func (g *gen) closure(f *Func, callees []*Func, c argChoices) stmt {
 	n := f.closures() + 1
+	f.literals++
 	cl := g.newFunc(fmt.Sprintf("%s.func%d", strings.TrimPrefix(f.Name, "main."), n), f.level, []Type{Int}, Int)
 	cl.closure = n
 	cl.params = []string{"x"}
 	l := g.leaves[g.r.Intn(len(g.leaves))]
 	inner := argChoices{ints: []string{"x % 3", "a % 3", "1"}, strs: []string{`"c"`}, bools: []string{"x > 1"}}
 	cl.body = []stmt{ret(fmt.Sprintf("(%s + x) %% 5", g.call(cl, l, inner)))}
+	if g.feat.Regions && g.r.Intn(3) == 0 {
+		// Regions in the literal's body, over the enclosing function's
+		// a and acc, with no literal inside (its name would be
+		// numbered in the literal's).
+		closures := g.feat.Closures
+		g.feat.Closures = false
+		inLoop := inner
+		inLoop.ints = append(append([]string{}, inner.ints...), "i % 3")
+		b := &regionBuilder{g: g, f: cl, callees: g.leaves, c: inner, inLoop: inLoop}
+		cl.body = append(b.shape(0, false), cl.body...)
+		g.feat.Closures = closures
+	}
 	f.callees[cl] = true
 	f.callCount[cl]++
 	v := fmt.Sprintf("cl%d", n)
@@ -571,26 +585,13 @@ func (g *gen) closure(f *Func, callees []*Func, c argChoices) stmt {
 // closures counts the function literals of f so far, for the names of
 // the variables that hold them (their function names are given by
 // propagate, once it is known whether a deferred closure that recovers
-// comes first).
+// comes first). It counts them as they are made: a literal may be in a
+// region whose body is not f's yet.
 func (f *Func) closures() int {
-	n := 0
+	n := f.literals
 	if f.recov {
 		n++
 	}
-	var walk func([]stmt)
-	walk = func(ss []stmt) {
-		for _, s := range ss {
-			switch s := s.(type) {
-			case *closureDef:
-				n++
-			case *block:
-				walk(s.body)
-			case *region:
-				walk(s.body)
-			}
-		}
-	}
-	walk(f.body)
 	return n
 }
 

@@ -95,7 +95,7 @@ func (b *regionBuilder) nested(depth int, loop bool) []stmt {
 // body or not.
 func (b *regionBuilder) shape(depth int, loop bool) []stmt {
 	g := b.g
-	kinds := []func(int, bool) []stmt{b.loop, b.loops, b.each, b.switch_, b.find, b.retry, b.scan}
+	kinds := []func(int, bool) []stmt{b.loop, b.loops, b.each, b.switch_, b.find, b.retry, b.scan, b.typeSwitch, b.select_}
 	return kinds[g.r.Intn(len(kinds))](depth, loop)
 }
 
@@ -148,6 +148,23 @@ func (b *regionBuilder) switch_(depth int, loop bool) []stmt {
 			return append(body, raw(fmt.Sprintf("panic(%q)", b.f.Name+"/"+r.label)))
 		}
 		return append(body, raw("acc++"))
+	})}
+}
+
+// typeSwitch is a labeled type switch that a break to its label leaves.
+func (b *regionBuilder) typeSwitch(depth int, loop bool) []stmt {
+	r := b.newRegion("ts", "switch v := any(acc % 3).(type) {")
+	return []stmt{b.within(r, func() []stmt {
+		return []stmt{raw("case int:"), b.call(loop), when("v == 1", b.jump("break", r)), b.call(loop), raw("default:"), raw("acc++")}
+	})}
+}
+
+// select_ is a labeled select with only a default case, which a break to
+// its label leaves.
+func (b *regionBuilder) select_(depth int, loop bool) []stmt {
+	r := b.newRegion("sel", "select {")
+	return []stmt{b.within(r, func() []stmt {
+		return []stmt{raw("default:"), b.call(loop), when("acc%2 == 1", b.jump("break", r)), b.call(loop)}
 	})}
 }
 
