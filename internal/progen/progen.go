@@ -5,10 +5,12 @@
 // (so that equal arguments repeat), calls of every dispatch kind (direct,
 // interface, function value, method value, closure, generic, a method on
 // a function type, recursion, defer, goroutines joined by a WaitGroup),
-// panics recovered by deferred closures — and prints it twice: the plain
+// panics recovered by deferred closures, labeled regions (loops, range
+// loops, switches, type switches, selects and blocks, left by break,
+// continue, goto, return and panic) — and prints it twice: the plain
 // program, which pmm instruments, and its traced twin, the same program
-// with a hand-written tracer that records every execution in the
-// internal/reftrace format. The generator also draws questions from
+// with a hand-written tracer that records every execution of a function
+// and of a region in the internal/reftrace format. The generator also draws questions from
 // templates over the model, using only what the reference evaluates
 // exactly and deterministically.
 package progen
