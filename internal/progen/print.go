@@ -43,6 +43,10 @@ type region struct {
 	label string
 	n     int // its number in fn, from 1: the twin's variable trR<n>
 	block
+	// For the questions: the functions its body calls, and the regions
+	// inside it.
+	callees map[*Func]bool
+	inner   []*region
 }
 
 // branch is a break, continue, goto or return statement that may leave

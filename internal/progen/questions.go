@@ -530,12 +530,30 @@ func (q *qgen) regionContains() bool {
 	}
 	n := q.name("region-contains")
 	if len(f.regions) > 1 && q.r.Intn(2) == 0 {
+		// Mostly a region with regions inside.
+		for _, o := range f.regions {
+			if len(o.inner) > 0 && q.r.Intn(3) > 0 {
+				l = o.label
+				break
+			}
+		}
 		q.define(`(defevent %s :definition
   ((o i l) s.t. (and (region-execution o %s %q) (region-execution i %s l) (contains o i))))`, n+"-ev", lit(f), l, lit(f))
 		q.question(n, "(defquestion %s :definition (count %s (output output input)))", n, n+"-ev")
 		return true
 	}
+	// Mostly what one of its regions calls, directly or not.
 	r := reachNoWorkers(f)
+	if q.r.Intn(4) > 0 {
+		in := map[*Func]bool{}
+		for c := range f.regions[q.r.Intn(len(f.regions))].callees {
+			in[c] = true
+			maps.Copy(in, reachNoWorkers(c))
+		}
+		if len(in) > 0 {
+			r = in
+		}
+	}
 	q.noOwnDefers(f, r)
 	if len(r) == 0 {
 		return false

@@ -2,6 +2,7 @@ package progen
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 )
 
@@ -39,9 +40,17 @@ func (b *regionBuilder) newRegion(name, head string) *region {
 
 // within builds r's body with r open.
 func (b *regionBuilder) within(r *region, body func() []stmt) *region {
+	before, made := maps.Clone(b.f.callCount), len(b.f.regions)
 	b.open = append(b.open, r)
 	r.body = body()
 	b.open = b.open[:len(b.open)-1]
+	r.callees = map[*Func]bool{}
+	for c, n := range b.f.callCount {
+		if n > before[c] {
+			r.callees[c] = true
+		}
+	}
+	r.inner = b.f.regions[made:]
 	return r
 }
 
