@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,13 +64,19 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 			t.Fatal(err)
 		}
 		names := map[string]bool{}
+		regions := 0
 		for _, e := range tr.Execs {
-			names[e.Func] = true
 			f := p.Func(e.Func)
 			if f == nil {
 				t.Errorf("seed %d: %s is not a function of the model", seed, e.Func)
 				continue
 			}
+			if e.IsRegion() {
+				regions++
+				checkRegion(t, seed, tr, f, e)
+				continue
+			}
+			names[e.Func] = true
 			if !e.Ended && !f.Worker {
 				t.Errorf("seed %d: an execution of %s did not end", seed, e.Func)
 			}
@@ -80,6 +87,58 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 		if !names["main.main"] || len(names) < len(p.Funcs)/2 {
 			t.Errorf("seed %d: only %d of %d functions ran", seed, len(names), len(p.Funcs))
 		}
+		if regions == 0 {
+			t.Errorf("seed %d: no region ran", seed)
+		}
+	}
+}
+
+// checkRegion checks a region's execution e of f: one of f's labels, in
+// an execution of f on its goroutine, ended within it; and every other
+// region's execution in it is either inside e or apart from it.
+func checkRegion(t *testing.T, seed int64, tr *reftrace.Trace, f *Func, e *reftrace.Execution) {
+	t.Helper()
+	if !slices.Contains(f.Regions(), e.Label) {
+		t.Errorf("seed %d: %s has no region %s", seed, f.Name, e.Label)
+	}
+	in := tr.ByID[e.In]
+	switch {
+	case in == nil || in.Func != f.Name || in.Goroutine != e.Goroutine:
+		t.Errorf("seed %d: the region %s of %s runs in %+v", seed, e.Label, f.Name, in)
+	case !e.Ended || !in.Ended:
+		t.Errorf("seed %d: an execution of the region %s of %s did not end", seed, e.Label, f.Name)
+	case e.BeginSeq < in.BeginSeq || e.EndSeq > in.EndSeq:
+		t.Errorf("seed %d: the region %s of %s [%d, %d] is not within its function's execution [%d, %d]",
+			seed, e.Label, f.Name, e.BeginSeq, e.EndSeq, in.BeginSeq, in.EndSeq)
+	}
+	for _, o := range tr.Execs {
+		if o.IsRegion() && o.In == e.In && o != e {
+			nested := o.BeginSeq > e.BeginSeq && o.EndSeq < e.EndSeq || e.BeginSeq > o.BeginSeq && e.EndSeq < o.EndSeq
+			if !nested && !(o.EndSeq < e.BeginSeq || e.EndSeq < o.BeginSeq) {
+				t.Errorf("seed %d: the regions %s and %s of one execution of %s overlap", seed, e.Label, o.Label, f.Name)
+			}
+		}
+	}
+}
+
+// TestProgramsCompile type-checks (go vet) the plain program and the
+// twin of many seeds with every feature: labels each used by a branch,
+// gotos over no declaration, the names of literals' variables.
+func TestProgramsCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("vets programs")
+	}
+	for seed := int64(1); seed <= 24; seed++ {
+		p := Generate(seed, AllFeatures())
+		dir := t.TempDir()
+		if err := p.WritePlain(filepath.Join(dir, "plain")); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.WriteTwin(filepath.Join(dir, "twin")); err != nil {
+			t.Fatal(err)
+		}
+		run(t, filepath.Join(dir, "plain"), nil, "vet", ".")
+		run(t, filepath.Join(dir, "twin"), nil, "vet", ".")
 	}
 }
 

@@ -31,6 +31,34 @@ type closureDef struct {
 	text    string
 }
 
+// region is a labeled for, range, switch or block statement of a
+// function's body: the twin records each of its executions, from its
+// label (begun before it, and before each goto to it) to the first point
+// where control leaves it: its end (ended after it), a branch statement
+// that leaves it (ended before the branch), a return once its result is
+// evaluated, or a panic (ended by a deferred call that runs before the
+// function's other deferred calls).
+type region struct {
+	fn    *Func
+	label string
+	n     int // its number in fn, from 1: the twin's variable trR<n>
+	block
+	// For the questions: the functions its body calls, and the regions
+	// inside it.
+	callees map[*Func]bool
+	inner   []*region
+}
+
+// branch is a break, continue, goto or return statement that may leave
+// regions: the twin ends those it leaves first, innermost first; then a
+// goto to a region's label begins that region.
+type branch struct {
+	text   string    // the statement; for a return, its result expression
+	ret    bool      // a return of text
+	leaves []*region // innermost first
+	begins *region
+}
+
 // goStmt starts a worker.
 type goStmt struct {
 	fn   *Func
@@ -66,6 +94,67 @@ func (s *block) print(p *printer) {
 		st.print(p)
 	}
 	p.line("}")
+}
+
+func (s *region) print(p *printer) {
+	if p.tw {
+		p.line("%s", s.begin())
+	}
+	p.line("%s:", s.label)
+	s.block.print(p)
+	if p.tw {
+		p.line("trRE(&%s)", s.v())
+	}
+}
+
+// v is the twin's variable holding the open execution of s.
+func (s *region) v() string { return fmt.Sprintf("trR%d", s.n) }
+
+func (s *region) begin() string {
+	return fmt.Sprintf("%s = trRB(%q, %q)", s.v(), s.fn.Name, s.label)
+}
+
+func (s *branch) print(p *printer) {
+	if p.tw {
+		if s.ret {
+			res, ok := p.vars(p.fns[len(p.fns)-1])
+			p.line("%s = %s", res, s.text)
+			p.line("%s = true", ok)
+		}
+		for _, r := range s.leaves {
+			p.line("trRE(&%s)", r.v())
+		}
+		if s.begins != nil {
+			p.line("%s", s.begins.begin())
+		}
+		if s.ret {
+			res, _ := p.vars(p.fns[len(p.fns)-1])
+			p.line("return %s", res)
+			return
+		}
+	}
+	if s.ret {
+		p.line("return %s", s.text)
+		return
+	}
+	p.line("%s", s.text)
+}
+
+// regionTop declares, in the twin, the variables of f's regions and
+// defers their unwind: registered after every other deferred call of f
+// that a region's panic can meet, it runs first, so that a panic ends
+// the regions it leaves before f's deferred calls run.
+func (p *printer) regionTop(f *Func) {
+	if !p.tw || len(f.regions) == 0 {
+		return
+	}
+	var vs, ptrs []string
+	for i := len(f.regions) - 1; i >= 0; i-- {
+		vs = append(vs, f.regions[i].v())
+		ptrs = append(ptrs, "&"+f.regions[i].v())
+	}
+	p.line("var %s int64", strings.Join(vs, ", "))
+	p.line("defer trRUnwind(%s)", strings.Join(ptrs, ", "))
 }
 
 func (s *closureDef) print(p *printer) {
@@ -143,8 +232,11 @@ func (p *printer) body(f *Func) {
 		}
 	}
 	for i, s := range f.body {
-		if i == f.recovAt && f.recovFn != nil {
-			p.recoverClosure(f)
+		if i == f.recovAt {
+			if f.recovFn != nil {
+				p.recoverClosure(f)
+			}
+			p.regionTop(f)
 		}
 		s.print(p)
 	}

@@ -5,10 +5,12 @@
 // (so that equal arguments repeat), calls of every dispatch kind (direct,
 // interface, function value, method value, closure, generic, a method on
 // a function type, recursion, defer, goroutines joined by a WaitGroup),
-// panics recovered by deferred closures — and prints it twice: the plain
+// panics recovered by deferred closures, labeled regions (loops, range
+// loops, switches, type switches, selects and blocks, left by break,
+// continue, goto, return and panic) — and prints it twice: the plain
 // program, which pmm instruments, and its traced twin, the same program
-// with a hand-written tracer that records every execution in the
-// internal/reftrace format. The generator also draws questions from
+// with a hand-written tracer that records every execution of a function
+// and of a region in the internal/reftrace format. The generator also draws questions from
 // templates over the model, using only what the reference evaluates
 // exactly and deterministically.
 package progen
@@ -34,6 +36,10 @@ type Features struct {
 	Goroutines   bool // workers started by go statements and joined by a WaitGroup
 	Panics       bool // leaves that panic on some arguments, recovered by deferred closures
 	Defers       bool // deferred calls of functions
+	// Regions are labeled loops, range loops, switches and blocks of
+	// the mids, left by their end, break and continue to their labels,
+	// gotos, returns and panics; and the question templates over them.
+	Regions bool
 
 	// Question templates.
 	Negations   bool // (not (exists ...)) over calls and calls*
@@ -44,14 +50,18 @@ type Features struct {
 	Panicked    bool
 	Or          bool // a derived event defined with or
 	Names       bool // heads and groups holding function names
+	// RegionDefers lets the region templates relate a region to its own
+	// function's deferred closure that recovers, which a panic in the
+	// region runs.
+	RegionDefers bool
 }
 
 // AllFeatures is every construct and every question template.
 func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
-		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true,
+		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
 		Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
-		Or: true, Names: true}
+		Or: true, Names: true, RegionDefers: true}
 }
 
 // Type is the Go type of a parameter or result.
@@ -82,15 +92,26 @@ type Func struct {
 	callCount map[*Func]int
 
 	// Printing.
-	sig     string // declaration up to the parameter list's end, plain form: "func m1(a int, s string)"
-	params  []string
-	body    []stmt
-	recov   bool   // has a deferred closure that recovers (named result res)
-	closure int    // for closures: their number in the enclosing function (1, 2, ...)
-	panics  bool   // may end by panicking
-	resType string // the result's Go type where it is not Result (E in a generic function)
-	recovAt int    // where in body the deferred closure that recovers goes
-	recovFn *Func  // that closure
+	sig      string // declaration up to the parameter list's end, plain form: "func m1(a int, s string)"
+	params   []string
+	body     []stmt
+	recov    bool   // has a deferred closure that recovers (named result res)
+	closure  int    // for closures: their number in the enclosing function (1, 2, ...)
+	panics   bool   // may end by panicking
+	resType  string // the result's Go type where it is not Result (E in a generic function)
+	recovAt  int    // where in body the deferred closure that recovers goes
+	recovFn  *Func  // that closure
+	regions  []*region
+	literals int // function literals defined so far (closure)
+}
+
+// Regions are the labels of f's regions, in source order.
+func (f *Func) Regions() []string {
+	var ls []string
+	for _, r := range f.regions {
+		ls = append(ls, r.label)
+	}
+	return ls
 }
 
 // Program is a generated program: its source in both forms, its
@@ -423,6 +444,15 @@ func (g *gen) mid(i int) *Func {
 			ch = inLoop
 		}
 		before := maps.Clone(f.callCount)
+		if g.feat.Regions && g.r.Intn(2) == 0 {
+			f.body = append(f.body, g.regions(f, callees, c, inLoop)...)
+			for c, n := range f.callCount {
+				if n > before[c] {
+					f.callCount[c]++ // a loop may call it twice
+				}
+			}
+			continue
+		}
 		s := g.callStmt(f, callees, ch)
 		if s == nil {
 			continue
@@ -529,12 +559,25 @@ func (g *gen) callStmt(f *Func, callees []*Func, c argChoices) stmt {
 // closure defines a function literal in f and calls it.
 func (g *gen) closure(f *Func, callees []*Func, c argChoices) stmt {
 	n := f.closures() + 1
+	f.literals++
 	cl := g.newFunc(fmt.Sprintf("%s.func%d", strings.TrimPrefix(f.Name, "main."), n), f.level, []Type{Int}, Int)
 	cl.closure = n
 	cl.params = []string{"x"}
 	l := g.leaves[g.r.Intn(len(g.leaves))]
 	inner := argChoices{ints: []string{"x % 3", "a % 3", "1"}, strs: []string{`"c"`}, bools: []string{"x > 1"}}
 	cl.body = []stmt{ret(fmt.Sprintf("(%s + x) %% 5", g.call(cl, l, inner)))}
+	if g.feat.Regions && g.r.Intn(3) == 0 {
+		// Regions in the literal's body, over the enclosing function's
+		// a and acc, with no literal inside (its name would be
+		// numbered in the literal's).
+		closures := g.feat.Closures
+		g.feat.Closures = false
+		inLoop := inner
+		inLoop.ints = append(append([]string{}, inner.ints...), "i % 3")
+		b := &regionBuilder{g: g, f: cl, callees: g.leaves, c: inner, inLoop: inLoop}
+		cl.body = append(b.shape(0, false), cl.body...)
+		g.feat.Closures = closures
+	}
 	f.callees[cl] = true
 	f.callCount[cl]++
 	v := fmt.Sprintf("cl%d", n)
@@ -544,24 +587,13 @@ func (g *gen) closure(f *Func, callees []*Func, c argChoices) stmt {
 // closures counts the function literals of f so far, for the names of
 // the variables that hold them (their function names are given by
 // propagate, once it is known whether a deferred closure that recovers
-// comes first).
+// comes first). It counts them as they are made: a literal may be in a
+// region whose body is not f's yet.
 func (f *Func) closures() int {
-	n := 0
+	n := f.literals
 	if f.recov {
 		n++
 	}
-	var walk func([]stmt)
-	walk = func(ss []stmt) {
-		for _, s := range ss {
-			switch s := s.(type) {
-			case *closureDef:
-				n++
-			case *block:
-				walk(s.body)
-			}
-		}
-	}
-	walk(f.body)
 	return n
 }
 
@@ -717,6 +749,8 @@ func (g *gen) propagate() {
 					s.fn.Name = fmt.Sprintf("%s.func%d", f.Name, n)
 					s.fn.QName = s.fn.Name
 				case *block:
+					walk(s.body)
+				case *region:
 					walk(s.body)
 				}
 			}

@@ -2,6 +2,7 @@ package progen
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"sort"
 	"strings"
@@ -52,6 +53,9 @@ func genQuestions(r *rand.Rand, p *Program) (string, []string) {
 	}
 	if f.Names {
 		templates = append(templates, q.calleeNames)
+	}
+	if f.Regions {
+		templates = append(templates, q.regionCount, q.regionIn, q.regionBefore, q.regionContains, q.regionContains)
 	}
 	want := 10 + r.Intn(6)
 	for tries := 0; len(q.names) < want && tries < 200; tries++ {
@@ -143,6 +147,18 @@ func reach(f *Func) map[*Func]bool {
 	}
 	walk(f)
 	return seen
+}
+
+// reachNoWorkers is reach(f) without the workers, whose ends may come
+// after main returned.
+func reachNoWorkers(f *Func) map[*Func]bool {
+	r := reach(f)
+	for c := range r {
+		if c.Worker {
+			delete(r, c)
+		}
+	}
+	return r
 }
 
 func any_(*Func) bool { return true }
@@ -290,12 +306,7 @@ func (q *qgen) contains() bool {
 	if a == nil {
 		return false
 	}
-	r := reach(a)
-	for f := range r {
-		if f.Worker {
-			delete(r, f)
-		}
-	}
+	r := reachNoWorkers(a)
 	if len(r) == 0 {
 		return false
 	}
@@ -406,5 +417,150 @@ func (q *qgen) calleeNames() bool {
 	q.question(n+"-rel", `(defquestion %s :definition
   ((y fn) s.t. (exists (x) (and (function-execution x %s) %s (calls x y)))))`, n+"-rel", lit(a), callee)
 	q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-rel")
+	return true
+}
+
+// region returns a function satisfying ok that has regions, and one of
+// its labels; nil when there is none.
+func (q *qgen) region(ok func(*Func) bool) (*Func, string) {
+	f := q.pick(func(f *Func) bool { return len(f.regions) > 0 && ok(f) })
+	if f == nil {
+		return nil, ""
+	}
+	return f, f.regions[q.r.Intn(len(f.regions))].label
+}
+
+// regionCount counts the executions of one region, or of every region by
+// function and label.
+func (q *qgen) regionCount() bool {
+	f, l := q.region(any_)
+	if f == nil {
+		return false
+	}
+	n := q.name("region-count")
+	if q.r.Intn(2) == 0 {
+		q.define("(defevent %s :definition ((r f l) s.t. (region-execution r f l)))", n+"-ev")
+		q.question(n, "(defquestion %s :definition (count %s (output input input)))", n, n+"-ev")
+		return true
+	}
+	q.define("(defevent %s :definition ((r) s.t. (region-execution r %s %q)))", n+"-ev", lit(f), l)
+	q.question(n, "(defquestion %s :definition (count %s (output)))", n, n+"-ev")
+	return true
+}
+
+// regionIn relates the executions of a function that never runs on a
+// spawned goroutine to the regions of it or of a function it calls,
+// directly or not, that run inside them (or on their goroutine): by the
+// function's parameter and the region's label.
+func (q *qgen) regionIn() bool {
+	a := q.pick(func(a *Func) bool {
+		if a.InGo || a.Worker {
+			return false
+		}
+		for f := range reach(a) {
+			if len(f.regions) > 0 {
+				return true
+			}
+		}
+		return len(a.regions) > 0
+	})
+	if a == nil {
+		return false
+	}
+	r := reach(a)
+	r[a] = true
+	f, _ := q.region(func(f *Func) bool { return r[f] })
+	rel, kind := "contains", "region-in"
+	if q.r.Intn(3) == 0 {
+		rel, kind = "same-goroutine", "region-same-g"
+	}
+	n := q.name(kind)
+	if len(a.Params) > 0 {
+		q.question(n, `(defquestion %s :definition
+  ((v l) s.t. (exists (x r) (and (function-execution x %s) (parameter x 1 v) (region-execution r %s l) (%s x r)))))`, n, lit(a), lit(f), rel)
+		return true
+	}
+	q.define(`(defevent %s :definition
+  ((r l) s.t. (exists (x) (and (function-execution x %s) (region-execution r %s l) (%s x r)))))`, n+"-ev", lit(a), lit(f), rel)
+	q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-ev")
+	return true
+}
+
+// regionBefore relates a region of a function to its callees in one
+// execution: those that begin after the region ended, or end before it
+// began. The function never runs on a spawned goroutine.
+func (q *qgen) regionBefore() bool {
+	f, l := q.region(func(f *Func) bool { return !f.InGo })
+	if f == nil {
+		return false
+	}
+	callees := maps.Clone(f.callees)
+	q.noOwnDefers(f, callees)
+	if len(callees) == 0 {
+		return false
+	}
+	g := q.pickFrom(callees)
+	before := "(before r y)"
+	if q.r.Intn(3) == 0 {
+		before = "(before y r)"
+	}
+	n := q.name("region-before")
+	q.define(`(defevent %s :definition
+  ((r y) s.t. (exists (x) (and (function-execution x %s) (region-execution r %s %q) (function-execution y %s)
+                               (contains x r) (calls x y) %s))))`, n+"-ev", lit(f), lit(f), l, lit(g), before)
+	q.question(n, "(defquestion %s :definition (count %s (output output)))", n, n+"-ev")
+	return true
+}
+
+// noOwnDefers removes f's deferred closure that recovers from fs, unless
+// the features let the templates relate a region to it.
+func (q *qgen) noOwnDefers(f *Func, fs map[*Func]bool) {
+	if !q.p.Features.RegionDefers {
+		delete(fs, f.recovFn)
+	}
+}
+
+// regionContains counts, by label, what the regions of a function that
+// never runs on a spawned goroutine contain: the executions of another
+// of its regions, or of a function it calls, directly or not.
+func (q *qgen) regionContains() bool {
+	f, l := q.region(func(f *Func) bool { return !f.InGo })
+	if f == nil {
+		return false
+	}
+	n := q.name("region-contains")
+	if len(f.regions) > 1 && q.r.Intn(2) == 0 {
+		// Mostly a region with regions inside.
+		for _, o := range f.regions {
+			if len(o.inner) > 0 && q.r.Intn(3) > 0 {
+				l = o.label
+				break
+			}
+		}
+		q.define(`(defevent %s :definition
+  ((o i l) s.t. (and (region-execution o %s %q) (region-execution i %s l) (contains o i))))`, n+"-ev", lit(f), l, lit(f))
+		q.question(n, "(defquestion %s :definition (count %s (output output input)))", n, n+"-ev")
+		return true
+	}
+	// Mostly what one of its regions calls, directly or not.
+	r := reachNoWorkers(f)
+	if q.r.Intn(4) > 0 {
+		in := map[*Func]bool{}
+		for c := range f.regions[q.r.Intn(len(f.regions))].callees {
+			in[c] = true
+			maps.Copy(in, reachNoWorkers(c))
+		}
+		if len(in) > 0 {
+			r = in
+		}
+	}
+	q.noOwnDefers(f, r)
+	if len(r) == 0 {
+		return false
+	}
+	g := q.pickFrom(r)
+	q.define(`(defevent %s :definition
+  ((r y l) s.t. (and (region-execution r %s l) (function-execution y %s) (contains r y))))`, n+"-ev", lit(f), lit(g))
+	q.question(n, "(defquestion %s :definition (count %s (output output input)))", n, n+"-ev")
 	return true
 }

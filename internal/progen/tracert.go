@@ -29,6 +29,8 @@ type trRecord struct {
 	Spawner   int64  ` + "`json:\"spawner,omitempty\"`" + `
 	Goroutine int64  ` + "`json:\"g,omitempty\"`" + `
 	Params    []any  ` + "`json:\"params,omitempty\"`" + `
+	Label     string ` + "`json:\"label,omitempty\"`" + `
+	In        int64  ` + "`json:\"in,omitempty\"`" + `
 	Results   []any  ` + "`json:\"results,omitempty\"`" + `
 	Panicked  bool   ` + "`json:\"panicked,omitempty\"`" + `
 }
@@ -116,13 +118,19 @@ func trAdopt(sp int64) {
 // inlining, checks each function's name against the runtime's.
 var trCheckNames = os.Getenv("PMM_REFTRACE_CHECKNAMES") != ""
 
-func trBegin(fn string, params ...any) (int64, bool) {
+// trCheckName checks, with trCheckNames, that the function that called
+// the tracer's caller is named fn.
+func trCheckName(fn string) {
 	if trCheckNames {
-		pc, _, _, _ := runtime.Caller(1)
+		pc, _, _, _ := runtime.Caller(2)
 		if got := runtime.FuncForPC(pc).Name(); got != fn {
 			panic("trace: function " + got + " is traced as " + fn)
 		}
 	}
+}
+
+func trBegin(fn string, params ...any) (int64, bool) {
+	trCheckName(fn)
 	g := trState()
 	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Goroutine: g.num, Params: params}
 	if n := len(g.stack); n > 0 {
@@ -152,6 +160,34 @@ func trEnd(id int64, ok *bool, results ...func() any) {
 	g := trState()
 	g.stack = g.stack[:len(g.stack)-1]
 	trWrite(r)
+}
+
+// trRB begins an execution of the region labeled label of fn, in the
+// execution of fn running on the calling goroutine, and returns its id.
+func trRB(fn, label string) int64 {
+	trCheckName(fn)
+	g := trState()
+	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Label: label, In: g.stack[len(g.stack)-1], Goroutine: g.num}
+	r.Seq = trSeq.Add(1)
+	trWrite(r)
+	return r.ID
+}
+
+// trRE ends the region execution *id, if one is open, and closes it.
+func trRE(id *int64) {
+	if *id == 0 {
+		return
+	}
+	trWrite(&trRecord{Kind: "end", ID: *id, Seq: trSeq.Add(1)})
+	*id = 0
+}
+
+// trRUnwind ends, in order, the region executions still open when a
+// function ends by a panic (and, harmlessly, none when it returns).
+func trRUnwind(ids ...*int64) {
+	for _, id := range ids {
+		trRE(id)
+	}
 }
 
 // trFinish writes the trace out when main returns; what goroutines still

@@ -24,7 +24,10 @@ type evaluator struct {
 	defs map[string]*spec.Def
 	env  map[string]value // the bound variables of the definition evaluated
 
-	byFunc   map[string][]*reftrace.Execution // by funcname.Key of Func
+	funcs    []*reftrace.Execution            // the executions of functions, in order of their begin
+	byFunc   map[string][]*reftrace.Execution // functions' executions by funcname.Key of Func
+	byRegion map[string][]*reftrace.Execution // regions' executions by regionKey
+	regions  []*reftrace.Execution            // the executions of regions, in order of their begin
 	children map[int64][]*reftrace.Execution  // by Caller
 	spawned  map[int64][]*reftrace.Execution  // by Spawner
 	byG      map[int64][]*reftrace.Execution  // by Goroutine
@@ -40,14 +43,23 @@ type evaluator struct {
 func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 	e := &evaluator{
 		tr: tr, defs: map[string]*spec.Def{}, env: map[string]value{},
-		byFunc: map[string][]*reftrace.Execution{}, children: map[int64][]*reftrace.Execution{},
-		spawned: map[int64][]*reftrace.Execution{}, byG: map[int64][]*reftrace.Execution{},
+		byFunc: map[string][]*reftrace.Execution{}, byRegion: map[string][]*reftrace.Execution{},
+		children: map[int64][]*reftrace.Execution{},
+		spawned:  map[int64][]*reftrace.Execution{}, byG: map[int64][]*reftrace.Execution{},
 		kinds: map[string][]kind{}, free: map[spec.Formula][]string{}, aggRows: map[string][][]value{},
 	}
 	for _, d := range prog.Defs {
 		e.defs[d.Name] = d
 	}
 	for _, x := range tr.Execs {
+		e.byG[x.Goroutine] = append(e.byG[x.Goroutine], x)
+		if x.IsRegion() {
+			k := regionKey(x.Func, x.Label)
+			e.byRegion[k] = append(e.byRegion[k], x)
+			e.regions = append(e.regions, x)
+			continue
+		}
+		e.funcs = append(e.funcs, x)
 		e.byFunc[funcname.Key(x.Func)] = append(e.byFunc[funcname.Key(x.Func)], x)
 		if x.Caller != 0 {
 			e.children[x.Caller] = append(e.children[x.Caller], x)
@@ -55,7 +67,6 @@ func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 		if x.Spawner != 0 {
 			e.spawned[x.Spawner] = append(e.spawned[x.Spawner], x)
 		}
-		e.byG[x.Goroutine] = append(e.byG[x.Goroutine], x)
 	}
 	return e
 }

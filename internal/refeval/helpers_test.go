@@ -36,6 +36,15 @@ func (b *traceBuilder) beginSpawned(fn string, caller, spawner, g int64, params 
 	return b.id
 }
 
+// region begins an execution of the region labeled label of fn, in the
+// execution in of fn on goroutine g, and returns its id.
+func (b *traceBuilder) region(fn, label string, in, g int64) int64 {
+	b.id++
+	b.seq++
+	b.recs = append(b.recs, reftrace.Record{Kind: "begin", ID: b.id, Seq: b.seq, Func: fn, Label: label, In: in, Goroutine: g})
+	return b.id
+}
+
 // end ends the execution id, returning results.
 func (b *traceBuilder) end(id int64, results ...any) {
 	b.seq++

@@ -66,6 +66,16 @@ func (e *evaluator) cost(f spec.Formula) (float64, bool) {
 			return 0.1, true
 		}
 		return n, true
+	case spec.TypeRegionExecution:
+		switch {
+		case bound[0]:
+			return 1, true
+		case bound[1] && bound[2]:
+			f, _ := e.term(a.Args[1])
+			l, _ := e.term(a.Args[2])
+			return float64(len(e.byRegion[regionKey(f.s, l.s)])), true
+		}
+		return float64(len(e.regions) + 1), true
 	case "calls", "spawns":
 		return pick(bound, 2, 1, n), true
 	case "calls*":
@@ -101,11 +111,14 @@ func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
 		// Seed A.1: function-execution is function-invocation with
 		// function-name; the name is the one attribute of an invocation.
 		return e.functionExecution(args[0], args[1], k)
+	case spec.TypeRegionExecution:
+		return e.regionExecution(args[0], args[1], args[2], k)
 	case "function-invocation", "interval":
-		// Every execution is an invocation of a function, and the only
-		// interval events of a run are executions.
-		return e.eachExec(args[0], e.tr.Execs, func(c *reftrace.Execution) bool {
-			return e.unify(args[0], execValue(c), k)
+		// Every execution of a function is an invocation of it; interval
+		// is defined by function-execution (its row's Definition), so
+		// the executions of regions are not among its events.
+		return e.eachExec(args[0], e.funcs, func(c *reftrace.Execution) bool {
+			return c.IsRegion() || e.unify(args[0], execValue(c), k)
 		})
 	case spec.TypePoint:
 		return e.anyPoint(args[0], k)
@@ -164,11 +177,14 @@ func isNilLit(t spec.Term) bool { return t.Lit != nil && t.Lit.Kind == spec.LitN
 // functionExecution evaluates (function-execution x name).
 func (e *evaluator) functionExecution(x, name spec.Term, k func() bool) bool {
 	nameOf := func(c *reftrace.Execution) bool {
+		if c.IsRegion() {
+			return true
+		}
 		return e.unify(x, execValue(c), func() bool {
 			return e.unifyName(name, c.Func, k)
 		})
 	}
-	candidates := e.tr.Execs
+	candidates := e.funcs
 	if v, ok := e.term(name); ok {
 		if v.kind != vString {
 			return true
@@ -176,6 +192,36 @@ func (e *evaluator) functionExecution(x, name spec.Term, k func() bool) bool {
 		candidates = e.byFunc[funcname.Key(v.s)]
 	}
 	return e.eachExec(x, candidates, nameOf)
+}
+
+// regionKey identifies a region by its function (funcname.Key) and label.
+func regionKey(fn, label string) string { return funcname.Key(fn) + "\x00" + label }
+
+// regionExecution evaluates (region-execution r name label): r is an
+// execution of the region labeled label in the body of the function
+// called name. A bound name matches as function-execution's does; an
+// unbound one is bound to the function's name as the trace holds it.
+func (e *evaluator) regionExecution(r, name, label spec.Term, k func() bool) bool {
+	of := func(c *reftrace.Execution) bool {
+		if !c.IsRegion() {
+			return true
+		}
+		return e.unify(r, execValue(c), func() bool {
+			return e.unifyName(name, c.Func, func() bool {
+				return e.unify(label, value{kind: vString, s: c.Label}, k)
+			})
+		})
+	}
+	candidates := e.regions
+	v, nameOK := e.term(name)
+	l, labelOK := e.term(label)
+	if nameOK && labelOK {
+		if v.kind != vString || l.kind != vString {
+			return true
+		}
+		candidates = e.byRegion[regionKey(v.s, l.s)]
+	}
+	return e.eachExec(r, candidates, of)
 }
 
 // eachExec calls of with the execution x is bound to, or, x unbound, with
@@ -221,13 +267,18 @@ func (e *evaluator) point(p, x spec.Term, end bool, k func() bool) bool {
 	return e.eachExec(x, e.tr.Execs, of)
 }
 
-// anyPoint evaluates (point p): the points of a run are the begin point
-// of every execution and the end point of every execution that ended.
+// anyPoint evaluates (point p): the begin point of every execution of a
+// function and the end point of every one that ended (point's row
+// defines it by function-execution: a region's points are not among
+// them).
 func (e *evaluator) anyPoint(p spec.Term, k func() bool) bool {
 	if v, ok := e.term(p); ok {
-		return v.kind != vPoint || k()
+		if v.kind != vPoint || v.exec.IsRegion() {
+			return true
+		}
+		return k()
 	}
-	for _, c := range e.tr.Execs {
+	for _, c := range e.funcs {
 		if !e.unify(p, pointValue(c, false), k) {
 			return false
 		}
@@ -254,8 +305,12 @@ func (e *evaluator) attribute(x, v spec.Term, get func(*reftrace.Execution) (val
 // attribute returns the attribute attr of x (n is the position of
 // parameter and return-value, from 1). Results and panicked are known
 // only when x ended; an execution that panicked returned nothing, so it
-// has no results (neither the list nor any position).
+// has no results (neither the list nor any position). A region's
+// execution has only a goroutine.
 func attribute(attr string, x *reftrace.Execution, n int64) (value, bool) {
+	if x.IsRegion() && attr != "goroutine" {
+		return value{}, false
+	}
 	returned := x.Ended && !x.Panicked
 	switch attr {
 	case "parameters":

@@ -1,7 +1,9 @@
 // Package reftrace is the complete trace of a run that the reference
 // semantics of pmm's questions is defined over: every execution of every
 // function, with its caller, goroutine, spawner, begin and end order,
-// parameters, results and whether it panicked. It is written by a tracer
+// parameters, results and whether it panicked; and every execution of
+// every region (a labeled statement of a function's body), with its
+// function, label, goroutine and begin and end order. It is written by a tracer
 // that is independent of pmm's instrumentation (the traced twin of a
 // generated program, internal/progen), and read by the reference
 // evaluator (internal/refeval).
@@ -11,7 +13,9 @@
 // ends. An execution with a begin and no end was still running when the
 // process exited (a goroutine whose deferred wg.Done let main return
 // first): it exists, with what is known at its begin, and has no end
-// attributes.
+// attributes. A region's execution is recorded the same way, its begin
+// record holding its label: executions of functions and of regions share
+// one space of ids and one order.
 package reftrace
 
 import (
@@ -44,19 +48,29 @@ type Record struct {
 	// Params are the arguments, receiver excluded, as JSON values:
 	// integers, strings, booleans (floats are not generated).
 	Params []any `json:"params,omitempty"`
+	// Label, for the begin of a region's execution, is the region's
+	// label; Func is then the function whose body holds the region, and
+	// In the execution of that function the region runs in (Caller and
+	// Spawner are 0).
+	Label string `json:"label,omitempty"`
+	In    int64  `json:"in,omitempty"`
 
 	// End records only.
 	Results  []any `json:"results,omitempty"` // empty when the execution panicked
 	Panicked bool  `json:"panicked,omitempty"`
 }
 
-// Execution is one execution of a function, assembled from its begin and
-// end records.
+// Execution is one execution of a function, or of a region (Label set),
+// assembled from its begin and end records.
 type Execution struct {
 	ID, Caller, Spawner, Goroutine int64
 	Func                           string
 	Params                         []any
-	BeginSeq                       int64
+	// Label is the label of a region's execution, "" for a function's;
+	// In is then the function's execution the region runs in.
+	Label    string
+	In       int64
+	BeginSeq int64
 	// Ended is false when the process exited before the execution ended;
 	// EndSeq, Results and Panicked are then meaningless.
 	Ended    bool
@@ -64,6 +78,10 @@ type Execution struct {
 	Results  []any
 	Panicked bool
 }
+
+// IsRegion reports whether x is an execution of a region rather than of a
+// function.
+func (x *Execution) IsRegion() bool { return x.Label != "" }
 
 // Trace is a whole run: its executions in order of their begin.
 type Trace struct {
@@ -90,7 +108,10 @@ func Read(r io.Reader) (*Trace, error) {
 				return nil, fmt.Errorf("trace record %d: execution %d begins twice", line, rec.ID)
 			}
 			e := &Execution{ID: rec.ID, Caller: rec.Caller, Spawner: rec.Spawner, Goroutine: rec.Goroutine,
-				Func: rec.Func, Params: normalize(rec.Params), BeginSeq: rec.Seq}
+				Func: rec.Func, Params: normalize(rec.Params), Label: rec.Label, In: rec.In, BeginSeq: rec.Seq}
+			if e.IsRegion() && (e.Caller != 0 || e.Spawner != 0 || e.Params != nil) {
+				return nil, fmt.Errorf("trace record %d: region execution %d has a caller, spawner or parameters", line, rec.ID)
+			}
 			t.ByID[rec.ID] = e
 			t.Execs = append(t.Execs, e)
 		case "end":
@@ -103,6 +124,12 @@ func Read(r io.Reader) (*Trace, error) {
 		e := t.ByID[rec.ID]
 		if e == nil {
 			return nil, fmt.Errorf("trace: end of execution %d that never began", rec.ID)
+		}
+		if e.Ended {
+			return nil, fmt.Errorf("trace: execution %d ends twice", rec.ID)
+		}
+		if e.IsRegion() && (rec.Results != nil || rec.Panicked) {
+			return nil, fmt.Errorf("trace: region execution %d has results or panicked", rec.ID)
 		}
 		e.Ended, e.EndSeq, e.Results, e.Panicked = true, rec.Seq, normalize(rec.Results), rec.Panicked
 	}
