@@ -17,7 +17,9 @@ import (
 // Region sites (issue 14, seed 004): the region sites of one function
 // body are generated together, since one statement of the body may end
 // several of them. The body gets, at its top, one variable holding the
-// state of each region and a deferred unwind; each region's points
+// state of each region and a deferred unwind, deferred again after each
+// defer statement so that a panic ends the regions before the function's
+// deferred calls run; each region's points
 // (regions.go, RegionPoints) call its enter and leave helpers, and a
 // return statement inside regions passes its results through the body's
 // ret, which ends the open regions once the results are evaluated:
@@ -246,6 +248,16 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 			vtype, strings.Join(params, ", "), strings.Join(results, ", "), leaves(inner, "rs"), strings.Join(names, ", ")))
 	}
 	edits := regionEdits(fi.tf, body, br, text)
+	// A panic ends the open regions where it happens, before the
+	// function's deferred calls run: the unwind is deferred again after
+	// each defer statement of the body, so that it is always the last
+	// deferred (it ends only the regions still open, once).
+	inspectBody(body, func(n ast.Node) {
+		if d, ok := n.(*ast.DeferStmt); ok {
+			off := fi.tf.Offset(d.End())
+			edits = append(edits, Edit{Off: off, End: off, Text: "; defer " + v + ".unwind()", Order: orderRegion})
+		}
+	})
 	for i, sg := range sgs {
 		if i == 0 {
 			sg.edits = edits

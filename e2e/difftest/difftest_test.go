@@ -91,17 +91,9 @@ func TestDifferentialMany(t *testing.T) {
 
 // defaultFeatures is the feature set of the fast test: every construct of
 // the generator and every question template. Each class of disagreement
-// the long run found has its regression case in testdata/difftest; one
-// is left out here, where pmm is known to be wrong (the full run,
-// PMM_DIFFTEST=N, reports it; its case's known.txt lists it): a region
-// a panic leaves ends after its function's deferred calls in pmm
-// (region-panic-defers), so RegionDefers is off. Every other class that
-// comes back fails the fast test.
-var defaultFeatures = func() progen.Features {
-	f := progen.AllFeatures()
-	f.RegionDefers = false
-	return f
-}()
+// the long run found has its regression case in testdata/difftest; a
+// class that comes back fails the fast test.
+var defaultFeatures = progen.AllFeatures()
 
 // defaultSeeds are the programs of the fast test: among them, every
 // construct and template of the generator (interfaces, function values,
