@@ -226,7 +226,8 @@ func (r *Rec) ListEnd() {
 // Value adds a field of any type; it is the slow path, for values whose
 // type the generated code does not know. Basic kinds (also named ones,
 // such as time.Duration) are stored as such; nil as NULL; an error or a
-// fmt.Stringer as its text; anything else as fmt.Sprintf("%v").
+// fmt.Stringer as its text; a pointer, map, channel or function by its
+// address; anything else as fmt.Sprintf("%v").
 func (r *Rec) Value(v interface{}) {
 	switch x := v.(type) {
 	case nil:
@@ -286,7 +287,17 @@ func (r *Rec) reflectValue(v interface{}) {
 		r.Bool(rv.Bool())
 	case reflect.String:
 		r.Str(rv.String())
-	case reflect.Ptr, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface:
+	case reflect.Ptr, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		// By identity, as Go's == compares them (a map, as a map key
+		// would be if it could): what they point to may be written by
+		// other goroutines while the site records (a data race, and for
+		// a map a fatal concurrent read).
+		if rv.IsNil() {
+			r.Null()
+			return
+		}
+		r.Str(fmt.Sprintf("%p", v))
+	case reflect.Slice:
 		if rv.IsNil() {
 			r.Null()
 			return

@@ -81,10 +81,11 @@ poll:
 	}
 	v, ok := <-done
 	out = append(out, fmt.Sprint("closed ", v, ok))
+	var never chan int // a nil channel: its case never proceeds
 	select {
 	case <-done:
 		out = append(out, "done")
-	case x := <-ch:
+	case x := <-never:
 		out = append(out, fmt.Sprint("late ", x))
 	}
 	return out
