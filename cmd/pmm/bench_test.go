@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"database/sql"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -372,4 +375,94 @@ func BenchmarkRegionCosts(b *testing.B) {
 	for name, xs := range metrics {
 		b.ReportMetric(median(xs), name)
 	}
+}
+
+// BenchmarkVMProfiler is seed 004's experiment with pmm's regions: the
+// three loops of testdata/iterations' Interp (1e6, 3e6 and 6e6
+// iterations of one body, PMM_VMPROFILER_REPS runs, default 100), timed
+// by a question on the regions alone, against the CPU samples pprof
+// gives the lines of each loop in the plain program. It reports the
+// second and third loops' time over the first's, by pmm (x-second-pmm,
+// x-third-pmm) and by pprof (x-second-pprof, x-third-pprof), and the
+// third loop's share of the three, by pmm and by pprof with two
+// standard errors of its sampling (share-third-*, two-se-third-pprof).
+//
+//	go test ./cmd/pmm -run '^$' -bench VMProfiler -benchtime 1x
+func BenchmarkVMProfiler(b *testing.B) {
+	reps := "100"
+	if s := os.Getenv("PMM_VMPROFILER_REPS"); s != "" {
+		reps = s
+	}
+	dir := copyModule(b, "../../testdata/iterations")
+	const question = `(defquestion loop-times :definition
+  ((r l d) s.t. (and (region-execution r "main.Interp" l) (duration r d))))
+`
+	if err := os.WriteFile(filepath.Join(dir, "split.pmm"), []byte(question), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if code, out, errOut := runPMM(b, dir, "instrument", ".", "split.pmm"); code != exitOK {
+		b.Fatalf("pmm instrument: %s%s", out, errOut)
+	}
+	if code, out, errOut := runPMM(b, dir, "run", ".", "--", "-n", "1000000", "-reps", reps); code != exitOK {
+		b.Fatalf("pmm run: %s%s", out, errOut)
+	}
+	labels := []string{"first", "second", "third"}
+	regions := make([]float64, len(labels))
+	for i, l := range labels {
+		got := queryStrings(b, openDB(b, dir), "SELECT sum(d) FROM loop_times WHERE l = '"+l+"'")
+		regions[i], _ = strconv.ParseFloat(got[0], 64)
+	}
+	// pprof's split of the plain program: samples by line, summed over
+	// the lines of each loop (from its marking comment to its end).
+	bin, prof := filepath.Join(dir, "plain"), filepath.Join(dir, "cpu.prof")
+	goBuild(b, dir, "build", "-o", bin, ".")
+	run := exec.Command(bin, "-n", "1000000", "-reps", reps, "-cpuprofile", prof)
+	if out, err := run.CombinedOutput(); err != nil {
+		b.Fatalf("%v\n%s", err, out)
+	}
+	top, err := exec.Command("go", "tool", "pprof", "-top", "-lines", "-unit=ms", "-nodecount=10000", bin, prof).CombinedOutput()
+	if err != nil {
+		b.Fatalf("pprof: %v\n%s", err, top)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "main.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	samples := make([]float64, len(labels))
+	for _, l := range strings.Split(string(top), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 7 || f[5] != "main.Interp" {
+			continue
+		}
+		line, err := strconv.Atoi(f[6][strings.LastIndex(f[6], ":")+1:])
+		if err != nil {
+			continue
+		}
+		// Cumulative: mix, inlined into each loop, is its own lines, and
+		// the loop's line holds it.
+		ms, _ := strconv.ParseFloat(strings.TrimSuffix(f[3], "ms"), 64)
+		for i, lab := range labels {
+			from := slices.Index(lines, "\t//pmm:region "+lab) + 1
+			to := from + 3 // the loop: its header, body and closing brace
+			if from <= line && line <= to {
+				samples[i] += ms
+			}
+		}
+	}
+	if samples[0] == 0 || regions[0] == 0 {
+		b.Fatalf("no time for the first loop: pmm %v, pprof %v\n%s", regions, samples, top)
+	}
+	var rt, pt float64
+	for i := range labels {
+		rt, pt = rt+regions[i], pt+samples[i]
+	}
+	p := samples[2] / pt
+	b.ReportMetric(regions[1]/regions[0], "x-second-pmm")
+	b.ReportMetric(regions[2]/regions[0], "x-third-pmm")
+	b.ReportMetric(samples[1]/samples[0], "x-second-pprof")
+	b.ReportMetric(samples[2]/samples[0], "x-third-pprof")
+	b.ReportMetric(regions[2]/rt, "share-third-pmm")
+	b.ReportMetric(p, "share-third-pprof")
+	b.ReportMetric(2*math.Sqrt(p*(1-p)/(pt/10)), "two-se-third-pprof")
 }

@@ -54,7 +54,7 @@ func semanticsModule(t *testing.T, name string, instrumentFlags ...string) (dir,
 	return dir, orig, errOut
 }
 
-func goBuild(t *testing.T, dir string, args ...string) {
+func goBuild(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
@@ -420,7 +420,7 @@ func TestSemanticsGo112(t *testing.T) {
 	}
 }
 
-func openDB(t *testing.T, dir string) *sql.DB {
+func openDB(t testing.TB, dir string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
 	if err != nil {

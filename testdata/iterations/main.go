@@ -2,12 +2,16 @@
 // function with three loops of the same body and known iteration
 // counts, in the ratio 1:3:6, and loops left early, for cmd/pmm's
 // TestIterations, which compares pmm's iteration counts with the
-// program's; with -n 1000000 it is the experiment of docs/PERFORMANCE.md.
+// program's; with -n 1000000 -reps R it is the experiment of cmd/pmm's
+// BenchmarkVMProfiler (-cpuprofile for pprof's side).
 package main
 
 import (
 	"flag"
 	"fmt"
+	"log"
+	"os"
+	"runtime/pprof"
 	"strings"
 )
 
@@ -72,8 +76,26 @@ rows:
 
 func main() {
 	n := flag.Int("n", 1000, "iterations of Interp's first loop")
+	reps := flag.Int("reps", 1, "runs of Interp")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the runs of Interp to this file")
 	flag.Parse()
-	fmt.Println("h", Interp(*n))
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+	}
+	var h uint64
+	for r := 0; r < *reps; r++ {
+		h += Interp(*n)
+	}
+	if *profile != "" {
+		pprof.StopCPUProfile()
+	}
+	fmt.Println("h", h)
 	rows := [][]int{{1, 2, 3, 4}, {5, -1, 7}, {8, 9}, {1, 99, 3}, {4, 4, 4, 4}}
 	// cols: row 0 breaks at c=2 (3 iterations), row 1 continues rows at
 	// c=1 (2), row 2 ends (2), row 3 returns at c=1 (2).
