@@ -52,18 +52,7 @@ func BenchmarkInstrumentationOverhead(b *testing.B) {
 		return dir, bin
 	}
 	run := func(dir, bin string, record bool) map[string]float64 {
-		cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", ".", "-test.benchtime", "2000000x")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PMM_DIR="+filepath.Join(dir, ".pmm"))
-		if !record {
-			cmd.Env = append(cmd.Env, "PMM_RECORD=off")
-		}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			b.Fatalf("%v\n%s", err, out)
-		}
-		os.RemoveAll(filepath.Join(dir, ".pmm", "logs")) //nolint:errcheck // only disk space
-		return nsPerOp(out)
+		return runBenchBinary(b, dir, bin, record, "2000000x")
 	}
 	configs := []struct{ suffix, flag string }{{"", ""}, {"-twin", "-twin"}}
 	dirs, bins := make([]string, len(configs)), make([]string, len(configs))
@@ -87,6 +76,24 @@ func BenchmarkInstrumentationOverhead(b *testing.B) {
 		b.ReportMetric(median(disabled[i]), "ns-disabled"+c.suffix)
 		b.ReportMetric(median(ratio[i]), "x-handwritten"+c.suffix)
 	}
+}
+
+// runBenchBinary runs the benchmarks of test binary bin, built in dir,
+// benchtime each, recording into dir's .pmm or with recording off, and
+// returns their ns/op by name; the logs are removed after.
+func runBenchBinary(b *testing.B, dir, bin string, record bool, benchtime string) map[string]float64 {
+	cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", ".", "-test.benchtime", benchtime)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PMM_DIR="+filepath.Join(dir, ".pmm"))
+	if !record {
+		cmd.Env = append(cmd.Env, "PMM_RECORD=off")
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("%v\n%s", err, out)
+	}
+	os.RemoveAll(filepath.Join(dir, ".pmm", "logs")) //nolint:errcheck // only disk space
+	return nsPerOp(out)
 }
 
 var benchLine = regexp.MustCompile(`(?m)^Benchmark(\w+)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op`)
@@ -348,18 +355,7 @@ func BenchmarkRegionCosts(b *testing.B) {
 	plain := compile("plain.test")
 	inst := compile("inst.test", "-overlay", filepath.Join(dir, ".pmm", "overlay.json"))
 	run := func(bin string, record bool) map[string]float64 {
-		cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", ".", "-test.benchtime", "1000000x")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PMM_DIR="+filepath.Join(dir, ".pmm"))
-		if !record {
-			cmd.Env = append(cmd.Env, "PMM_RECORD=off")
-		}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			b.Fatalf("%v\n%s", err, out)
-		}
-		os.RemoveAll(filepath.Join(dir, ".pmm", "logs")) //nolint:errcheck // only disk space
-		return nsPerOp(out)
+		return runBenchBinary(b, dir, bin, record, "1000000x")
 	}
 	metrics := map[string][]float64{}
 	for round := 0; round < 7; round++ {
