@@ -190,17 +190,26 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 			clocks = append(clocks, s)
 		}
 	}
-	// host is the function whose body runs a site's instrumentation.
-	host := func(s *Site) (int64, string) {
-		if s.Kind == spec.SiteCall {
-			return s.CallerID, "the call of " + strings.Join(s.Functions(), ", ")
+	// hosts are the functions whose bodies run the clocks' instrumentation.
+	hosts := make([]int64, len(clocks))
+	for i, c := range clocks {
+		hosts[i] = c.FuncID
+		if c.Kind == spec.SiteCall {
+			hosts[i] = c.CallerID
 		}
-		return s.FuncID, s.Function
+	}
+	// what names a clock's site in a reason.
+	what := func(c *Site) string {
+		if c.Kind == spec.SiteCall {
+			return "the call of " + strings.Join(c.Functions(), ", ")
+		}
+		return c.Function
 	}
 	timed := func(e Emit) bool {
 		return slices.ContainsFunc(e.Fields, func(f Field) bool { return f.Cap == CapDuration })
 	}
 	n := &NestedClocks{inside: map[*Site][]*Site{}, counted: map[*Site]bool{}}
+	inside := map[[2]*Site]bool{} // the pairs of n.inside, to add each once
 	// compensated are, by question, the durations compensated: each
 	// function's with the nested sites, where, and the variables.
 	type duration struct {
@@ -219,21 +228,25 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 			if err != nil {
 				return nil, err
 			}
-			var nested []string
-			for _, c := range clocks {
-				if h, what := host(c); h == t.FuncID && c != s || callees[h] {
-					nested = append(nested, fmt.Sprintf("%s (%s)", what, c.Position()))
-					if !slices.Contains(n.inside[s], c) {
+			var nested []string // the first three, then how many more
+			count := 0
+			for i, c := range clocks {
+				if h := hosts[i]; h == t.FuncID && c != s || callees[h] {
+					if count++; count <= 3 {
+						nested = append(nested, fmt.Sprintf("%s (%s)", what(c), c.Position()))
+					}
+					if !inside[[2]*Site{s, c}] {
+						inside[[2]*Site{s, c}] = true
 						n.inside[s] = append(n.inside[s], c)
 					}
 					n.counted[c] = true
 				}
 			}
-			if len(nested) == 0 {
+			if count == 0 {
 				continue
 			}
-			if len(nested) > 3 {
-				nested = append(nested[:3], fmt.Sprintf("and %d more", len(nested)-3))
+			if count > 3 {
+				nested = append(nested, fmt.Sprintf("and %d more", count-3))
 			}
 			for _, e := range t.Emits {
 				if !timed(e) {
@@ -261,8 +274,10 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 	for _, q := range questions {
 		ds := compensated[q]
 		var functions []string // a function's durations may be recorded at several sites
+		seen := map[string]bool{}
 		for _, d := range ds {
-			if !slices.Contains(functions, d.function) {
+			if !seen[d.function] {
+				seen[d.function] = true
 				functions = append(functions, d.function)
 			}
 		}

@@ -381,41 +381,24 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 // nestedClocks finds the durations of p that instrumented executions
 // nested inside them would inflate (plan.NestedClocks), from the call
 // graph of the static database at dbPath, as the vocabulary's transitive
-// calls relation decides it statically (same goroutine).
+// calls relation decides it statically (same goroutine: callGraph).
 func nestedClocks(dbPath string, p *plan.Plan) (*plan.NestedClocks, error) {
 	db, err := openStatic(dbPath)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	var reach string // the Static template of the transitive calls relation
-	for _, prim := range spec.Vocabulary() {
-		if prim.Calls() && prim.Transitive() {
-			reach = prim.Static
-		}
+	g, err := readCallGraph(db)
+	if err != nil {
+		return nil, err
 	}
-	cond := strings.NewReplacer("{1}", "a", "{2}", "b").Replace(reach)
-	query := "SELECT b.id FROM functions a, functions b WHERE a.id = ? AND " + cond
 	memo := map[int64]map[int64]bool{}
 	return p.NestedClocks(func(caller int64) (map[int64]bool, error) {
 		if callees, ok := memo[caller]; ok {
 			return callees, nil
 		}
-		rows, err := db.Query(query, caller)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		callees := map[int64]bool{}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return nil, err
-			}
-			callees[id] = true
-		}
-		memo[caller] = callees
-		return callees, rows.Err()
+		memo[caller] = g.reach(caller)
+		return memo[caller], nil
 	})
 }
 
