@@ -156,14 +156,14 @@ type Skip struct {
 // "Durations with timed executions inside"); and the answer says so. A
 // nil NestedClocks compensates nothing.
 type NestedClocks struct {
-	inside  map[*Site][]*Site
+	inside  map[*Site]bool // the sites that have clocks inside their durations
 	counted map[*Site]bool
 	notes   []Incomplete
 }
 
 // Compensated reports whether s records durations inside which sites that
 // read the clock may run.
-func (n *NestedClocks) Compensated(s *Site) bool { return n != nil && len(n.inside[s]) > 0 }
+func (n *NestedClocks) Compensated(s *Site) bool { return n != nil && n.inside[s] }
 
 // Counted reports whether s reads the clock and may run inside the
 // durations of a compensated site.
@@ -190,13 +190,18 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 			clocks = append(clocks, s)
 		}
 	}
-	// hosts are the functions whose bodies run the clocks' instrumentation.
-	hosts := make([]int64, len(clocks))
+	// The clocks by the function whose body runs their instrumentation.
+	byHost := map[int64][]int{}
+	var hosts []int64
 	for i, c := range clocks {
-		hosts[i] = c.FuncID
+		h := c.FuncID
 		if c.Kind == spec.SiteCall {
-			hosts[i] = c.CallerID
+			h = c.CallerID
 		}
+		if byHost[h] == nil {
+			hosts = append(hosts, h)
+		}
+		byHost[h] = append(byHost[h], i)
 	}
 	// what names a clock's site in a reason.
 	what := func(c *Site) string {
@@ -208,8 +213,7 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 	timed := func(e Emit) bool {
 		return slices.ContainsFunc(e.Fields, func(f Field) bool { return f.Cap == CapDuration })
 	}
-	n := &NestedClocks{inside: map[*Site][]*Site{}, counted: map[*Site]bool{}}
-	inside := map[[2]*Site]bool{} // the pairs of n.inside, to add each once
+	n := &NestedClocks{inside: map[*Site]bool{}, counted: map[*Site]bool{}}
 	// compensated are, by question, the durations compensated: each
 	// function's with the nested sites, where, and the variables.
 	type duration struct {
@@ -228,19 +232,36 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 			if err != nil {
 				return nil, err
 			}
-			var nested []string // the first three, then how many more
-			count := 0
-			for i, c := range clocks {
-				if h := hosts[i]; h == t.FuncID && c != s || callees[h] {
-					if count++; count <= 3 {
-						nested = append(nested, fmt.Sprintf("%s (%s)", what(c), c.Position()))
-					}
-					if !inside[[2]*Site{s, c}] {
-						inside[[2]*Site{s, c}] = true
-						n.inside[s] = append(n.inside[s], c)
-					}
-					n.counted[c] = true
+			// The clocks inside, in the order of the plan: those of
+			// its own function's body at other sites, and those of
+			// its callees' bodies (asked the fewer way round).
+			var in []int
+			for _, i := range byHost[t.FuncID] {
+				if clocks[i] != s && !callees[t.FuncID] {
+					in = append(in, i)
 				}
+			}
+			if len(callees) < len(hosts) {
+				for h := range callees {
+					in = append(in, byHost[h]...)
+				}
+			} else {
+				for _, h := range hosts {
+					if callees[h] {
+						in = append(in, byHost[h]...)
+					}
+				}
+			}
+			slices.Sort(in)
+			var nested []string // the first three, then how many more
+			count := len(in)
+			for _, i := range in {
+				c := clocks[i]
+				if len(nested) < 3 {
+					nested = append(nested, fmt.Sprintf("%s (%s)", what(c), c.Position()))
+				}
+				n.inside[s] = true
+				n.counted[c] = true
 			}
 			if count == 0 {
 				continue
