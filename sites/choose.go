@@ -61,15 +61,9 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 		// Code outside the module may call f back from a call site the
 		// relations allow; that call has no site in the module, so only
 		// the definition sees it.
-		callbacks, err := s.callSites(f.ID, "callback_edges")
+		calledBack, err := s.calledBack(f.ID, allowed)
 		if err != nil {
 			return err
-		}
-		calledBack := false
-		for _, c := range callbacks {
-			if allowedCall(c, allowed) {
-				calledBack = true
-			}
 		}
 		atDefinition := slices.Contains(vs.kinds, spec.SiteDefinition)
 		if caller && f.InModule && !atDefinition {
@@ -347,6 +341,33 @@ func (s *selector) callSites(id int64, edges string) ([]callSite, error) {
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// calledBack says whether code outside the module may call function id
+// back from a call site that rules allow. It asks only what the rules
+// read of the call sites, each caller and way of calling once (and, with
+// no rules, whether there is one): a function a callback set holds is
+// called back from hundreds of call sites on a large module.
+func (s *selector) calledBack(id int64, rules []callerRule) (bool, error) {
+	query := `SELECT DISTINCT coalesce(c.caller_id, 0), c.via FROM calls c JOIN callback_edges e ON e.call_id = c.id WHERE e.callee_def_id = ?`
+	if len(rules) == 0 {
+		query += " LIMIT 1"
+	}
+	rows, err := s.db.QueryContext(s.ctx, query, id)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c callSite
+		if err := rows.Scan(&c.callerID, &c.via); err != nil {
+			return false, err
+		}
+		if allowedCall(c, rules) {
+			return true, nil
+		}
+	}
+	return false, rows.Err()
 }
 
 func (s *selector) definition(f Function) (Site, error) {
