@@ -316,7 +316,11 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		fmt.Fprintf(e.stderr, "pmm instrument: %s no function (the warnings above say which); nothing was instrumented\n\thint: fix the question, or instrument anyway with -allow-empty\n", which)
 		return nil, exitUsage
 	}
-	key, err := instrumentKey(res.Fingerprint, resolve(e, files), mode)
+	exe, err := executableHash()
+	if err != nil {
+		return fail(err)
+	}
+	key, err := instrumentKey(res.Fingerprint, resolve(e, files), mode, exe)
 	if err != nil {
 		return fail(err)
 	}
@@ -350,7 +354,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	out := pmmDir(res.Root)
 	written, err := rewrite.Write(rewrite.Config{
 		Root: res.Root, OutDir: filepath.Join(out, "overlay"), Code: gen,
-		Runtime: rt.Sources(res.ModulePath+"/"+runtimeDir, out, p.NumSiteIDs()), RuntimeDir: runtimeDir,
+		Runtime: rt.Sources(res.ModulePath+"/"+runtimeDir, out, p.NumSiteIDs()), RuntimeDir: runtimeDir, Version: exe,
 	})
 	if err != nil {
 		return fail(err)
