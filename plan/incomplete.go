@@ -180,10 +180,10 @@ func (n *NestedClocks) Notes() []Incomplete {
 // NestedClocks finds the sites that read the clock and may run inside
 // the durations each site records. calls returns the functions an
 // execution of caller may call, directly or not, in its goroutine (the
-// static call graph); it is asked once per function whose durations are
-// recorded. A site's own clock reads are outside its interval, so it
+// static call graph), each once; it is asked once per function whose
+// durations are recorded. A site's own clock reads are outside its interval, so it
 // counts only if its function recurses into it.
-func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*NestedClocks, error) {
+func (p *Plan) NestedClocks(calls func(caller int64) ([]int64, error)) (*NestedClocks, error) {
 	var clocks []*Site
 	for _, s := range p.Sites {
 		if caps := s.Captures(); caps[CapBegin] || caps[CapFinish] {
@@ -192,14 +192,10 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 	}
 	// The clocks by the function whose body runs their instrumentation.
 	byHost := map[int64][]int{}
-	var hosts []int64
 	for i, c := range clocks {
 		h := c.FuncID
 		if c.Kind == spec.SiteCall {
 			h = c.CallerID
-		}
-		if byHost[h] == nil {
-			hosts = append(hosts, h)
 		}
 		byHost[h] = append(byHost[h], i)
 	}
@@ -233,24 +229,17 @@ func (p *Plan) NestedClocks(calls func(caller int64) (map[int64]bool, error)) (*
 				return nil, err
 			}
 			// The clocks inside, in the order of the plan: those of
-			// its own function's body at other sites, and those of
-			// its callees' bodies (asked the fewer way round).
+			// its own function's body at other sites (all of them,
+			// when it calls itself), and those of its callees' bodies.
 			var in []int
+			recursive := slices.Contains(callees, t.FuncID)
 			for _, i := range byHost[t.FuncID] {
-				if clocks[i] != s && !callees[t.FuncID] {
+				if clocks[i] != s && !recursive {
 					in = append(in, i)
 				}
 			}
-			if len(callees) < len(hosts) {
-				for h := range callees {
-					in = append(in, byHost[h]...)
-				}
-			} else {
-				for _, h := range hosts {
-					if callees[h] {
-						in = append(in, byHost[h]...)
-					}
-				}
+			for _, h := range callees {
+				in = append(in, byHost[h]...)
 			}
 			slices.Sort(in)
 			var nested []string // the first three, then how many more

@@ -337,15 +337,23 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pg.Step("loading the packages of " + plural(len(p.Sites), "site"))
+	// The nested clocks, from static.db, while the go command lists the
+	// packages to load.
+	var nested *plan.NestedClocks
+	nestedErr := make(chan error, 1)
+	go func() {
+		var err error
+		nested, err = nestedClocks(res.Path, p)
+		nestedErr <- err
+	}()
 	pkgs, err := loadSitePackages(ctx, res.Root, p, analysis)
+	if err := <-nestedErr; err != nil {
+		return fail(err)
+	}
 	if err != nil {
 		return fail(err)
 	}
 	pg.Step("generating the code of " + plural(len(pkgs), "package"))
-	nested, err := nestedClocks(res.Path, p)
-	if err != nil {
-		return fail(err)
-	}
 	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, instrument.Options{Twin: mode.twin, Nested: nested})
 	if err != nil {
 		return fail(err)
@@ -396,13 +404,14 @@ func nestedClocks(dbPath string, p *plan.Plan) (*plan.NestedClocks, error) {
 	if err != nil {
 		return nil, err
 	}
-	memo := map[int64]map[int64]bool{}
-	return p.NestedClocks(func(caller int64) (map[int64]bool, error) {
-		if callees, ok := memo[caller]; ok {
-			return callees, nil
+	memo := map[int64][]int64{}
+	return p.NestedClocks(func(caller int64) ([]int64, error) {
+		callees, ok := memo[caller]
+		if !ok {
+			callees = g.reach(caller)
+			memo[caller] = callees
 		}
-		memo[caller] = g.reach(caller)
-		return memo[caller], nil
+		return callees, nil
 	})
 }
 

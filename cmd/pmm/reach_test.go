@@ -49,7 +49,13 @@ func TestCallGraphAgreesWithStatic(t *testing.T) {
 				for _, callee := range queryColumn[int64](t, db, query, id) {
 					want[callee] = true
 				}
-				got := g.reach(id)
+				got := map[int64]bool{}
+				for _, callee := range g.reach(id) {
+					if got[callee] {
+						t.Errorf("function %d: callee %d twice", id, callee)
+					}
+					got[callee] = true
+				}
 				if len(got) != len(want) {
 					t.Errorf("function %d: %d callees, want %d", id, len(got), len(want))
 				}
