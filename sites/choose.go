@@ -322,12 +322,16 @@ func (s *selector) ids(query string) (map[int64]bool, error) {
 // candidate when its callee set contains the function. With edges
 // callback_edges, the call sites whose external callee may call it back.
 func (s *selector) callSites(id int64, edges string) ([]callSite, error) {
-	rows, err := s.db.QueryContext(s.ctx, `
+	st, err := s.prepared(`
 		SELECT DISTINCT c.id, coalesce(c.caller_id, 0), coalesce(p.name, ''), c.file, c.line, c.col, c.end_line, c.end_col, c.via,
 			coalesce((SELECT group_concat(t.callee_name, char(10)) FROM call_targets t WHERE t.call_id = c.id), '')
 		FROM calls c JOIN `+edges+` e ON e.call_id = c.id
 		LEFT JOIN functions p ON p.id = c.caller_id
-		WHERE e.callee_def_id = ? ORDER BY c.id`, id)
+		WHERE e.callee_def_id = ? ORDER BY c.id`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(s.ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +357,11 @@ func (s *selector) calledBack(id int64, rules []callerRule) (bool, error) {
 	if len(rules) == 0 {
 		query += " LIMIT 1"
 	}
-	rows, err := s.db.QueryContext(s.ctx, query, id)
+	st, err := s.prepared(query)
+	if err != nil {
+		return false, err
+	}
+	rows, err := st.QueryContext(s.ctx, id)
 	if err != nil {
 		return false, err
 	}
@@ -372,8 +380,11 @@ func (s *selector) calledBack(id int64, rules []callerRule) (bool, error) {
 
 func (s *selector) definition(f Function) (Site, error) {
 	site := Site{Kind: spec.SiteDefinition, Function: f.Name, FuncID: f.ID}
-	err := s.db.QueryRowContext(s.ctx, "SELECT coalesce(file, ''), coalesce(line, 0), coalesce(col, 0), coalesce(end_line, 0), coalesce(end_col, 0) FROM functions WHERE id = ?", f.ID).
-		Scan(&site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol)
+	st, err := s.prepared("SELECT coalesce(file, ''), coalesce(line, 0), coalesce(col, 0), coalesce(end_line, 0), coalesce(end_col, 0) FROM functions WHERE id = ?")
+	if err != nil {
+		return site, err
+	}
+	err = st.QueryRowContext(s.ctx, f.ID).Scan(&site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol)
 	return site, err
 }
 
