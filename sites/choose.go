@@ -325,7 +325,7 @@ func (s *selector) callSites(id int64, edges string) ([]callSite, error) {
 	st, err := s.prepared(`
 		SELECT DISTINCT c.id, coalesce(c.caller_id, 0), coalesce(p.name, ''), c.file, c.line, c.col, c.end_line, c.end_col, c.via,
 			coalesce((SELECT group_concat(t.callee_name, char(10)) FROM call_targets t WHERE t.call_id = c.id), '')
-		FROM calls c JOIN `+edges+` e ON e.call_id = c.id
+		FROM calls c JOIN ` + edges + ` e ON e.call_id = c.id
 		LEFT JOIN functions p ON p.id = c.caller_id
 		WHERE e.callee_def_id = ? ORDER BY c.id`)
 	if err != nil {
