@@ -198,6 +198,9 @@ prints why under each of them (see pmm help answer).
 When nothing changed since the last pmm instrument in the module (its
 sources, go.mod and go.sum, the questions, the flags and pmm itself),
 it reuses .pmm/ as it is, says so, and prints what it printed then.
+When something changed, it writes only the files of .pmm/overlay whose
+content changes (after a change of the questions, the files whose sites
+changed, and their helpers).
 
 When a site records every execution of a function that may run often
 (called in a loop, by static.db's calls.loop_depth, or recursive) as
