@@ -25,6 +25,16 @@ func againQuestions(name string) string {
 `
 }
 
+// renumbering is a question that adds sites in the first file of expr
+// that has some (ast.Walk's calls of itself): every site after them in
+// source order has another site number (plan.Target.SiteID) and helper
+// names, and the code of their files changes.
+const renumbering = `(defquestion walk-calls :definition
+  ((x y) s.t. (and (function-execution x "github.com/expr-lang/expr/ast.Walk")
+                   (function-execution y "github.com/expr-lang/expr/ast.Walk")
+                   (calls x y))))
+`
+
 // BenchmarkInstrumentAgain fetches expr-lang/expr through the module
 // proxy, instruments it for againQuestions (its static database is
 // built then, and reused after), and per iteration measures, in the same
@@ -37,6 +47,8 @@ func againQuestions(name string) string {
 //     database only (.pmm/'s overlay, plan and sums removed): all the
 //     code made anew;
 //   - s-unchanged: pmm instrument again with nothing changed;
+//   - s-renumbered: pmm instrument after the questions before with
+//     renumbering added, .pmm/ as the questions before left it;
 //   - s-vet: go vet ./... with nothing changed (its results cached);
 //
 // and reports the medians over the iterations, with cpu-* the CPU
@@ -49,9 +61,9 @@ func againQuestions(name string) string {
 func BenchmarkInstrumentAgain(b *testing.B) {
 	dir := fetch(b, expr)
 	questions := filepath.Join(dir, "q.pmm")
-	instrument := func(name string) (wall, cpu float64) {
+	instrument := func(name string, more ...string) (wall, cpu float64) {
 		b.Helper()
-		if err := os.WriteFile(questions, []byte(againQuestions(name)), 0o644); err != nil {
+		if err := os.WriteFile(questions, []byte(againQuestions(name)+strings.Join(more, "")), 0o644); err != nil {
 			b.Fatal(err)
 		}
 		cmd := exec.Command(pmmBin, "instrument", "./...", "q.pmm")
@@ -74,6 +86,8 @@ func BenchmarkInstrumentAgain(b *testing.B) {
 		walls["changed"], cpus["changed"] = append(walls["changed"], wall), append(cpus["changed"], cpu)
 		wall, cpu = instrument(after)
 		walls["unchanged"], cpus["unchanged"] = append(walls["unchanged"], wall), append(cpus["unchanged"], cpu)
+		wall, cpu = instrument(after, renumbering)
+		walls["renumbered"], cpus["renumbered"] = append(walls["renumbered"], wall), append(cpus["renumbered"], cpu)
 		for _, f := range []string{"overlay", "overlay.json", "overlay.sum", "plan.json"} {
 			if err := os.RemoveAll(filepath.Join(dir, ".pmm", f)); err != nil {
 				b.Fatal(err)
@@ -87,7 +101,7 @@ func BenchmarkInstrumentAgain(b *testing.B) {
 		ratioVet = append(ratioVet, walls["changed"][n]/walls["vet"][n])
 	}
 	b.StopTimer()
-	for _, what := range []string{"changed", "fresh", "unchanged", "vet"} {
+	for _, what := range []string{"changed", "fresh", "unchanged", "renumbered", "vet"} {
 		b.ReportMetric(median(walls[what]), "s-"+what)
 		b.ReportMetric(median(cpus[what]), "cpu-"+what)
 		b.Logf("%s: wall %s, cpu %s (min/median/max, s)", what, spread(walls[what]), spread(cpus[what]))
