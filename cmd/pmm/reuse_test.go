@@ -41,20 +41,31 @@ func G(x int) int { return x * 3 }
 }
 
 // regenQuestions are the durations of every function, and the
-// parameters of one, named.
-func regenQuestions(name string) string {
+// parameters of one, named; and more.
+func regenQuestions(name string, more ...string) string {
 	return `(defquestion all-durations :definition
   ((x n d) s.t. (and (function-execution x n) (duration x d))))
 (defquestion one-params :definition
   ((x p) s.t. (and (function-execution x "` + name + `") (parameters x p))))
-`
+` + strings.Join(more, "")
 }
 
+// twiceCallsF adds call sites in the first file that has sites
+// (a/a.go), and so renumbers every site after them.
+const twiceCallsF = `(defquestion twice-calls-f :definition
+  ((x y) s.t. (and (function-execution x "example.com/regen/a.Twice")
+                   (function-execution y "example.com/regen/a.F")
+                   (calls x y))))
+`
+
 // TestInstrumentAgainWritesWhatChanged: pmm instrument after a change of
-// the questions (another function named) writes .pmm/ as pmm instrument
-// of the new questions from scratch does, byte for byte, and writes only
-// the overlay's files whose content changed: those of the two functions'
-// files; the others keep their content and are not written again.
+// the questions writes .pmm/ as pmm instrument of the new questions from
+// scratch does, byte for byte, and writes only the overlay's files whose
+// content changed: after another function is named, those of the two
+// functions' files; after call sites are added in the first file, that
+// file's and the runtime's configuration (the bases of the site numbers
+// of the files after it: instrument.SiteBase). The others keep their
+// content and are not written again.
 func TestInstrumentAgainWritesWhatChanged(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range regenModule {
@@ -66,9 +77,9 @@ func TestInstrumentAgainWritesWhatChanged(t *testing.T) {
 		}
 	}
 	questions := filepath.Join(dir, "q.pmm")
-	instrument := func(name string) (map[string][]byte, map[string]time.Time) {
+	instrument := func(text string) (map[string][]byte, map[string]time.Time) {
 		t.Helper()
-		if err := os.WriteFile(questions, []byte(regenQuestions(name)), 0o644); err != nil {
+		if err := os.WriteFile(questions, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if code, out, errOut := runPMM(t, dir, "instrument", "./...", "q.pmm"); code != exitOK {
@@ -76,30 +87,40 @@ func TestInstrumentAgainWritesWhatChanged(t *testing.T) {
 		}
 		return pmmFiles(t, dir)
 	}
-	first, firstTimes := instrument("example.com/regen/a.F")
-	time.Sleep(10 * time.Millisecond) // a file written again has another time
-	again, againTimes := instrument("example.com/regen/b.G")
-	if err := os.RemoveAll(filepath.Join(dir, ".pmm")); err != nil {
-		t.Fatal(err)
-	}
-	fresh, _ := instrument("example.com/regen/b.G")
-	for _, name := range union(again, fresh) {
-		if !bytes.Equal(again[name], fresh[name]) {
-			t.Errorf(".pmm/%s differs from that of pmm instrument from scratch:\n%s\nwant:\n%s", name, again[name], fresh[name])
+	first, firstTimes := instrument(regenQuestions("example.com/regen/a.F"))
+	for _, c := range []struct {
+		what, questions string
+		changed         []string
+	}{
+		{"another function named", regenQuestions("example.com/regen/b.G"),
+			[]string{"overlay.sum", "overlay/a/a.go", "overlay/a/pmm_gen_a.go", "overlay/b/b.go", "overlay/b/pmm_gen_b.go", "plan.json"}},
+		{"call sites added in the first file", regenQuestions("example.com/regen/b.G", twiceCallsF),
+			[]string{"overlay.sum", "overlay/a/a.go", "overlay/a/pmm_gen_a.go", "overlay/internal/_pmmrt/zz_config.go", "plan.json"}},
+	} {
+		time.Sleep(10 * time.Millisecond) // a file written again has another time
+		again, againTimes := instrument(c.questions)
+		if err := os.RemoveAll(filepath.Join(dir, ".pmm")); err != nil {
+			t.Fatal(err)
 		}
-	}
-	var changed []string
-	for _, name := range union(first, again) {
-		switch {
-		case !bytes.Equal(first[name], again[name]):
-			changed = append(changed, name)
-		case !firstTimes[name].Equal(againTimes[name]):
-			t.Errorf(".pmm/%s was written again with the same content", name)
+		fresh, _ := instrument(c.questions)
+		for _, name := range union(again, fresh) {
+			if !bytes.Equal(again[name], fresh[name]) {
+				t.Errorf("%s: .pmm/%s differs from that of pmm instrument from scratch:\n%s\nwant:\n%s", c.what, name, again[name], fresh[name])
+			}
 		}
-	}
-	want := []string{"overlay.sum", "overlay/a/a.go", "overlay/a/pmm_gen_a.go", "overlay/b/b.go", "overlay/b/pmm_gen_b.go", "plan.json"}
-	if !slices.Equal(changed, want) {
-		t.Errorf("the files that changed: %v, want %v", changed, want)
+		var changed []string
+		for _, name := range union(first, again) {
+			switch {
+			case !bytes.Equal(first[name], again[name]):
+				changed = append(changed, name)
+			case !firstTimes[name].Equal(againTimes[name]):
+				t.Errorf("%s: .pmm/%s was written again with the same content", c.what, name)
+			}
+		}
+		if !slices.Equal(changed, c.changed) {
+			t.Errorf("%s: the files that changed: %v, want %v", c.what, changed, c.changed)
+		}
+		first, firstTimes = pmmFiles(t, dir) // from scratch: the times are those of the files written then
 	}
 }
 
