@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"go/format"
 	"path"
 	"sort"
 	"strconv"
@@ -74,6 +75,9 @@ func init() {
 		config += ")\n"
 	}
 	files[ConfigFile] = []byte(config)
+	if formatted, err := format.Source(files[ConfigFile]); err == nil {
+		files[ConfigFile] = formatted // the constants aligned as gofmt aligns them
+	}
 	return files
 }
 
