@@ -117,7 +117,7 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 	}
 	if callee && def != nil && g.typeArgs[def] == "" {
 		sg.callerPtr, sg.callerSite = true, def
-		stateType := sg.p + "state" + strconv.Itoa(def.Index)
+		stateType := sg.p + "state" + strconv.Itoa(sg.g.local[def])
 		args[0] = "&" + state
 		callerParam = "cs *" + stateType
 		sg.declare("cs", "*"+stateType)
@@ -345,7 +345,7 @@ func (sg *siteGen) callerState() (string, *plan.Site) {
 		for _, e := range t.Emits {
 			if e.CallerSite != nil && sg.g.done[e.CallerSite] {
 				sg.g.stateUsed[e.CallerSite.Index+1] = true
-				return sg.p + "s" + strconv.Itoa(e.CallerSite.Index), e.CallerSite
+				return sg.p + "s" + strconv.Itoa(sg.g.local[e.CallerSite]), e.CallerSite
 			}
 		}
 	}

@@ -9,6 +9,8 @@
 package instrument
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -18,6 +20,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
 
@@ -103,6 +107,30 @@ type Code struct {
 	// wait for the end of the site's executions, that the site counts
 	// while open: one that never ended may be missing from them.
 	WaitEnd map[int][]int
+	// SiteBases are constants of the runtime package, by name: a
+	// file's site numbers are written as its constant plus an offset,
+	// so that sites added or removed elsewhere change the constants, not
+	// the file's code (SiteBase).
+	SiteBases map[string]int
+}
+
+// SiteBase names the constant, in the runtime package, below the site
+// numbers (plan.Target.SiteID) of the sites of file (a path as the plan
+// has it): a function of the path alone, the path in letters, digits
+// and underscores, then a hash of it (two paths may spell the same).
+// The plan numbers the sites in source order, so a file's are
+// consecutive and its offsets do not change when sites come or go in
+// other files.
+func SiteBase(file string) string {
+	file = filepath.ToSlash(file)
+	sum := sha256.Sum256([]byte(file))
+	spelled := strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '_'
+	}, strings.TrimSuffix(file, ".go"))
+	return "Sites_" + spelled + "_" + hex.EncodeToString(sum[:2])
 }
 
 // Helpers are the typed helpers of the sites of one source file, for a
@@ -140,11 +168,23 @@ func generatedKinds() []spec.SiteKind {
 // generated code for (Code.Off), the code is to be generated again from
 // p.Without those tests: tests only ever turn off, so that ends.
 func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string, opt Options) (*Code, error) {
-	g := &generator{opt: opt, plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}, callerAtBegin: map[*plan.RunAggregate]bool{}, adopters: map[int64]bool{}, twinState: map[int]string{}, stateUsed: map[int]bool{}}
+	g := &generator{opt: opt, plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}, callerAtBegin: map[*plan.RunAggregate]bool{}, adopters: map[int64]bool{}, twinState: map[int]string{}, stateUsed: map[int]bool{}, local: map[*plan.Site]int{}}
 	g.index(pkgs)
+	g.code.SiteBases = map[string]int{}
+	counted := map[string]int{} // sites so far, by directory
 	for _, s := range p.Sites {
 		for _, t := range s.Targets {
 			g.adopters[t.FuncID] = g.adopters[t.FuncID] || t.Publish
+		}
+		// Generated names are numbered within the site's directory (so
+		// within its package), in source order.
+		dir := filepath.Dir(s.File)
+		counted[dir]++
+		g.local[s] = counted[dir]
+		if len(s.Targets) > 0 {
+			if base, ok := g.code.SiteBases[SiteBase(s.File)]; !ok || s.Targets[0].SiteID-1 < base {
+				g.code.SiteBases[SiteBase(s.File)] = s.Targets[0].SiteID - 1
+			}
 		}
 	}
 	kinds := generatedKinds()
@@ -263,6 +303,9 @@ type generator struct {
 	// defVals are the values each definition site generated captures, for
 	// the tests of its callees.
 	defVals map[*plan.Site]map[string]value
+	// local numbers the sites within their directories, for the names
+	// of their generated declarations.
+	local map[*plan.Site]int
 	// adopters are the functions whose definition adopts the id a call
 	// site publishes (Target.Publish).
 	adopters map[int64]bool

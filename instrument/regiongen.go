@@ -192,10 +192,12 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 	vtype, v := first.name("regions"), first.name("rg")
 	var fields []string
 	for _, sg := range sgs {
-		fields = append(fields, "r"+strconv.Itoa(sg.s.Index)+" "+sg.name("state"))
+		fields = append(fields, "r"+strconv.Itoa(g.local[sg.s])+" "+sg.name("state"))
 	}
 	decls = append(decls, "type "+vtype+" struct {\n\t"+strings.Join(fields, "\n\t")+"\n}")
-	ref := func(recv string, site *plan.Site) string { return "(&" + recv + ".r" + strconv.Itoa(site.Index) + ")" }
+	ref := func(recv string, site *plan.Site) string {
+		return "(&" + recv + ".r" + strconv.Itoa(g.local[site]) + ")"
+	}
 	// Innermost first: an inner region has a greater index, and a loop's
 	// iteration is inside its execution.
 	inner := slices.Clone(br.Regions)
@@ -220,7 +222,7 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 				stmts = append(stmts, enter[site]+ref(v, site))
 			}
 			if site := siteOf[r].iter; site != nil && enter[site] != "" {
-				stmts = append(stmts, v+".r"+strconv.Itoa(site.Index)+".next = 0")
+				stmts = append(stmts, v+".r"+strconv.Itoa(g.local[site])+".next = 0")
 			}
 			return strings.Join(stmts, "; ")
 		},

@@ -101,7 +101,7 @@ type siteGen struct {
 func (g *generator) newSiteGen(s *plan.Site, fi *fileInfo) *siteGen {
 	pc := g.helpers(fi)
 	sg := &siteGen{g: g, s: s, fi: fi, pc: pc, self: fi.pkg.Types, caps: s.Captures(), vals: map[string]value{}, p: pc.prefix, declared: map[string]bool{}, fieldNames: map[string]bool{}}
-	sg.name = func(n string) string { return sg.p + n + strconv.Itoa(s.Index) }
+	sg.name = func(n string) string { return sg.p + n + strconv.Itoa(g.local[s]) }
 	if len(s.Targets) > 0 && len(s.Targets[0].Emits) > 0 {
 		sg.caps[plan.CapID] = true
 	}
@@ -252,7 +252,7 @@ func (sg *siteGen) action() error {
 		// recorded ones are counted from the data (pmm stats).
 		var check []string
 		if sg.filtered() {
-			check = []string{fmt.Sprintf("%s.Check(%d)", rt, t.SiteID)}
+			check = []string{fmt.Sprintf("%s.Check(%s)", rt, sg.siteID(t))}
 		}
 		// The tuples of each question, under its post-condition when the
 		// site has run-time filters; those known when the execution
@@ -435,8 +435,8 @@ func (sg *siteGen) execPair(rt string, t *plan.Target, tuples []plan.Emit) (stri
 		return "", false
 	}
 	v := sg.int64Of(other.Fields[1].Cap)
-	return fmt.Sprintf("%s.EmitExecPair(%d, %d, s.id, %d, %s) // %s, %s",
-		rt, exec.Table.ID, other.Table.ID, t.SiteID, v, exec.Table.Name, other.Table.Name), true
+	return fmt.Sprintf("%s.EmitExecPair(%d, %d, s.id, %s, %s) // %s, %s",
+		rt, exec.Table.ID, other.Table.ID, sg.siteID(t), v, exec.Table.Name, other.Table.Name), true
 }
 
 // fieldCaps reports whether fields are plain captures of caps, in order.
@@ -543,12 +543,20 @@ type absentError struct{ msg string }
 
 func (e *absentError) Error() string { return e.msg }
 
+// siteID is the site number of target t, as the code of this site's
+// file writes it: the file's base in the runtime plus an offset
+// (SiteBase).
+func (sg *siteGen) siteID(t *plan.Target) string {
+	base := SiteBase(sg.s.File)
+	return fmt.Sprintf("%s.%s+%d", sg.pc.Imports[sg.g.rtPath], base, t.SiteID-sg.g.code.SiteBases[base])
+}
+
 // intField is the int64 expression of a field of target t, when it is
 // one of those the runtime's fast paths take.
 func (sg *siteGen) intField(t *plan.Target, f plan.Field) (string, bool) {
 	switch f.Cap {
 	case plan.CapSite:
-		return strconv.Itoa(t.SiteID), true
+		return sg.siteID(t), true
 	case plan.CapConst:
 		return strconv.Itoa(f.N), f.Expr == ""
 	}

@@ -92,7 +92,7 @@ func (sg *siteGen) countOpen(t *plan.Target, waits []int) []string {
 		}
 		cond = strings.Join(flags, " || ")
 	}
-	id := strconv.Itoa(t.SiteID)
+	id := sg.siteID(t)
 	return []string{"if " + cond + " {", "\ts." + openField + " = " + id, "\t" + rt + ".Began(" + id + ")", "}"}
 }
 

@@ -157,14 +157,14 @@ type Skip struct {
 // "Durations with timed executions inside"); and the answer says so. A
 // nil NestedClocks compensates nothing.
 type NestedClocks struct {
-	inside  map[*Site][]*Site
+	inside  map[*Site]bool // the sites that have clocks inside their durations
 	counted map[*Site]bool
 	notes   []Incomplete
 }
 
 // Compensated reports whether s records durations inside which sites that
 // read the clock may run.
-func (n *NestedClocks) Compensated(s *Site) bool { return n != nil && len(n.inside[s]) > 0 }
+func (n *NestedClocks) Compensated(s *Site) bool { return n != nil && n.inside[s] }
 
 // Counted reports whether s reads the clock and may run inside the
 // durations of a compensated site.
@@ -194,31 +194,40 @@ func (s *Site) holds(c *Site) bool {
 // NestedClocks finds the sites that read the clock and may run inside
 // the durations each site records. calls returns the functions an
 // execution of caller may call, directly or not, in its goroutine (the
-// static call graph), by the calls within the span within when it is not
-// nil; it is asked once per function (and part of a body) whose
-// durations are recorded. A site's own clock reads are outside its interval, so it
-// counts only if its function recurses into it.
-func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) (map[int64]bool, error)) (*NestedClocks, error) {
+// static call graph), each once, by the calls within the span within when
+// it is not nil; it is asked once per function (and part of a body) whose
+// durations are recorded. A site's own clock reads are outside its
+// interval, so it counts only if its function recurses into it.
+func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) ([]int64, error)) (*NestedClocks, error) {
 	var clocks []*Site
 	for _, s := range p.Sites {
 		if caps := s.Captures(); caps[CapBegin] || caps[CapFinish] {
 			clocks = append(clocks, s)
 		}
 	}
-	// host is the function whose body runs a site's instrumentation.
-	host := func(s *Site) (int64, string) {
-		switch s.Kind {
-		case spec.SiteCall:
-			return s.CallerID, "the call of " + strings.Join(s.Functions(), ", ")
-		case spec.SiteRegion, spec.SiteIteration, spec.SiteBlocking:
-			return s.FuncID, s.regionName()
+	// The clocks by the function whose body runs their instrumentation.
+	byHost := map[int64][]int{}
+	for i, c := range clocks {
+		h := c.FuncID
+		if c.Kind == spec.SiteCall {
+			h = c.CallerID
 		}
-		return s.FuncID, s.Function
+		byHost[h] = append(byHost[h], i)
+	}
+	// what names a clock's site in a reason.
+	what := func(c *Site) string {
+		switch {
+		case c.Kind == spec.SiteCall:
+			return "the call of " + strings.Join(c.Functions(), ", ")
+		case c.InBody():
+			return c.regionName()
+		}
+		return c.Function
 	}
 	timed := func(e Emit) bool {
 		return slices.ContainsFunc(e.Fields, func(f Field) bool { return f.Cap == CapDuration })
 	}
-	n := &NestedClocks{inside: map[*Site][]*Site{}, counted: map[*Site]bool{}}
+	n := &NestedClocks{inside: map[*Site]bool{}, counted: map[*Site]bool{}}
 	// compensated are, by question, the durations compensated: each
 	// function's with the nested sites, where, and the variables.
 	type duration struct {
@@ -245,24 +254,37 @@ func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) (map[i
 			if err != nil {
 				return nil, err
 			}
-			var nested []string
-			for _, c := range clocks {
-				// In its own function, a region's duration holds only
-				// the sites within its statement.
-				h, what := host(c)
-				if h == t.FuncID && c != s && (!s.InBody() || s.holds(c)) || callees[h] {
-					nested = append(nested, fmt.Sprintf("%s (%s)", what, c.Position()))
-					if !slices.Contains(n.inside[s], c) {
-						n.inside[s] = append(n.inside[s], c)
-					}
-					n.counted[c] = true
+			// The clocks inside, in the order of the plan: those of
+			// its own function's body at other sites (all of them,
+			// when it calls itself), and those of its callees' bodies.
+			var in []int
+			recursive := slices.Contains(callees, t.FuncID)
+			for _, i := range byHost[t.FuncID] {
+				// In its own function, a part of a body holds only the
+				// sites within it.
+				if clocks[i] != s && !recursive && (!s.InBody() || s.holds(clocks[i])) {
+					in = append(in, i)
 				}
 			}
-			if len(nested) == 0 {
+			for _, h := range callees {
+				in = append(in, byHost[h]...)
+			}
+			slices.Sort(in)
+			var nested []string // the first three, then how many more
+			count := len(in)
+			for _, i := range in {
+				c := clocks[i]
+				if len(nested) < 3 {
+					nested = append(nested, fmt.Sprintf("%s (%s)", what(c), c.Position()))
+				}
+				n.inside[s] = true
+				n.counted[c] = true
+			}
+			if count == 0 {
 				continue
 			}
-			if len(nested) > 3 {
-				nested = append(nested[:3], fmt.Sprintf("and %d more", len(nested)-3))
+			if count > 3 {
+				nested = append(nested, fmt.Sprintf("and %d more", count-3))
 			}
 			for _, e := range t.Emits {
 				if !timed(e) {
@@ -294,8 +316,10 @@ func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) (map[i
 	for _, q := range questions {
 		ds := compensated[q]
 		var functions []string // a function's durations may be recorded at several sites
+		seen := map[string]bool{}
 		for _, d := range ds {
-			if !slices.Contains(functions, d.function) {
+			if !seen[d.function] {
+				seen[d.function] = true
 				functions = append(functions, d.function)
 			}
 		}

@@ -14,11 +14,15 @@ package rewrite
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/format"
 	"go/scanner"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +40,9 @@ type Config struct {
 	Code       *instrument.Code  // the edits and helpers
 	Runtime    map[string][]byte // the runtime package's files
 	RuntimeDir string            // where the runtime package goes, relative to Root
+	// Version names the code that formats (pmm's executable): a file
+	// another version wrote is made again.
+	Version string
 }
 
 // Result lists what was written.
@@ -45,26 +52,52 @@ type Result struct {
 }
 
 // Write writes the rewritten files, the helpers, the runtime and the
-// overlay file.
+// overlay file. It writes only what differs from the last Write into
+// cfg.OutDir: a file whose inputs are those it was made from then (its
+// path, its source, its text before gofmt and the edits' ranges; the
+// Version that made it) and that still holds what was written is
+// neither formatted nor written again (overlay.sum, beside the overlay
+// file, keeps a hash of each file's inputs and one of its content), a
+// file whose content comes out the same is not written, and the files
+// no longer in the overlay are removed. What it leaves is what a Write
+// into an empty directory writes.
 func Write(cfg Config) (*Result, error) {
-	if err := os.RemoveAll(cfg.OutDir); err != nil {
-		return nil, err
-	}
-	res := &Result{Overlay: filepath.Join(filepath.Dir(cfg.OutDir), "overlay.json"), Replace: map[string]string{}}
-	put := func(orig string, content []byte) error {
+	dir := filepath.Dir(cfg.OutDir)
+	res := &Result{Overlay: filepath.Join(dir, "overlay.json"), Replace: map[string]string{}}
+	old := readSums(filepath.Join(dir, sumsFile), cfg.Version)
+	made := &sums{Version: cfg.Version, Files: map[string]fileSum{}}
+	// put writes the file orig is replaced by, from inputs in (nil:
+	// none but its content) with content.
+	put := func(orig string, in []byte, content func() ([]byte, error)) error {
 		rel, err := filepath.Rel(cfg.Root, orig)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			return fmt.Errorf("%s is outside the module at %s", orig, cfg.Root)
 		}
 		dst := filepath.Join(cfg.OutDir, rel)
+		res.Replace[orig] = dst
+		key := ""
+		if in != nil {
+			key = hash([]byte(rel), in)
+		}
+		prev, readErr := os.ReadFile(dst)
+		if had, ok := old[rel]; ok && key != "" && had.In == key && readErr == nil && hash(prev) == had.Out {
+			made.Files[rel] = had
+			return nil
+		}
+		text, err := content()
+		if err != nil {
+			return err
+		}
+		if key != "" {
+			made.Files[rel] = fileSum{In: key, Out: hash(text)}
+		}
+		if readErr == nil && bytes.Equal(prev, text) {
+			return nil
+		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(dst, content, 0o644); err != nil {
-			return err
-		}
-		res.Replace[orig] = dst
-		return nil
+		return os.WriteFile(dst, text, 0o644)
 	}
 	var files []string
 	for f := range cfg.Code.Files {
@@ -76,11 +109,11 @@ func Write(cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := Apply(f, src, cfg.Code.Files[f])
+		e, err := edit(f, src, cfg.Code.Files[f])
 		if err != nil {
 			return nil, err
 		}
-		if err := put(f, out); err != nil {
+		if err := put(f, e.inputs(), e.format); err != nil {
 			return nil, err
 		}
 	}
@@ -99,22 +132,35 @@ func Write(cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := helperFile(path, h, src)
+		text := helperText(h, src)
+		err = put(path, text, func() ([]byte, error) {
+			out, err := format.Source(text)
+			if err != nil {
+				return nil, fmt.Errorf("helpers of %s: %v\n%s", f, err, text)
+			}
+			return restorePositions(path, out), nil
+		})
 		if err != nil {
-			return nil, fmt.Errorf("helpers of %s: %w", f, err)
-		}
-		if err := put(path, out); err != nil {
 			return nil, err
 		}
 	}
 	for name, content := range cfg.Runtime {
-		if err := put(filepath.Join(cfg.Root, cfg.RuntimeDir, name), content); err != nil {
+		if err := put(filepath.Join(cfg.Root, cfg.RuntimeDir, name), nil, func() ([]byte, error) { return content, nil }); err != nil {
 			return nil, err
 		}
+	}
+	if err := removeOthers(cfg.OutDir, res.Replace); err != nil {
+		return nil, err
+	}
+	if err := made.write(filepath.Join(dir, sumsFile)); err != nil {
+		return nil, err
 	}
 	overlay, err := json.MarshalIndent(map[string]map[string]string{"Replace": res.Replace}, "", "\t")
 	if err != nil {
 		return nil, err
+	}
+	if prev, err := os.ReadFile(res.Overlay); err == nil && bytes.Equal(prev, append(overlay, '\n')) {
+		return res, nil
 	}
 	if err := os.WriteFile(res.Overlay, append(overlay, '\n'), 0o644); err != nil {
 		return nil, err
@@ -124,6 +170,22 @@ func Write(cfg Config) (*Result, error) {
 
 // Apply applies edits to the source of file and formats the result.
 func Apply(file string, src []byte, edits []instrument.Edit) ([]byte, error) {
+	e, err := edit(file, src, edits)
+	if err != nil {
+		return nil, err
+	}
+	return e.format()
+}
+
+// editedFile is a source file with its edits applied, before gofmt.
+type editedFile struct {
+	file               string
+	src, edited        []byte
+	replaced, inserted [][2]int // ranges of the source that edits replaced, of edited that they inserted
+}
+
+// edit applies edits to the source of file.
+func edit(file string, src []byte, edits []instrument.Edit) (*editedFile, error) {
 	edits = append([]instrument.Edit(nil), edits...)
 	sort.SliceStable(edits, func(i, j int) bool {
 		if edits[i].Off != edits[j].Off {
@@ -135,21 +197,35 @@ func Apply(file string, src []byte, edits []instrument.Edit) ([]byte, error) {
 	if err := a.emit(0, len(src), nil); err != nil {
 		return nil, err
 	}
-	edited, inserted := a.b.Bytes(), a.inserted
-	formatted, err := format.Source(edited)
-	if err != nil {
-		return nil, fmt.Errorf("%s: the instrumented source does not parse: %v", file, err)
-	}
-	var replaced [][2]int // ranges of the source that edits replaced
-	for _, e := range edits {
-		if e.End > e.Off {
-			replaced = append(replaced, [2]int{e.Off, e.End})
+	e := &editedFile{file: file, src: src, edited: a.b.Bytes(), inserted: a.inserted}
+	for _, ed := range edits {
+		if ed.End > ed.Off {
+			e.replaced = append(e.replaced, [2]int{ed.Off, ed.End})
 		}
 	}
-	if keepsPositions(file, src, edited, formatted, replaced, inserted) {
+	return e, nil
+}
+
+// inputs are all that format reads, as bytes to hash.
+func (e *editedFile) inputs() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%q %d %d %v %v\n", e.file, len(e.src), len(e.edited), e.replaced, e.inserted)
+	b.Write(e.src)
+	b.Write(e.edited)
+	return b.Bytes()
+}
+
+// format formats the edited file, or leaves it unformatted when gofmt
+// would move a token of the user's to another line.
+func (e *editedFile) format() ([]byte, error) {
+	formatted, err := format.Source(e.edited)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the instrumented source does not parse: %v", e.file, err)
+	}
+	if keepsPositions(e.file, e.src, e.edited, formatted, e.replaced, e.inserted) {
 		return formatted, nil
 	}
-	return edited, nil
+	return e.edited, nil
 }
 
 // applier writes a file's source with its edits.
@@ -293,9 +369,9 @@ func helperPath(source string) (string, error) {
 	return "", fmt.Errorf("no free name for the helpers of %s", source)
 }
 
-// helperFile writes the helpers of a source file as a Go file with its
-// build constraints and package.
-func helperFile(path string, h *instrument.Helpers, src []byte) ([]byte, error) {
+// helperText is the Go file of the helpers of a source file, with its
+// build constraints and package, before gofmt.
+func helperText(h *instrument.Helpers, src []byte) []byte {
 	var b bytes.Buffer
 	b.WriteString("// Code generated by pmm from " + filepath.Base(h.Source) + ". DO NOT EDIT.\n\n")
 	if c := buildConstraint(src); c != "" {
@@ -315,11 +391,7 @@ func helperFile(path string, h *instrument.Helpers, src []byte) ([]byte, error) 
 	for _, d := range h.Decls {
 		b.WriteString(d + "\n\n")
 	}
-	out, err := format.Source(b.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("%v\n%s", err, b.Bytes())
-	}
-	return restorePositions(path, out), nil
+	return b.Bytes()
 }
 
 // buildConstraint returns the //go:build line of a Go file, if any.
@@ -348,4 +420,86 @@ func restorePositions(path string, src []byte) []byte {
 		}
 	}
 	return []byte(strings.Join(lines, "\n"))
+}
+
+// sumsFile is where Write keeps, beside the overlay file, what each file
+// of the overlay was made from.
+const sumsFile = "overlay.sum"
+
+// sums are what the files of the overlay were made from, by path
+// relative to the module root, and the Version that made them.
+type sums struct {
+	Version string
+	Files   map[string]fileSum
+}
+
+// fileSum hashes a file's inputs and the content written from them.
+type fileSum struct{ In, Out string }
+
+// readSums returns the files of the sums at path if version made them;
+// else none.
+func readSums(path, version string) map[string]fileSum {
+	data, err := os.ReadFile(path)
+	var s sums
+	if err != nil || json.Unmarshal(data, &s) != nil || s.Version != version {
+		return nil
+	}
+	return s.Files
+}
+
+// write writes the sums to path, whole or not at all.
+func (s *sums) write(path string) error {
+	data, err := json.MarshalIndent(s, "", "\t")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// hash is the SHA-256 of parts, each preceded by its length.
+func hash(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:", len(p))
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// removeOthers removes from dir the files that are not among those of
+// replace, and the directories left empty.
+func removeOthers(dir string, replace map[string]string) error {
+	keep := map[string]bool{}
+	for _, dst := range replace {
+		keep[dst] = true
+	}
+	var dirs []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && path == dir:
+			return filepath.SkipDir
+		case err != nil:
+			return err
+		case d.IsDir():
+			dirs = append(dirs, path)
+		case !keep[path]:
+			return os.Remove(path)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := len(dirs) - 1; i > 0; i-- { // the deepest first; dir itself stays
+		if entries, err := os.ReadDir(dirs[i]); err == nil && len(entries) == 0 {
+			if err := os.Remove(dirs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

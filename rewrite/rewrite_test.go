@@ -7,8 +7,12 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"pmm.dev/pmm/instrument"
 )
@@ -238,4 +242,111 @@ func TestApplyTwin(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// TestWriteAgain: Write into a directory an earlier Write filled leaves
+// what a Write into an empty one does: a file changed since by hand is
+// written again, a file no longer in the overlay is removed (and its
+// directory left empty), a file whose inputs did not change is not
+// written, and one whose edits changed is; so is every file made by
+// another Version.
+func TestWriteAgain(t *testing.T) {
+	root := t.TempDir()
+	src := map[string]string{
+		"a/a.go": "package a\n\nfunc F() int { return g() }\n\nfunc g() int { return 1 }\n",
+		"b/b.go": "package b\n\nfunc H() int { return 2 }\n",
+	}
+	for name, text := range src {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code := func(aText string) *instrument.Code {
+		c := &instrument.Code{Files: map[string][]instrument.Edit{}, Helpers: map[string]*instrument.Helpers{}}
+		for name, text := range src {
+			path := filepath.Join(root, name)
+			off := strings.Index(text, "return")
+			c.Files[path] = []instrument.Edit{insert(off, aText+"();", 0)}
+			c.Helpers[path] = &instrument.Helpers{Source: path, Package: filepath.Base(filepath.Dir(path)),
+				Imports: map[string]string{}, Decls: []string{"func " + aText + "() {}"}}
+		}
+		return c
+	}
+	write := func(out string, c *instrument.Code, version string) map[string]string {
+		t.Helper()
+		if _, err := Write(Config{Root: root, OutDir: out, Code: c, Version: version,
+			Runtime: map[string][]byte{"rt.go": []byte("package rt\n")}, RuntimeDir: "internal/rt"}); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{}
+		filepath.WalkDir(filepath.Dir(out), func(path string, d fs.DirEntry, err error) error {
+			if err == nil {
+				rel, _ := filepath.Rel(filepath.Dir(out), path)
+				files[rel] = ""
+				if !d.IsDir() {
+					data, _ := os.ReadFile(path)
+					files[rel] = string(data)
+				}
+			}
+			return err
+		})
+		return files
+	}
+	fresh := func(c *instrument.Code, version string) map[string]string {
+		return write(filepath.Join(t.TempDir(), "overlay"), c, version)
+	}
+	check := func(what string, got, want map[string]string) {
+		t.Helper()
+		delete(got, "overlay.json") // it names the directory
+		delete(want, "overlay.json")
+		for name, text := range want {
+			if got[name] != text {
+				t.Errorf("%s: %s is %q, want %q", what, name, got[name], text)
+			}
+		}
+		for name := range got {
+			if _, ok := want[name]; !ok {
+				t.Errorf("%s: %s is left", what, name)
+			}
+		}
+	}
+	out := filepath.Join(t.TempDir(), "pmm", "overlay")
+	write(out, code("pmmA"), "1")
+	aPath, bPath := filepath.Join(out, "a", "a.go"), filepath.Join(out, "b", "b.go")
+	if err := os.WriteFile(aPath, []byte("changed by hand"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(out, "gone"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "gone", "x.go"), []byte("package gone\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(bPath, old, old); err != nil {
+		t.Fatal(err)
+	}
+	check("again", write(out, code("pmmA"), "1"), fresh(code("pmmA"), "1"))
+	if info, err := os.Stat(bPath); err != nil || !info.ModTime().Equal(old) {
+		t.Errorf("b.go, whose inputs did not change, was written again")
+	}
+	check("other edits", write(out, code("pmmB"), "1"), fresh(code("pmmB"), "1"))
+	if info, err := os.Stat(bPath); err != nil || info.ModTime().Equal(old) {
+		t.Errorf("b.go, whose edits changed, was not written again")
+	}
+	// A file the sums say was made from these inputs by another version
+	// is made again (here, as a version that formats otherwise wrote it).
+	if err := os.WriteFile(bPath, []byte("package b // formatted otherwise\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sumsPath := filepath.Join(filepath.Dir(out), sumsFile)
+	s := readSums(sumsPath, "1")
+	s["b/b.go"] = fileSum{In: s["b/b.go"].In, Out: hash([]byte("package b // formatted otherwise\n"))}
+	if err := (&sums{Version: "1", Files: s}).write(sumsPath); err != nil {
+		t.Fatal(err)
+	}
+	check("another version", write(out, code("pmmB"), "2"), fresh(code("pmmB"), "2"))
 }

@@ -16,7 +16,7 @@ import (
 
 func TestSources(t *testing.T) {
 	const importPath = "example.com/m/internal/_pmmrt"
-	files := Sources(importPath, "/home/u/proj/.pmm", 7)
+	files := Sources(importPath, "/home/u/proj/.pmm", 7, nil)
 	var names []string
 	for name := range files {
 		names = append(names, name)

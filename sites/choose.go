@@ -61,15 +61,9 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 		// Code outside the module may call f back from a call site the
 		// relations allow; that call has no site in the module, so only
 		// the definition sees it.
-		callbacks, err := s.callSites(f.ID, "callback_edges")
+		calledBack, err := s.calledBack(f.ID, allowed)
 		if err != nil {
 			return err
-		}
-		calledBack := false
-		for _, c := range callbacks {
-			if allowedCall(c, allowed) {
-				calledBack = true
-			}
 		}
 		atDefinition := slices.Contains(vs.kinds, spec.SiteDefinition)
 		if caller && f.InModule && !atDefinition {
@@ -328,12 +322,16 @@ func (s *selector) ids(query string) (map[int64]bool, error) {
 // candidate when its callee set contains the function. With edges
 // callback_edges, the call sites whose external callee may call it back.
 func (s *selector) callSites(id int64, edges string) ([]callSite, error) {
-	rows, err := s.db.QueryContext(s.ctx, `
+	st, err := s.prepared(`
 		SELECT DISTINCT c.id, coalesce(c.caller_id, 0), coalesce(p.name, ''), c.file, c.line, c.col, c.end_line, c.end_col, c.via,
 			coalesce((SELECT group_concat(t.callee_name, char(10)) FROM call_targets t WHERE t.call_id = c.id), '')
-		FROM calls c JOIN `+edges+` e ON e.call_id = c.id
+		FROM calls c JOIN ` + edges + ` e ON e.call_id = c.id
 		LEFT JOIN functions p ON p.id = c.caller_id
-		WHERE e.callee_def_id = ? ORDER BY c.id`, id)
+		WHERE e.callee_def_id = ? ORDER BY c.id`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(s.ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -349,10 +347,44 @@ func (s *selector) callSites(id int64, edges string) ([]callSite, error) {
 	return out, rows.Err()
 }
 
+// calledBack says whether code outside the module may call function id
+// back from a call site that rules allow. It asks only what the rules
+// read of the call sites, each caller and way of calling once (and, with
+// no rules, whether there is one): a function a callback set holds is
+// called back from hundreds of call sites on a large module.
+func (s *selector) calledBack(id int64, rules []callerRule) (bool, error) {
+	query := `SELECT DISTINCT coalesce(c.caller_id, 0), c.via FROM calls c JOIN callback_edges e ON e.call_id = c.id WHERE e.callee_def_id = ?`
+	if len(rules) == 0 {
+		query += " LIMIT 1"
+	}
+	st, err := s.prepared(query)
+	if err != nil {
+		return false, err
+	}
+	rows, err := st.QueryContext(s.ctx, id)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c callSite
+		if err := rows.Scan(&c.callerID, &c.via); err != nil {
+			return false, err
+		}
+		if allowedCall(c, rules) {
+			return true, nil
+		}
+	}
+	return false, rows.Err()
+}
+
 func (s *selector) definition(f Function) (Site, error) {
 	site := Site{Kind: spec.SiteDefinition, Function: f.Name, FuncID: f.ID}
-	err := s.db.QueryRowContext(s.ctx, "SELECT coalesce(file, ''), coalesce(line, 0), coalesce(col, 0), coalesce(end_line, 0), coalesce(end_col, 0) FROM functions WHERE id = ?", f.ID).
-		Scan(&site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol)
+	st, err := s.prepared("SELECT coalesce(file, ''), coalesce(line, 0), coalesce(col, 0), coalesce(end_line, 0), coalesce(end_col, 0) FROM functions WHERE id = ?")
+	if err != nil {
+		return site, err
+	}
+	err = st.QueryRowContext(s.ctx, f.ID).Scan(&site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol)
 	return site, err
 }
 

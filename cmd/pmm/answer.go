@@ -575,7 +575,7 @@ func cleanCommand() *command {
 		usage:   "[-all]",
 		detail: `
 Clean removes the instrumentation pmm instrument wrote (.pmm/overlay,
-.pmm/overlay.json, .pmm/plan.json, .pmm/bin, .pmm/logs). The answers in
+.pmm/overlay.json, .pmm/overlay.sum, .pmm/plan.json, .pmm/bin, .pmm/logs). The answers in
 .pmm/pmm.db and the static database stay, unless -all removes .pmm/
 entirely.
 `,
@@ -588,7 +588,7 @@ entirely.
 					return exitUsage
 				}
 				dir := pmmDir(root)
-				targets := []string{"overlay", "overlay.json", "plan.json", "bin", "logs"}
+				targets := []string{"overlay", "overlay.json", "overlay.sum", "plan.json", "bin", "logs"}
 				if *all {
 					targets = []string{""}
 				}

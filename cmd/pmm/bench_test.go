@@ -291,22 +291,7 @@ func medianDuration(t testing.TB, dir, view string) float64 {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query("SELECT d FROM " + view + " WHERE run = (SELECT max(id) FROM runs)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var ds []float64
-	for rows.Next() {
-		var d float64
-		if err := rows.Scan(&d); err != nil {
-			t.Fatal(err)
-		}
-		ds = append(ds, d)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	ds := queryColumn[float64](t, db, "SELECT d FROM "+view+" WHERE run = (SELECT max(id) FROM runs)")
 	if len(ds) == 0 {
 		t.Fatalf("no rows in %s", view)
 	}

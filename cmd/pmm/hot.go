@@ -32,44 +32,68 @@ func hotFunctions(dbPath string, pr *plan.Project) ([]plan.HotFunction, error) {
 		return nil, err
 	}
 	defer db.Close()
+	why, err := hotReasons(db)
+	if err != nil {
+		return nil, err
+	}
 	var out []plan.HotFunction
 	for f := range every {
-		why, err := hotBecause(db, f)
-		if err != nil {
-			return nil, err
-		}
-		if why != "" {
-			out = append(out, plan.HotFunction{Function: f, Why: why})
+		if why[f] != "" {
+			out = append(out, plan.HotFunction{Function: f, Why: why[f]})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Function < out[j].Function })
 	return out, nil
 }
 
-// hotBecause says why function f may run often, or "".
-func hotBecause(db *sql.DB, f string) (string, error) {
-	var file string
-	var line, col, depth int
-	err := db.QueryRow(`SELECT c.file, c.line, c.col, c.loop_depth FROM functions g
+// hotReasons says, by name, why the functions of the static database db
+// that may run often may: the deepest loop of a call of theirs (the
+// first in source order among the deepest), else recursion. Two queries
+// for them all: one per function recorded at every execution took a
+// tenth of a second on expr-lang/expr.
+func hotReasons(db *sql.DB) (map[string]string, error) {
+	why := map[string]string{}
+	rows, err := db.Query(`SELECT g.name, c.file, c.line, c.col, c.loop_depth FROM functions g
 		JOIN call_targets t ON t.callee_id = g.id JOIN calls c ON c.id = t.call_id
-		WHERE g.name = ? AND c.loop_depth > 0 ORDER BY c.loop_depth DESC, c.file, c.line, c.col LIMIT 1`, f).Scan(&file, &line, &col, &depth)
-	switch {
-	case err == nil:
+		WHERE c.loop_depth > 0 ORDER BY g.name, c.loop_depth DESC, c.file, c.line, c.col`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, file string
+		var line, col, depth int
+		if err := rows.Scan(&name, &file, &line, &col, &depth); err != nil {
+			return nil, err
+		}
+		if why[name] != "" {
+			continue // a deeper loop, or the same earlier in the source
+		}
 		loops := "a loop"
 		if depth > 1 {
 			loops = fmt.Sprintf("%d nested loops", depth)
 		}
-		return fmt.Sprintf("called in %s at %s:%d:%d", loops, file, line, col), nil
-	case err != sql.ErrNoRows:
-		return "", err
+		why[name] = fmt.Sprintf("called in %s at %s:%d:%d", loops, file, line, col)
 	}
-	var n int
-	err = db.QueryRow(`SELECT count(*) FROM functions g JOIN calls c ON c.caller_id = g.id
-		JOIN call_targets t ON t.call_id = c.id AND t.callee_id = g.id WHERE g.name = ?`, f).Scan(&n)
-	if err != nil || n == 0 {
-		return "", err
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
-	return "recursive", nil
+	recursive, err := db.Query(`SELECT DISTINCT g.name FROM functions g JOIN calls c ON c.caller_id = g.id
+		JOIN call_targets t ON t.call_id = c.id AND t.callee_id = g.id`)
+	if err != nil {
+		return nil, err
+	}
+	defer recursive.Close()
+	for recursive.Next() {
+		var name string
+		if err := recursive.Scan(&name); err != nil {
+			return nil, err
+		}
+		if why[name] == "" {
+			why[name] = "recursive"
+		}
+	}
+	return why, recursive.Err()
 }
 
 // hotWarning is the warning of pmm instrument and pmm run about hot, or

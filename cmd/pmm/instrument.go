@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -198,6 +199,9 @@ prints why under each of them (see pmm help answer).
 When nothing changed since the last pmm instrument in the module (its
 sources, go.mod and go.sum, the questions, the flags and pmm itself),
 it reuses .pmm/ as it is, says so, and prints what it printed then.
+When something changed, it writes only the files of .pmm/overlay whose
+content changes (after a change of the questions, the files whose sites
+changed, and their helpers).
 
 When a site records every execution of a function that may run often
 (called in a loop, by static.db's calls.loop_depth, or recursive) as
@@ -316,7 +320,11 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		fmt.Fprintf(e.stderr, "pmm instrument: %s no function (the warnings above say which); nothing was instrumented\n\thint: fix the question, or instrument anyway with -allow-empty\n", which)
 		return nil, exitUsage
 	}
-	key, err := instrumentKey(res.Fingerprint, resolve(e, files), mode)
+	exe, err := executableHash()
+	if err != nil {
+		return fail(err)
+	}
+	key, err := instrumentKey(res.Fingerprint, resolve(e, files), mode, exe)
 	if err != nil {
 		return fail(err)
 	}
@@ -333,15 +341,23 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pg.Step("loading the packages of " + plural(len(p.Sites), "site"))
+	// The nested clocks, from static.db, while the go command lists the
+	// packages to load.
+	var nested *plan.NestedClocks
+	nestedErr := make(chan error, 1)
+	go func() {
+		var err error
+		nested, err = nestedClocks(res.Path, p)
+		nestedErr <- err
+	}()
 	pkgs, err := loadSitePackages(ctx, res.Root, p, analysis)
+	if err := <-nestedErr; err != nil {
+		return fail(err)
+	}
 	if err != nil {
 		return fail(err)
 	}
 	pg.Step("generating the code of " + plural(len(pkgs), "package"))
-	nested, err := nestedClocks(res.Path, p)
-	if err != nil {
-		return fail(err)
-	}
 	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, instrument.Options{Twin: mode.twin, Nested: nested})
 	if err != nil {
 		return fail(err)
@@ -350,7 +366,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	out := pmmDir(res.Root)
 	written, err := rewrite.Write(rewrite.Config{
 		Root: res.Root, OutDir: filepath.Join(out, "overlay"), Code: gen,
-		Runtime: rt.Sources(res.ModulePath+"/"+runtimeDir, out, p.NumSiteIDs()), RuntimeDir: runtimeDir,
+		Runtime: rt.Sources(res.ModulePath+"/"+runtimeDir, out, p.NumSiteIDs(), gen.SiteBases), RuntimeDir: runtimeDir, Version: exe,
 	})
 	if err != nil {
 		return fail(err)
@@ -378,75 +394,64 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	return pr, exitOK
 }
 
+// inSpan is the SQL condition of a call of static.db's calls table made
+// by function ? within the span ? (file, line, line, col, end line, end
+// line, end col), not by a go statement.
+const inSpan = "c.caller_id = ? AND c.via <> 'go' AND c.file = ? " +
+	"AND (c.line > ? OR c.line = ? AND c.col >= ?) AND (c.end_line < ? OR c.end_line = ? AND c.end_col <= ?)"
+
+// int64s runs query, whose rows are one integer each, and returns them.
+func int64s(db *sql.DB, query string, args ...any) ([]int64, error) {
+	rows, err := db.Query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
 // nestedClocks finds the durations of p that instrumented executions
 // nested inside them would inflate (plan.NestedClocks), from the call
 // graph of the static database at dbPath, as the vocabulary's transitive
-// calls relation decides it statically (same goroutine).
+// calls relation decides it statically (same goroutine: callGraph).
 func nestedClocks(dbPath string, p *plan.Plan) (*plan.NestedClocks, error) {
 	db, err := openStatic(dbPath)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	var reach string // the Static template of the transitive calls relation
-	for _, prim := range spec.Vocabulary() {
-		if prim.Calls() && prim.Transitive() {
-			reach = prim.Static
-		}
+	g, err := readCallGraph(db)
+	if err != nil {
+		return nil, err
 	}
-	cond := strings.NewReplacer("{1}", "a", "{2}", "b").Replace(reach)
-	query := "SELECT b.id FROM functions a, functions b WHERE a.id = ? AND " + cond
-	// The functions the calls within a span of a body may run: their
-	// targets and what those reach.
-	direct := "SELECT t.callee_id FROM calls c JOIN call_targets t ON t.call_id = c.id WHERE c.caller_id = ? AND c.via <> 'go' AND c.file = ? " +
-		"AND (c.line > ? OR c.line = ? AND c.col >= ?) AND (c.end_line < ? OR c.end_line = ? AND c.end_col <= ?) " +
-		"UNION SELECT t.callee_id FROM calls c JOIN callback_targets t ON t.call_id = c.id WHERE c.caller_id = ? AND c.via <> 'go' AND c.file = ? " +
-		"AND (c.line > ? OR c.line = ? AND c.col >= ?) AND (c.end_line < ? OR c.end_line = ? AND c.end_col <= ?)"
-	ids := func(q string, args ...any) (map[int64]bool, error) {
-		rows, err := db.Query(q, args...)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		out := map[int64]bool{}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return nil, err
-			}
-			out[id] = true
-		}
-		return out, rows.Err()
-	}
-	memo := map[int64]map[int64]bool{}
-	reaches := func(caller int64) (map[int64]bool, error) {
-		if callees, ok := memo[caller]; ok {
-			return callees, nil
-		}
-		callees, err := ids(query, caller)
-		memo[caller] = callees
-		return callees, err
-	}
-	return p.NestedClocks(func(caller int64, within *static.Span) (map[int64]bool, error) {
-		if within == nil {
-			return reaches(caller)
-		}
-		w := within
-		span := []any{w.File, w.Line, w.Line, w.Col, w.EndLine, w.EndLine, w.EndCol}
-		targets, err := ids(direct, append(append([]any{caller}, span...), append([]any{caller}, span...)...)...)
-		if err != nil {
-			return nil, err
-		}
-		callees := map[int64]bool{}
-		for t := range targets {
-			callees[t] = true
-			more, err := reaches(t)
+	// The targets of the calls within a span of a body (a callback set
+	// by its negated id, as the graph has it).
+	within := "SELECT t.callee_id FROM calls c JOIN call_targets t ON t.call_id = c.id WHERE " + inSpan +
+		" UNION SELECT t.callee_id FROM calls c JOIN callback_targets t ON t.call_id = c.id WHERE " + inSpan +
+		" UNION SELECT -s.set_id FROM calls c JOIN callback_sets s ON s.call_id = c.id WHERE " + inSpan
+	memo := map[int64][]int64{}
+	return p.NestedClocks(func(caller int64, span *static.Span) ([]int64, error) {
+		if span != nil {
+			w := span
+			args := []any{caller, w.File, w.Line, w.Line, w.Col, w.EndLine, w.EndLine, w.EndCol}
+			targets, err := int64s(db, within, append(append(append([]any(nil), args...), args...), args...)...)
 			if err != nil {
 				return nil, err
 			}
-			for m := range more {
-				callees[m] = true
-			}
+			return g.reachFrom(targets), nil
+		}
+		callees, ok := memo[caller]
+		if !ok {
+			callees = g.reach(caller)
+			memo[caller] = callees
 		}
 		return callees, nil
 	})

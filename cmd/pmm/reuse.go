@@ -15,9 +15,9 @@ import (
 // instrumentKey hashes what pmm instrument makes .pmm/ from: the static
 // database's fingerprint (the module's sources, go.mod and go.sum, the
 // analysis flags and the environment the go command reads), the
-// question files, the mode, and the pmm executable itself (a build of
-// pmm without version information has no other name).
-func instrumentKey(fingerprint string, files []string, mode instrumentMode) (string, error) {
+// question files, the mode, and the pmm executable itself (exe, its
+// hash: executableHash).
+func instrumentKey(fingerprint string, files []string, mode instrumentMode, exe string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "static %s\nmode %s twin %v\n", fingerprint, mode.name, mode.twin)
 	for _, f := range files {
@@ -25,10 +25,19 @@ func instrumentKey(fingerprint string, files []string, mode instrumentMode) (str
 			return "", err
 		}
 	}
+	fmt.Fprintf(h, "pmm %s\n", exe)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// executableHash hashes the pmm executable: a build of pmm without
+// version information has no other name, and what it generates and how
+// it formats may differ from another's.
+func executableHash() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
+	h := sha256.New()
 	if err := static.HashFile(h, exe, "pmm"); err != nil {
 		return "", err
 	}
