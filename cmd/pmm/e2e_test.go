@@ -423,8 +423,8 @@ func TestCalleeAndCaller(t *testing.T) {
 		}
 		// boths's view has no DISTINCT: its rows are distinct all the
 		// same, though in straightforward mode an execution of Both has
-		// one id at its call site (for b) and at its definition (for m,
-		// main's callee).
+		// one id at its call site (for b) and at its definition (for m:
+		// that mode records every execution for every variable).
 		if got := queryStrings(t, db, "SELECT count(*) = count(DISTINCT b) AND count(*) > 0 FROM boths"); got[0] != "1" {
 			t.Errorf("--mode %s: boths has equal rows or none", mode)
 		}
