@@ -120,6 +120,25 @@ func indexColumns(kind string, cols []Column) [][]string {
 	return [][]string{names}
 }
 
+// tableKey returns the key (after run) of the stored relation of kind
+// with columns cols, if it has one, and its indexes (indexColumns but
+// the key): the columns of its first index when they are all its
+// columns, all integers.
+func tableKey(kind string, cols []Column) (key []string, indexes [][]string) {
+	indexes = indexColumns(kind, cols)
+	if len(indexes) > 0 && isKey(indexes[0], cols) {
+		return indexes[0], indexes[1:]
+	}
+	return nil, indexes
+}
+
+// keyed reports whether the stored relation of kind has a key: a row
+// equal on it to one the table holds is not stored again.
+func keyed(kind string) bool {
+	key, _ := tableKey(kind, columns(kind))
+	return len(key) > 0
+}
+
 // isKey reports whether the index columns names are all of cols, all
 // integers: the table's rows are then its index's entries, and the
 // index can be the table's primary key.

@@ -124,10 +124,8 @@ func Generate(prog *spec.Program) (*Schema, error) {
 			if err := names.claim(t.Name, fmt.Sprintf("the %s table of question %s", k, q.Name)); err != nil {
 				return nil, err
 			}
-			indexes := indexColumns(k, t.Columns)
-			if len(indexes) > 0 && isKey(indexes[0], t.Columns) {
-				t.Key, indexes = indexes[0], indexes[1:]
-			}
+			var indexes [][]string
+			t.Key, indexes = tableKey(k, t.Columns)
 			for _, cols := range indexes {
 				x := Index{Name: t.Name + "_by_" + strings.Join(cols, "_"), Columns: cols}
 				if err := names.claim(x.Name, "an index of "+t.Name); err != nil {

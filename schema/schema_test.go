@@ -733,3 +733,73 @@ func TestViewsCells(t *testing.T) {
 		}
 	}
 }
+
+// TestViewsOneRowPerID checks the views without DISTINCT (distinctRows)
+// where an execution is recorded under one id at a call site and at its
+// definition, two rows of the id: the answers are sets all the same, and
+// the views that read more of a site than the head says keep DISTINCT.
+func TestViewsOneRowPerID(t *testing.T) {
+	const (
+		defF  = 1 // main.F's definition
+		callF = 2 // a call site of main.F
+		defG  = 3 // main.G's definition
+		callH = 4 // a call site that names main.H, with ids of G's
+	)
+	questions := []struct {
+		name, def string
+		distinct  bool
+		want      [][]any
+	}{
+		{"all", "((x fn d) s.t. (and (function-execution x fn) (duration x d)))", false,
+			[][]any{{1, "main.F", 5}, {1, "main.F", 6}, {2, "main.G", 7}, {2, "main.H", 7}, {3, "main.F", 8}}},
+		{"no-name", "((x d) s.t. (exists (fn) (and (function-execution x fn) (duration x d))))", false,
+			[][]any{{1, 5}, {1, 6}, {2, 7}, {3, 8}}},
+		{"named", `((x d) s.t. (and (function-execution x "main.F") (duration x d)))`, false,
+			[][]any{{1, 5}, {1, 6}, {3, 8}}},
+		{"name-in-negation", `((x d) s.t. (exists (fn) (and (function-execution x fn) (duration x d) (not (function-execution x "main.G")))))`, true,
+			[][]any{{1, 5}, {1, 6}, {2, 7}, {3, 8}}},
+		{"name-not-in-head", `((x) s.t. (exists (fn d) (and (function-execution x fn) (duration x d) (= fn "main.H"))))`, true,
+			[][]any{{2}}},
+		{"existential", "((x) s.t. (exists (fn d) (and (function-execution x fn) (duration x d))))", true,
+			[][]any{{1}, {2}, {3}}},
+		{"pair", `((x y) s.t. (exists (fn) (and (function-execution x "main.F") (function-execution y fn) (calls x y))))`, false,
+			[][]any{{1, 2}, {3, 2}}},
+	}
+	var text strings.Builder
+	for _, q := range questions {
+		fmt.Fprintf(&text, "(defquestion %s :definition\n  %s)\n", q.name, q.def)
+	}
+	s := generate(t, text.String())
+	db := openDB(t, s)
+	exec(t, db, "INSERT INTO pmm_sites (site, function, kind) VALUES (?, 'main.F', 'definition'), (?, 'main.F', 'call'), (?, 'main.G', 'definition'), (?, 'main.H', 'call')",
+		defF, callF, defG, callH)
+	for _, q := range questions {
+		for _, site := range []int{defF, callF, defG, callH} {
+			for _, v := range []string{"x", "y"} {
+				exec(t, db, "INSERT INTO pmm_site_vars (site, question, var) VALUES (?, ?, ?)", site, q.name, v)
+			}
+		}
+		exec(t, db, "INSERT INTO "+s.Table(q.name, "exec").Name+" VALUES (1, 1, ?), (1, 1, ?), (1, 2, ?), (1, 2, ?), (1, 3, ?)", defF, callF, defG, callH, defF)
+		if d := s.Table(q.name, "duration"); d != nil {
+			exec(t, db, "INSERT INTO "+d.Name+" VALUES (1, 1, 5), (1, 1, 6), (1, 2, 7), (1, 3, 8)")
+		}
+		if c := s.Table(q.name, "calls"); c != nil {
+			exec(t, db, "INSERT INTO "+c.Name+" VALUES (1, 1, 2), (1, 3, 2)")
+		}
+	}
+	for _, q := range questions {
+		view := SQLName(q.name)
+		for _, v := range s.Views {
+			if v.Name == view && strings.HasPrefix(v.SQL, "SELECT DISTINCT") != q.distinct {
+				t.Errorf("%s: DISTINCT %v, want %v:\n%s", q.name, !q.distinct, q.distinct, v.SQL)
+			}
+		}
+		var want [][]any
+		for _, row := range q.want {
+			want = append(want, append([]any{1}, row...))
+		}
+		if got := queryAll(t, db, "SELECT * FROM "+view); !reflect.DeepEqual(sorted(got), sorted(normalize(want))) {
+			t.Errorf("%s = %v, want %v", q.name, sorted(got), sorted(normalize(want)))
+		}
+	}
+}

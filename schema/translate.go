@@ -104,9 +104,11 @@ func eventSQL(e *spec.Relation, users []*spec.Question) (string, error) {
 func relationSQL(q *spec.Question, r *spec.Relation, cols []string, ownSites bool) (string, error) {
 	var selects []string
 	for _, c := range r.Disjuncts {
-		t := &translator{question: q.Name, aliases: map[string]bool{}, ownSites: ownSites, uses: map[string]int{}}
+		t := &translator{question: q.Name, aliases: map[string]bool{}, ownSites: ownSites, uses: map[string]int{},
+			head: map[string]bool{}, sites: map[string]*siteUse{}, rows: map[string]rowKey{}}
 		for _, v := range r.Head {
 			t.uses[v]++
+			t.head[v] = true
 		}
 		countUses(c, t.uses)
 		types, _ := c.Types(nil)
@@ -115,20 +117,106 @@ func relationSQL(q *spec.Question, r *spec.Relation, cols []string, ownSites boo
 		if t.err == nil && s.run == "" {
 			t.fail("%s reads no stored relation, so it has no runs", r.Name)
 		}
-		list := []string{"DISTINCT " + s.run + " AS run"}
+		var ids []string // the ids the head determines
+		list := []string{s.run + " AS run"}
 		for i, v := range r.Head {
 			b, ok := s.lookup(v)
 			if !ok {
 				t.fail("%s: head variable %s is not bound", r.Name, v)
+			}
+			if b.kind != valueVar {
+				ids = append(ids, b.expr)
 			}
 			list = append(list, b.value()+" AS "+cols[i])
 		}
 		if t.err != nil {
 			return "", fmt.Errorf("schema: %s over the tables of %s: %w", r.Name, q.Name, t.err)
 		}
+		// A disjunct of several is one part of a UNION, which makes the
+		// rows distinct whatever each part does.
+		if len(r.Disjuncts) > 1 || !s.distinctRows(ids) {
+			list[0] = "DISTINCT " + list[0]
+		}
 		selects = append(selects, s.render(strings.Join(list, ", ")))
 	}
 	return strings.Join(selects, "\nUNION\n"), nil
+}
+
+// distinctRows reports whether the rows of the SELECT of s are distinct
+// without DISTINCT, adding to its conditions what makes them so; ids are
+// the ids of the executions the head determines (an execution's, a
+// point's). They are when every row the SELECT joins is determined by
+// the head: a row of executions by its id, if the head determines the
+// id and its site is read only where the condition below can follow it
+// (its scope's restrictions of the site, the columns of its pmm_sites
+// row that head variables read); a row of a keyed stored relation (one
+// row per value of its key) by its ids and its value, if the head
+// determines them (or the value is a literal); a row of pmm_sites by
+// its site. An execution recorded at a call site and at its definition
+// has one id and a row at each: of the rows of one id that a variable
+// ranges over, the view keeps the first (by site) of those whose
+// function and label, all that it reads of them, are equal, unless the
+// variable's sites are all of one kind (oneRowPerID).
+func (s *scope) distinctRows(ids []string) bool {
+	if !s.t.ownSites {
+		return false
+	}
+	var guards []string
+	for _, f := range s.from {
+		if f.left && f.table == SitesTable {
+			continue
+		}
+		if u := s.t.sites[f.alias]; u != nil {
+			if u.other || !slices.Contains(ids, f.alias+".id") {
+				return false
+			}
+			guards = append(guards, s.oneRowPerID(f, u))
+			continue
+		}
+		k, ok := s.t.rows[f.alias]
+		if !ok || !k.value {
+			return false
+		}
+		for _, id := range k.ids {
+			if !slices.Contains(ids, id) {
+				return false
+			}
+		}
+	}
+	s.where = append(s.where, guards...)
+	return true
+}
+
+// oneRowPerID is the condition that keeps one of the rows of one id in
+// f, the rows of executions of variable f.owner whose site is read as u
+// says: those differ only by their sites, so the first of those that
+// pass the variable's restrictions and name the same function and label
+// (the columns u reads) stands for the others. Only a call site that
+// publishes an id and the definition that adopts it (pmmrt.Adopt)
+// record one execution under one id, so when the variable's sites are
+// all of one kind (a site missing from pmm_sites a kind of its own)
+// each of its ids has one row, and the test, a constant, costs nothing
+// per row.
+func (s *scope) oneRowPerID(f source, u *siteUse) string {
+	x := f.alias
+	dup := s.t.alias(f.owner + "_dup")
+	conds := []string{dup + ".run = " + x + ".run", dup + ".id = " + x + ".id", dup + ".site < " + x + ".site"}
+	for _, q := range u.restrict {
+		conds = append(conds, siteIn(dup+".site", q))
+	}
+	for _, col := range u.columns {
+		conds = append(conds, "(SELECT "+col+" FROM "+SitesTable+" WHERE site = "+dup+".site) IS (SELECT "+col+" FROM "+SitesTable+" WHERE site = "+x+".site)")
+	}
+	oneKind := "(SELECT count(DISTINCT coalesce(" + SitesTable + ".kind, " + SiteVarsTable + ".site)) FROM " + SiteVarsTable +
+		" LEFT JOIN " + SitesTable + " ON " + SitesTable + ".site = " + SiteVarsTable + ".site" +
+		" WHERE question = " + quote(s.t.question) + " AND var = " + quote(f.owner) + ") <= 1"
+	return "(" + oneKind + "\n  OR NOT EXISTS (\n    SELECT 1 FROM " + f.table + " AS " + dup + "\n    WHERE " + strings.Join(conds, "\n      AND ") + "\n  ))"
+}
+
+// varSites is the query of the sites that record variable x of the
+// question.
+func (t *translator) varSites(x string) string {
+	return "SELECT site FROM " + SiteVarsTable + " WHERE question = " + quote(t.question) + " AND var = " + quote(x)
 }
 
 // countUses adds to uses the occurrences of each variable in the atoms
@@ -179,7 +267,32 @@ type translator struct {
 	ownSites bool            // executions only from the sites that record each variable
 	aliases  map[string]bool // the aliases of the statement, subqueries included
 	uses     map[string]int  // the occurrences of each variable, head included
-	err      error           // the first thing that could not be translated
+	head     map[string]bool // the head's variables
+	// sites says, by the alias of each row of executions, how the
+	// statement reads its site (distinctRows).
+	sites map[string]*siteUse
+	// rows says, by alias, what determines each row of a keyed stored
+	// relation that the statement joins (distinctRows).
+	rows map[string]rowKey
+	err  error // the first thing that could not be translated
+}
+
+// siteUse is how a statement reads the site of a row of executions: the
+// queries of the sites it is restricted to in its own scope, the columns
+// of its pmm_sites row that head variables read, and whether anything
+// else reads it (another scope, a variable not in the head).
+type siteUse struct {
+	restrict []string
+	columns  []string
+	other    bool
+}
+
+// rowKey is what determines a row of a keyed stored relation: the ids
+// (SQL expressions) it is joined on, and whether its value is a head
+// variable's or a literal (or it has none).
+type rowKey struct {
+	ids   []string
+	value bool
 }
 
 func (t *translator) fail(format string, args ...any) {
@@ -304,6 +417,9 @@ func (s *scope) attr(kind, name string, keys [][2]string) string {
 	}
 	a := s.join(kind, name+"_"+kind, name, keys)
 	s.attrs[key] = a
+	if keyed(kind) {
+		s.t.rows[a] = rowKey{ids: []string{keys[0][1]}}
+	}
 	return a
 }
 
@@ -356,10 +472,10 @@ func (s *scope) declareExecution(a *spec.Atom) {
 	name := a.Args[1]
 	if name.Lit != nil {
 		// spec gave the name its key: compare it with the functions' keys.
-		s.where = append(s.where, siteIn(b.site, "SELECT site FROM "+SitesTable+" WHERE "+funcname.SQLKey("function")+" = "+literal(name.Lit)))
+		s.restrictSite(b, "SELECT site FROM "+SitesTable+" WHERE "+funcname.SQLKey("function")+" = "+literal(name.Lit))
 		return
 	}
-	s.bindOrEqual(name, s.siteColumn(b, "function", s.t.uses[name.Var]))
+	s.bindOrEqual(name, s.siteColumn(b, "function", name.Var))
 }
 
 // declareRegion translates (region-execution r name label),
@@ -386,26 +502,31 @@ func (s *scope) declareRegion(a *spec.Atom) {
 		}
 	}
 	if len(conds) > 0 {
-		s.where = append(s.where, siteIn(b.site, "SELECT site FROM "+SitesTable+" WHERE "+strings.Join(conds, " AND ")))
+		s.restrictSite(b, "SELECT site FROM "+SitesTable+" WHERE "+strings.Join(conds, " AND "))
 	}
 	for i, col := range columns {
 		if t := a.Args[1+i]; t.Lit == nil {
-			s.bindOrEqual(t, s.siteColumn(b, col, s.t.uses[t.Var]))
+			s.bindOrEqual(t, s.siteColumn(b, col, t.Var))
 		}
 	}
 }
 
 // siteColumn is column col of the site of execution b in pmm_sites: its
-// function's name (pprof's), or a region's label, read by a variable
-// that occurs used times. Where b's row is read in this scope and the
-// value is read (used > 1), its site's row of pmm_sites is joined to it
-// (LEFT JOIN: a site without a row names no function, NULL, as the
-// scalar subquery of other scopes does); a correlated scalar subquery
-// per row cost SQLite about a fifth more CPU.
-func (s *scope) siteColumn(b binding, col string, used int) string {
-	own := false
-	for _, f := range s.from {
-		own = own || f.alias == b.row
+// function's name (pprof's), or a region's label, read by variable v.
+// Where b's row is read in this scope and the value is read (v occurs
+// more than once), its site's row of pmm_sites is joined to it (LEFT
+// JOIN: a site without a row names no function, NULL, as the scalar
+// subquery of other scopes does); a correlated scalar subquery per row
+// cost SQLite about a fifth more CPU.
+func (s *scope) siteColumn(b binding, col, v string) string {
+	used := s.t.uses[v]
+	own := s.owns(b)
+	if used > 1 {
+		if u := s.t.sites[b.row]; u == nil || !own || s.parent != nil || !s.t.head[v] {
+			s.t.readSite(b)
+		} else if !slices.Contains(u.columns, col) {
+			u.columns = append(u.columns, col)
+		}
 	}
 	if !own || used <= 1 {
 		return "(SELECT " + col + " FROM " + SitesTable + " WHERE site = " + b.site + ")"
@@ -420,6 +541,30 @@ func (s *scope) siteColumn(b binding, col string, used int) string {
 	return a + "." + col
 }
 
+// owns reports whether the row of execution b is one of this scope's.
+func (s *scope) owns(b binding) bool {
+	return slices.ContainsFunc(s.from, func(f source) bool { return f.alias == b.row })
+}
+
+// restrictSite restricts the site of execution b to the sites query
+// selects.
+func (s *scope) restrictSite(b binding, query string) {
+	s.where = append(s.where, siteIn(b.site, query))
+	if u := s.t.sites[b.row]; u != nil && s.owns(b) {
+		u.restrict = append(u.restrict, query)
+	} else {
+		s.t.readSite(b)
+	}
+}
+
+// readSite notes that the statement reads the site of execution b other
+// than by restricting it in b's scope or naming it in the head.
+func (t *translator) readSite(b binding) {
+	if u := t.sites[b.row]; u != nil {
+		u.other = true
+	}
+}
+
 // newExecution binds x to a fresh row of the question's function
 // executions.
 func (s *scope) newExecution(x string) binding { return s.newEvent(kindExec, x) }
@@ -429,8 +574,9 @@ func (s *scope) newExecution(x string) binding { return s.newEvent(kindExec, x) 
 func (s *scope) newEvent(kind, x string) binding {
 	alias := s.join(kind, x, x, nil)
 	b := binding{kind: execVar, name: x, expr: alias + ".id", row: alias, site: alias + ".site"}
+	s.t.sites[alias] = &siteUse{}
 	if s.t.ownSites {
-		s.where = append(s.where, siteIn(b.site, "SELECT site FROM "+SiteVarsTable+" WHERE question = "+quote(s.t.question)+" AND var = "+quote(x)))
+		s.restrictSite(b, s.t.varSites(x))
 	}
 	s.vars[x] = b
 	return b
@@ -503,6 +649,10 @@ func (s *scope) attribute(a *spec.Atom) {
 		keys = append(keys, [2]string{keyColumn(p.Args[i]).Name, literal(a.Args[i].Lit)})
 	}
 	alias := s.attr(p.Name, ev.name, keys)
+	if k, ok := s.t.rows[alias]; ok && s.parent == nil && (a.Args[last].Lit != nil || s.t.head[a.Args[last].Var]) {
+		k.value = true // the value is the head's, or a literal
+		s.t.rows[alias] = k
+	}
 	s.bindOrEqual(a.Args[last], alias+"."+valueColumn(p.Name))
 }
 
@@ -546,7 +696,10 @@ func (s *scope) control(a *spec.Atom) {
 	x := s.event(a.Args[0], a.Prim.Args[0])
 	y := s.event(a.Args[1], a.Prim.Args[1])
 	if pair, ok := storedPair(a.Pred()); ok {
-		s.join(a.Pred(), x.name+"_"+a.Pred()+"_"+y.name, "", [][2]string{{pair[0], x.expr}, {pair[1], y.expr}})
+		alias := s.join(a.Pred(), x.name+"_"+a.Pred()+"_"+y.name, "", [][2]string{{pair[0], x.expr}, {pair[1], y.expr}})
+		if keyed(a.Pred()) {
+			s.t.rows[alias] = rowKey{ids: []string{x.expr, y.expr}, value: true}
+		}
 		return
 	}
 	if a.Prim.Stored == nil || len(a.Prim.Stored.Derived) == 0 {

@@ -26,6 +26,13 @@ import (
 // the rows of BenchmarkAnswer's durations answer at 1 M tuples).
 const answerPrintRowsEnv = "PMM_BENCH_ROWS"
 
+// answerPrintDBEnv names a pmm.db whose durations view BenchmarkAnswerPrint
+// reads instead of a table of its own: the database of rt/load's
+// BenchmarkAnswer that its PMM_BENCH_KEEP kept (durations-N.db), so
+// that the read is pmm answer's, SQL of the view included. The rows are
+// the view's (PMM_BENCH_ROWS is not read).
+const answerPrintDBEnv = "PMM_BENCH_DB"
+
 // BenchmarkAnswerPrint measures what pmm answer does after SQLite: read
 // an answer of N rows (run, x, fn, d) from a table through SQLite's C
 // API without its run column (load.Query, dropColumn) and print it, as a table, as
@@ -36,24 +43,18 @@ const answerPrintRowsEnv = "PMM_BENCH_ROWS"
 // while it ran (heap-MiB, sampled every millisecond).
 //
 //	go test ./cmd/pmm -run '^$' -bench AnswerPrint -benchtime 1x -count 3
+//	PMM_BENCH_DB=/tmp/durations-10000000.db go test ./cmd/pmm -run '^$' -bench 'AnswerPrint/(table|csv)$' -benchtime 1x
 func BenchmarkAnswerPrint(b *testing.B) {
-	n := 500000
-	if env := os.Getenv(answerPrintRowsEnv); env != "" {
-		var err error
-		if n, err = strconv.Atoi(env); err != nil {
-			b.Fatalf("%s: %v", answerPrintRowsEnv, err)
+	path, query, n := os.Getenv(answerPrintDBEnv), "SELECT * FROM durations WHERE run = ?", -1
+	if path == "" {
+		path, query, n = filepath.Join(b.TempDir(), "answers.db"), "SELECT * FROM answer WHERE run = ?", 500000
+		if env := os.Getenv(answerPrintRowsEnv); env != "" {
+			var err error
+			if n, err = strconv.Atoi(env); err != nil {
+				b.Fatalf("%s: %v", answerPrintRowsEnv, err)
+			}
 		}
-	}
-	path := filepath.Join(b.TempDir(), "answers.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`CREATE TABLE answer (run INTEGER, x INTEGER, fn TEXT, d INTEGER);
-		WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < ?)
-		INSERT INTO answer SELECT 1, x << 1, 'main.f' || (x % 40), (x * 7919) % 1000003 FROM i`, n); err != nil {
-		b.Fatal(err)
+		fillAnswerPrintTable(b, path, n)
 	}
 	printers := map[string]func(io.Writer, []string, rowIter) error{
 		"table": func(w io.Writer, header []string, rows rowIter) error {
@@ -74,7 +75,7 @@ func BenchmarkAnswerPrint(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				runtime.GC()
 				start, cpu := time.Now(), processCPU()
-				r, err := load.Query(path, "SELECT * FROM answer WHERE run = ?", 1)
+				r, err := load.Query(path, query, 1)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -86,7 +87,7 @@ func BenchmarkAnswerPrint(b *testing.B) {
 				r.Close()
 				answer += time.Since(start)
 				answerCPU += processCPU() - cpu
-				if counted.n != n {
+				if n >= 0 && counted.n != n || counted.n == 0 {
 					b.Fatalf("%d rows, want %d", counted.n, n)
 				}
 			}
@@ -94,6 +95,21 @@ func BenchmarkAnswerPrint(b *testing.B) {
 			b.ReportMetric(answerCPU.Seconds()/float64(b.N), "answer-cpu-s")
 			b.ReportMetric(float64(peak())/(1<<20), "heap-MiB")
 		})
+	}
+}
+
+// fillAnswerPrintTable makes the table answer of n rows (run, x, fn, d)
+// in the database at path.
+func fillAnswerPrintTable(b *testing.B, path string, n int) {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE answer (run INTEGER, x INTEGER, fn TEXT, d INTEGER);
+		WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < ?)
+		INSERT INTO answer SELECT 1, x << 1, 'main.f' || (x % 40), (x * 7919) % 1000003 FROM i`, n); err != nil {
+		b.Fatal(err)
 	}
 }
 

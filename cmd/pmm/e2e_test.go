@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"pmm.dev/pmm/schema"
 )
 
 // treeHashes hashes every file of the module outside .pmm/.
@@ -392,11 +394,17 @@ func stats(t testing.TB, dir string) *runStats {
 // recorded at its definition, and main's call sites record (calls m b)
 // under the id they publish and Both's definition adopts. main calls
 // Both(-2) ... Both(4); Both calls Foo when its parameter is positive:
-// 4 executions, in every mode.
+// 4 executions, in every mode. It also checks, in every mode, that a
+// view without DISTINCT (boths) has distinct rows where one execution
+// has rows at two sites, and that no variable whose sites are of one
+// kind has two rows of one id (oneRowPerID).
 func TestCalleeAndCaller(t *testing.T) {
 	q := `(defquestion chain :definition
   ((b) s.t. (exists (m f) (and (function-execution m "main.main") (function-execution b "main.Both")
-                               (function-execution f "main.Foo") (calls m b) (calls b f)))))`
+                               (function-execution f "main.Foo") (calls m b) (calls b f)))))
+(defquestion boths :definition
+  ((m b) s.t. (and (function-execution m "main.main") (function-execution b "main.Both") (calls m b))))`
+	shared := 0 // modes where boths recorded one id twice
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
 		dir := copyModule(t, "../../testdata/chain")
 		if err := os.WriteFile(filepath.Join(dir, "direct.pmm"), []byte(q), 0o644); err != nil {
@@ -410,10 +418,43 @@ func TestCalleeAndCaller(t *testing.T) {
 		}
 		db := openDB(t, dir)
 		got := queryStrings(t, db, "SELECT count(DISTINCT b) || ' ' || (SELECT count(*) FROM pmm_incomplete) FROM chain")
-		db.Close()
 		if len(got) != 1 || got[0] != "4 0" {
 			t.Errorf("--mode %s: executions of Both called by main that call Foo, and reasons of incompleteness: %v, want 4 0", mode, got)
 		}
+		// boths's view has no DISTINCT: its rows are distinct all the
+		// same, though in straightforward mode an execution of Both has
+		// one id at its call site (for b) and at its definition (for m:
+		// that mode records every execution for every variable).
+		if got := queryStrings(t, db, "SELECT count(*) = count(DISTINCT b) AND count(*) > 0 FROM boths"); got[0] != "1" {
+			t.Errorf("--mode %s: boths has equal rows or none", mode)
+		}
+		for _, qv := range [][2]string{{"chain", "m"}, {"chain", "b"}, {"chain", "f"}, {"boths", "m"}, {"boths", "b"}} {
+			oneRowPerID(t, db, qv[0], qv[1])
+		}
+		if got := queryStrings(t, db, "SELECT count(*) FROM (SELECT 1 FROM boths__exec GROUP BY run, id HAVING count(*) > 1)"); got[0] != "0" {
+			shared++
+		}
+		db.Close()
+	}
+	if shared == 0 {
+		t.Errorf("no mode recorded an execution at two sites under one id")
+	}
+}
+
+// oneRowPerID checks what the views without DISTINCT rely on
+// (docs/SCHEMA.md, "Rows distinct without DISTINCT"): when the sites of
+// variable v of question q are all of one kind, no two of them recorded
+// one id.
+func oneRowPerID(t *testing.T, db *sql.DB, q, v string) {
+	t.Helper()
+	sites := "SELECT site FROM " + schema.SiteVarsTable + " WHERE question = '" + q + "' AND var = '" + v + "'"
+	kinds := queryStrings(t, db, "SELECT count(DISTINCT coalesce(k.kind, v.site)) FROM "+schema.SiteVarsTable+" AS v LEFT JOIN "+schema.SitesTable+
+		" AS k ON k.site = v.site WHERE v.question = '"+q+"' AND v.var = '"+v+"'")
+	if kinds[0] != "1" {
+		return
+	}
+	if got := queryStrings(t, db, "SELECT count(*) FROM (SELECT 1 FROM "+schema.SQLName(q)+"__exec WHERE site IN ("+sites+") GROUP BY run, id HAVING count(*) > 1)"); got[0] != "0" {
+		t.Errorf("%s's %s: %s ids with two rows at sites of one kind", q, v, got[0])
 	}
 }
 

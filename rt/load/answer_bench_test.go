@@ -41,6 +41,11 @@ const answerQuestions = `
 // (default 1000000); e.g. PMM_BENCH_TUPLES=1000000,10000000.
 const answerTuplesEnv = "PMM_BENCH_TUPLES"
 
+// answerKeepEnv names a directory where BenchmarkAnswer keeps a copy of
+// each database it answered from, with its views, as VIEW-N.db (N the
+// tuples): for sqlite3, or BenchmarkAnswerPrint's PMM_BENCH_DB.
+const answerKeepEnv = "PMM_BENCH_KEEP"
+
 // loadChildEnv makes the test binary a child process that loads one run
 // and reports what it took (loadReport), so that its peak RSS is the
 // load's alone.
@@ -124,6 +129,7 @@ func peakRSS() int64 {
 //
 //	go test -run '^$' -bench Answer -benchtime 1x ./rt/load/
 //	PMM_BENCH_TUPLES=10000000 go test -run '^$' -bench Answer -benchtime 1x -timeout 1h ./rt/load/
+//	PMM_BENCH_KEEP=/tmp go test -run '^$' -bench Answer/durations -benchtime 1x ./rt/load/  # keeps /tmp/durations-1000000.db
 func BenchmarkAnswer(b *testing.B) {
 	prog, err := spec.Compile(spec.Source{Name: "answers.pmm", Text: []byte(answerQuestions)})
 	if err != nil {
@@ -213,6 +219,13 @@ func benchmarkAnswer(b *testing.B, sch *pmmschema.Schema, question string, n int
 		readAll(b, db, "SELECT * FROM "+largest+" WHERE run = 1")
 		read += time.Since(start)
 		readCPU += cpuTime() - cpu
+		if keep := os.Getenv(answerKeepEnv); keep != "" {
+			path := filepath.Join(keep, fmt.Sprintf("%s-%d.db", view, n))
+			os.Remove(path)
+			if _, err := db.Exec("VACUUM INTO ?", path); err != nil {
+				b.Fatal(err)
+			}
+		}
 		db.Close()
 		if c == 0 || r == 0 {
 			b.Fatalf("%d rows in %s, %d in the answer", c, largest, r)
