@@ -3,7 +3,11 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	"go/printer"
 	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
 
 	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/static"
@@ -91,7 +95,12 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 			return "", err
 		}
 		name := sg.name(string(op.Kind))
-		decls = append(decls, fmt.Sprintf("func %s(c %s %s%s) %s {\n\tvar s %s\n\t%s(&s)\n%s\n}", name, dir, elem, params, fmt.Sprintf(results, elem), state, enter, fmt.Sprintf(body, ended("s", -1))))
+		object := ""
+		if sg.caps[plan.CapObject] {
+			// A channel is a pointer to the runtime's channel.
+			object = "\ts.obj = int64(*(*uintptr)(" + sg.pc.importName("unsafe") + ".Pointer(&c)))\n"
+		}
+		decls = append(decls, fmt.Sprintf("func %s(c %s %s%s) %s {\n\tvar s %s\n%s\t%s(&s)\n%s\n}", name, dir, elem, params, fmt.Sprintf(results, elem), state, object, enter, fmt.Sprintf(body, ended("s", -1))))
 		return name, nil
 	}
 	switch {
@@ -133,7 +142,15 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		if l, ok := parentOf(path, op.Node).(*ast.LabeledStmt); ok {
 			begin = l // code before a labeled select goes before its label
 		}
-		sg.edits = append(sg.edits, at(begin, false, ";"+enter+"(&"+v+");"))
+		object := ""
+		if call, ok := op.Node.(*ast.CallExpr); ok && sg.caps[plan.CapObject] {
+			set, err := sg.blockingObject(call, op.Operand, v)
+			if err != nil {
+				return err
+			}
+			object = set + "; "
+		}
+		sg.edits = append(sg.edits, at(begin, false, ";"+object+enter+"(&"+v+");"))
 		if sel, ok := op.Node.(*ast.SelectStmt); ok {
 			for i, c := range sel.Body.List {
 				off := fi.tf.Offset(c.(*ast.CommClause).Colon) + 1
@@ -158,4 +175,45 @@ func parentOf(path []ast.Node, n ast.Node) ast.Node {
 		}
 	}
 	return nil
+}
+
+// blockingObject returns the statement that sets the object of state v
+// to the address of operand, the receiver of call, a blocking method of
+// sync: through a helper that takes a pointer, the operand's address or
+// the operand itself. The operand is evaluated a second time, so only one
+// without calls or receives can be; and only one of the method's own
+// type, since a promoted method's receiver is the value that embeds it.
+func (sg *siteGen) blockingObject(call *ast.CallExpr, operand ast.Expr, v string) (string, error) {
+	info := sg.fi.pkg.TypesInfo
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok {
+		return "", fmt.Errorf("the blocking call at %s has no static callee", sg.s.Position())
+	}
+	recv := fn.Type().(*types.Signature).Recv().Type() // *sync.Mutex, ...
+	t := info.TypeOf(operand)
+	arg := "&(" + sg.text(operand) + ")"
+	switch {
+	case types.Identical(t, recv):
+		arg = sg.text(operand)
+	case types.Identical(types.NewPointer(t), recv):
+	default:
+		return "", fmt.Errorf("the address of what %s locks or waits on is not taken: %s is promoted from a field of %s", sg.text(operand), fn.Name(), t)
+	}
+	if !pure(operand) {
+		return "", fmt.Errorf("the address of %s is not taken: pmm would evaluate it twice, and it has calls or receives", sg.text(operand))
+	}
+	ts, err := sg.typeName(recv)
+	if err != nil {
+		return "", err
+	}
+	name := sg.name("object")
+	sg.decls = append(sg.decls, fmt.Sprintf("func %s(p %s) int64 { return int64(uintptr(%s.Pointer(p))) }", name, ts, sg.pc.importName("unsafe")))
+	return v + ".obj = " + name + "(" + arg + ")", nil
+}
+
+// text is expression e as written (printed).
+func (sg *siteGen) text(e ast.Expr) string {
+	var b strings.Builder
+	printer.Fprint(&b, sg.fi.pkg.Fset, e) //nolint:errcheck // a strings.Builder
+	return b.String()
 }

@@ -40,6 +40,7 @@ var captureCodes = map[plan.Capture]captureCode{
 	plan.CapCaller:    {field: "caller", typ: "uint64", int64: "int64(s.caller)"}, // set by the call's wrapper
 	plan.CapIndex:     {field: "index", typ: "int64", int64: "s.index"},           // set by the iteration's code
 	plan.CapCase:      {field: "scase", typ: "int64", int64: "s.scase"},           // set by the blocking operation's code
+	plan.CapObject:    {field: "obj", typ: "int64", int64: "s.obj"},               // set by the blocking operation's code
 	plan.CapDuration:  {int64: "s.t1 - s.t0", compensated: "s.t1 - s.t0 - s.comp"},
 	plan.CapPanicked:  {boolean: "!s.ok"},
 	plan.CapParam:     {field: "p", value: true, numbered: true},

@@ -165,7 +165,7 @@ func (sg *siteGen) common() {
 	}
 	sg.compensation(rt)
 	sg.declare("ok", "bool") // set when the execution returns
-	for _, c := range []plan.Capture{plan.CapCaller, plan.CapIndex, plan.CapCase} {
+	for _, c := range []plan.Capture{plan.CapCaller, plan.CapIndex, plan.CapCase, plan.CapObject} {
 		if cc := captureCodes[c]; sg.caps[c] {
 			sg.declare(cc.field, cc.typ)
 		}

@@ -29,13 +29,14 @@ const (
 	CapCallLine  Capture = "line"     // the file:line of a call site (call sites only)
 	CapIndex     Capture = "index"    // the index of a loop's iteration in its execution (iteration sites)
 	CapCase      Capture = "case"     // the case by which a select proceeded, -1 for another operation (blocking sites)
+	CapObject    Capture = "object"   // the address of what a blocking operation operates on (blocking sites)
 )
 
 // Captures returns all the captures, for the tests that check that every
 // table of them covers each.
 func Captures() []Capture {
 	return []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
-		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine, CapIndex, CapCase}
+		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine, CapIndex, CapCase, CapObject}
 }
 
 // captureMeaning is when a capture is known, and what the site takes
@@ -70,6 +71,7 @@ var captureMeanings = map[Capture]captureMeaning{
 	CapCallLine:  {takes: []Capture{}},
 	CapIndex:     {},
 	CapCase:      {atEnd: true},
+	CapObject:    {},
 }
 
 // AtEnd reports whether the value of f is known only when the execution

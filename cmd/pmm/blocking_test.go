@@ -10,8 +10,9 @@ import (
 // TestBlocking builds and runs testdata/blocking, whose goroutines block
 // on a contended mutex, a channel of one slot, a select and a wait
 // group, in every mode. pmm's count of each kind of operation, of the
-// waits for the mutex by the caller of the function that waits, and the
-// case by which the select proceeded, must be the program's own; pmm's time blocked, measured inside the
+// waits for the mutex by the caller of the function that waits, the
+// case by which the select proceeded, and which operations are on one
+// mutex or channel (by their addresses), must be the program's own; pmm's time blocked, measured inside the
 // program's own measure of each operation with the same clock, must be
 // at most the program's, and, where the program made the waits last
 // milliseconds, at least half of it.
@@ -30,6 +31,8 @@ func TestBlocking(t *testing.T) {
 		"lock_by_caller":   "SELECT group_concat(c || '=' || n, ',') FROM (SELECT c, count(DISTINCT b) AS n FROM handle_waits GROUP BY c ORDER BY c)",
 		"lock_under_serve": "SELECT count(DISTINCT b) FROM lock_under_serve",
 		"cases":            "SELECT group_concat(k || '=' || n, ',') FROM (SELECT DISTINCT k, n FROM cases ORDER BY k)",
+		"mutex_objects":    "SELECT count(DISTINCT addr) || ':' || count(DISTINCT f) FROM mutex_objects WHERE addr <> 0",
+		"ch_objects":       "SELECT count(DISTINCT addr) || ':' || count(DISTINCT f) FROM ch_objects WHERE addr <> 0",
 	}
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
 		t.Run(mode, func(t *testing.T) {

@@ -116,6 +116,9 @@ func main() {
 	fmt.Println("want lock_by_caller main.Batch=2,main.Serve=2")
 	fmt.Println("want lock_under_serve 2")
 	fmt.Println("want cases lock=-1,select=1") // Pick's b, its second case
+	// One mutex locked in two functions, one channel used in two.
+	fmt.Println("want mutex_objects 1:2")
+	fmt.Println("want ch_objects 1:2")
 	// pmm's time blocked lies within the program's measure of it: at
 	// most the program's, and not below half of it.
 	for _, k := range []string{"lock", "recv", "select", "send"} {
