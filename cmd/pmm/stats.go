@@ -71,7 +71,8 @@ Example:
 				header := []string{"site", "function", "kind", "position", "questions", "checked", "recorded"}
 				var rows [][]any
 				for _, s := range st.Sites {
-					rows = append(rows, []any{s.Site, s.Function, s.Kind, s.Position, strings.Join(s.Questions, " "), s.Checked, s.Recorded})
+					kind := strings.TrimSpace(strings.Join([]string{s.Kind, s.Label, s.Operand}, " ")) // "region outer", "blocking lock s.mu"
+					rows = append(rows, []any{s.Site, s.Function, kind, s.Position, strings.Join(s.Questions, " "), s.Checked, s.Recorded})
 				}
 				rows = append(rows, []any{"total", "", "", "", "", st.Checked, st.Recorded})
 				fmt.Fprintf(e.stdout, "run %d\n", st.Run)
@@ -116,6 +117,8 @@ type siteStats struct {
 	Site      int      `json:"site"`
 	Function  string   `json:"function"`
 	Kind      string   `json:"kind"`
+	Label     string   `json:"label,omitempty"`   // a region's label, a blocking operation's kind
+	Operand   string   `json:"operand,omitempty"` // a blocking operation's operand
 	Position  string   `json:"position"`
 	Questions []string `json:"questions"`
 	Checked   int64    `json:"checked"`
@@ -185,7 +188,7 @@ func readStats(p *plan.Project, run int64) (*runStats, error) {
 		if s.Filtered {
 			c[0] = checked[s.Site]
 		}
-		st.Sites = append(st.Sites, siteStats{Site: s.Site, Function: s.Function, Kind: s.Kind,
+		st.Sites = append(st.Sites, siteStats{Site: s.Site, Function: s.Function, Kind: s.Kind, Label: s.Label, Operand: s.Operand,
 			Position: fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col), Questions: s.Questions, Checked: c[0], Recorded: c[1]})
 		st.Checked += c[0]
 		st.Recorded += c[1]
