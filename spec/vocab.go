@@ -368,8 +368,8 @@ var vocabulary = []*Primitive{
 			{Name: "name", Kind: ArgFuncName},
 			{Name: "label", Kind: ArgValue, Value: ValText},
 		},
-		Doc: "r is an execution of the statement labeled label (a for, range, switch, select or block statement) " +
-			"in the body of the function called name: from the label to the first point where control leaves the statement.",
+		Doc: "r is an execution of the statement labeled label (a for, range, switch, select or block statement), or of the statements " +
+			"a //pmm:region label comment marks, in the body of the function called name: from its begin to the first point where control leaves it.",
 		Example: `(region-execution r "main.F" "parse")`,
 		Sites:   []SiteKind{SiteRegion},
 	},
@@ -456,15 +456,15 @@ var vocabulary = []*Primitive{
 	attribute("duration", intervals, ValDuration,
 		"d is the wall-clock duration of x in nanoseconds.",
 		`(duration x d)`, &Recording{Capture: "d", Column: "d", Tested: true}),
-	attribute("iteration-index", []string{TypeIteration}, ValInt,
+	eventNamed("i", attribute("iteration-index", []string{TypeIteration}, ValInt,
 		"n is the index of iteration i in its loop's execution, counting from 0.",
-		`(iteration-index i n)`, &Recording{Capture: "index"}),
-	attribute("blocking-object", []string{TypeBlocking}, ValInt,
+		`(iteration-index i n)`, &Recording{Capture: "index"})),
+	eventNamed("b", attribute("blocking-object", []string{TypeBlocking}, ValInt,
 		"addr is the address of the channel, mutex, wait group or condition that b operates on (0 for a select): operations with one address are on one object.",
-		`(blocking-object b addr)`, &Recording{Capture: "object"}),
-	attribute("select-case", []string{TypeBlocking}, ValInt,
+		`(blocking-object b addr)`, &Recording{Capture: "object"})),
+	eventNamed("b", attribute("select-case", []string{TypeBlocking}, ValInt,
 		"n is the index, from 0 in source order, of the case by which the select b proceeded; -1 when b is not a select.",
-		`(select-case b n)`, &Recording{Capture: "case"}),
+		`(select-case b n)`, &Recording{Capture: "case"})),
 	attribute(AttrGoroutine, intervals, ValInt,
 		"g is the id of the goroutine x runs on.",
 		`(goroutine x g)`, &Recording{Capture: "g", Column: "g"}),
@@ -611,6 +611,12 @@ func attribute(name string, of []string, vt ValueType, doc, example string, reco
 		Example:  example,
 		Recorded: recorded,
 	}
+}
+
+// eventNamed names the event argument of row p v, as its doc does.
+func eventNamed(v string, p *Primitive) *Primitive {
+	p.Args[0].Name = v
+	return p
 }
 
 func comparison(op, doc string, c *Comparison) *Primitive {
