@@ -100,7 +100,7 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 	siteOf := map[*Region]*sites{}
 	var regions []*Region
 	labeled, marked := LabeledRegions(body, nil), static.MarkedRegions(fi.file, body)
-	markedOf := map[*ast.Stmt]*Region{} // by its first statement and name
+	markedOf := map[int]*Region{} // by its index in marked
 	for _, o := range group {
 		start, end := lineColOffset(fi.tf, o.Line, o.Col), lineColOffset(fi.tf, o.EndLine, o.EndCol)
 		at := func(from, to ast.Node) bool {
@@ -114,9 +114,9 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 		}
 		for i, m := range marked {
 			if first, last := m.Stmts[0], m.Stmts[len(m.Stmts)-1]; r == nil && m.Name == o.Label && at(first, last) {
-				if r = markedOf[&marked[i].Stmts[0]]; r == nil {
+				if r = markedOf[i]; r == nil {
 					r = &Region{Label: m.Name, Stmts: m.Stmts, Lines: [2]int{o.Line, o.EndLine}}
-					markedOf[&marked[i].Stmts[0]] = r
+					markedOf[i] = r
 				}
 			}
 		}
