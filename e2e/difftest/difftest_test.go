@@ -100,8 +100,9 @@ var defaultFeatures = progen.AllFeatures()
 // generics, the method on a function type, goroutines, recovered panics,
 // or, panicked, spawns: TestDefaultSeedsCoverEveryFeature).
 // Seed 15 is the first to ask not-calls-star since the region templates
-// joined the draw.
-var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15}
+// joined the draw; seed 25 the first after them to ask region-before and
+// iter-before since the iteration templates joined it.
+var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 25}
 
 // TestDefaultSeedsCoverEveryFeature checks that the programs of the fast
 // test use every construct of the generator and that their questions
@@ -134,10 +135,12 @@ func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
 		"panic in a region":              "panic(\"main.m",
 		"labeled type switches":          ".(type) {",
 		"labeled selects":                "break sel",
+		"marked loops":                   "//pmm:region mark",
 	}
 	templates := []string{"calls", "calls-star", "not-calls", "not-calls-star", "not-called-by", "spawns",
 		"contains", "cache", "cache-count", "panicked", "either", "callee-names", "result", "by-param",
-		"region-count", "region-in", "region-same-g", "region-before", "region-contains"}
+		"region-count", "region-in", "region-same-g", "region-before", "region-contains",
+		"iter-count", "iter-per-loop", "iter-per-loop-last", "iter-in", "iter-regions", "iter-before", "iter-calls"}
 	seen := map[string]bool{}
 	for _, seed := range defaultSeeds {
 		p := progen.Generate(seed, defaultFeatures)

@@ -7,10 +7,11 @@
 // a function type, recursion, defer, goroutines joined by a WaitGroup),
 // panics recovered by deferred closures, labeled regions (loops, range
 // loops, switches, type switches, selects and blocks, left by break,
-// continue, goto, return and panic) — and prints it twice: the plain
-// program, which pmm instruments, and its traced twin, the same program
-// with a hand-written tracer that records every execution of a function
-// and of a region in the internal/reftrace format. The generator also draws questions from
+// continue, goto, return and panic; and loops a //pmm:region comment
+// marks) — and prints it twice: the plain program, which pmm
+// instruments, and its traced twin, the same program with a hand-written
+// tracer that records every execution of a function and of a region, and
+// every iteration of a loop region, in the internal/reftrace format. The generator also draws questions from
 // templates over the model, using only what the reference evaluates
 // exactly and deterministically.
 package progen
@@ -40,6 +41,10 @@ type Features struct {
 	// the mids, left by their end, break and continue to their labels,
 	// gotos, returns and panics; and the question templates over them.
 	Regions bool
+	// Iterations: the twin records each iteration of a loop region (and
+	// of a loop a //pmm:region comment marks, a shape of its own), and
+	// the question templates over loop-iteration and iteration-index.
+	Iterations bool
 
 	// Question templates.
 	Negations   bool // (not (exists ...)) over calls and calls*
@@ -60,7 +65,7 @@ type Features struct {
 func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
 		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
-		Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
+		Iterations: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
 		Or: true, Names: true, RegionDefers: true}
 }
 

@@ -57,6 +57,9 @@ func genQuestions(r *rand.Rand, p *Program) (string, []string) {
 	if f.Regions {
 		templates = append(templates, q.regionCount, q.regionIn, q.regionBefore, q.regionContains, q.regionContains)
 	}
+	if f.Regions && f.Iterations {
+		templates = append(templates, q.iterCount, q.iterPerLoop, q.iterIn, q.iterCalls, q.iterCalls)
+	}
 	want := 10 + r.Intn(6)
 	for tries := 0; len(q.names) < want && tries < 200; tries++ {
 		templates[r.Intn(len(templates))]()

@@ -31,6 +31,8 @@ type trRecord struct {
 	Params    []any  ` + "`json:\"params,omitempty\"`" + `
 	Label     string ` + "`json:\"label,omitempty\"`" + `
 	In        int64  ` + "`json:\"in,omitempty\"`" + `
+	Iter      bool   ` + "`json:\"iter,omitempty\"`" + `
+	Index     int64  ` + "`json:\"index,omitempty\"`" + `
 	Results   []any  ` + "`json:\"results,omitempty\"`" + `
 	Panicked  bool   ` + "`json:\"panicked,omitempty\"`" + `
 }
@@ -173,7 +175,21 @@ func trRB(fn, label string) int64 {
 	return r.ID
 }
 
-// trRE ends the region execution *id, if one is open, and closes it.
+// trIB begins an iteration of the loop region labeled label of fn, in the
+// execution of fn running on the calling goroutine, numbered *n, which it
+// increments; it returns its id.
+func trIB(fn, label string, n *int64) int64 {
+	trCheckName(fn)
+	g := trState()
+	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Label: label, Iter: true, Index: *n, In: g.stack[len(g.stack)-1], Goroutine: g.num}
+	*n++
+	r.Seq = trSeq.Add(1)
+	trWrite(r)
+	return r.ID
+}
+
+// trRE ends the region execution (or iteration) *id, if one is open, and
+// closes it.
 func trRE(id *int64) {
 	if *id == 0 {
 		return
@@ -182,7 +198,7 @@ func trRE(id *int64) {
 	*id = 0
 }
 
-// trRUnwind ends, in order, the region executions still open when a
+// trRUnwind ends, in order, the region executions and iterations still open when a
 // function ends by a panic (and, harmlessly, none when it returns).
 func trRUnwind(ids ...*int64) {
 	for _, id := range ids {
