@@ -39,7 +39,9 @@ func TestQuestionsCompile(t *testing.T) {
 // (built without inlining, names checked against the runtime's) writes a
 // trace in which every execution but those of workers ended, and every
 // function of the model that runs appears in it; each iteration is in
-// one execution of its loop's region, numbered from 0 there.
+// one execution of its loop's region, numbered from 0 there; each
+// blocking operation ended within the execution it runs in, with a case
+// if it is a select.
 func TestTwinComputesThePlainProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds programs")
@@ -65,7 +67,7 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 			t.Fatal(err)
 		}
 		names := map[string]bool{}
-		regions, iterations := 0, 0
+		regions, iterations, ops := 0, 0, 0
 		for _, e := range tr.Execs {
 			f := p.Func(e.Func)
 			if f == nil {
@@ -82,6 +84,14 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 				checkIteration(t, seed, tr, e)
 				continue
 			}
+			if e.IsBlocking() {
+				ops++
+				if in := tr.ByID[e.In]; !e.Ended || in == nil || in.Func != e.Func || in.Goroutine != e.Goroutine ||
+					e.BeginSeq < in.BeginSeq || in.Ended && e.EndSeq > in.EndSeq || (e.Op == "select") != (e.Case >= 0) {
+					t.Errorf("seed %d: the blocking operation %+v in %+v", seed, e, in)
+				}
+				continue
+			}
 			names[e.Func] = true
 			if !e.Ended && !f.Worker {
 				t.Errorf("seed %d: an execution of %s did not end", seed, e.Func)
@@ -93,8 +103,8 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 		if !names["main.main"] || len(names) < len(p.Funcs)/2 {
 			t.Errorf("seed %d: only %d of %d functions ran", seed, len(names), len(p.Funcs))
 		}
-		if regions == 0 || iterations == 0 {
-			t.Errorf("seed %d: %d regions and %d iterations ran", seed, regions, iterations)
+		if regions == 0 || iterations == 0 || ops == 0 {
+			t.Errorf("seed %d: %d regions, %d iterations and %d blocking operations ran", seed, regions, iterations, ops)
 		}
 	}
 }

@@ -77,17 +77,10 @@ func (q *qgen) iterPerLoop() bool {
 // spawned goroutine to the iterations of its loops or of those of a
 // function it calls: by its parameter (or its count) and the index.
 func (q *qgen) iterIn() bool {
-	a := q.pick(func(a *Func) bool {
-		if a.InGo || a.Worker {
-			return false
-		}
-		r := reach(a)
-		r[a] = true
-		for f := range r {
-			for _, l := range f.regions {
-				if l.iter {
-					return true
-				}
+	a, r := q.mainCaller(func(f *Func) bool {
+		for _, l := range f.regions {
+			if l.iter {
+				return true
 			}
 		}
 		return false
@@ -95,8 +88,6 @@ func (q *qgen) iterIn() bool {
 	if a == nil {
 		return false
 	}
-	r := reach(a)
-	r[a] = true
 	f, l := q.loopRegion(func(f *Func) bool { return r[f] })
 	n := q.name("iter-in")
 	if len(a.Params) > 0 {

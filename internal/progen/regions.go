@@ -81,11 +81,15 @@ func (b *regionBuilder) jump(tok string, r *region) stmt {
 // when is `if cond { s }`.
 func when(cond string, s stmt) stmt { return &block{head: "if " + cond + " {", body: []stmt{s}} }
 
-// call is a call statement of f, in a loop's body or not.
+// call is a call statement of f, in a loop's body or not; with blocking
+// operations, sometimes a block of them.
 func (b *regionBuilder) call(loop bool) stmt {
 	ch := b.c
 	if loop {
 		ch = b.inLoop
+	}
+	if b.g.feat.Blocking && b.g.r.Intn(5) == 0 {
+		return b.g.blocking(b.f, b.callees, ch)
 	}
 	for tries := 0; tries < 3; tries++ {
 		if s := b.g.callStmt(b.f, b.callees, ch); s != nil {

@@ -33,8 +33,11 @@ type trRecord struct {
 	In        int64  ` + "`json:\"in,omitempty\"`" + `
 	Iter      bool   ` + "`json:\"iter,omitempty\"`" + `
 	Index     int64  ` + "`json:\"index,omitempty\"`" + `
+	Op        string ` + "`json:\"op,omitempty\"`" + `
+	Operand   string ` + "`json:\"operand,omitempty\"`" + `
 	Results   []any  ` + "`json:\"results,omitempty\"`" + `
 	Panicked  bool   ` + "`json:\"panicked,omitempty\"`" + `
+	Case      *int64 ` + "`json:\"case,omitempty\"`" + `
 }
 
 // trG is one goroutine's shadow stack.
@@ -186,6 +189,27 @@ func trIB(fn, label string, n *int64) int64 {
 	r.Seq = trSeq.Add(1)
 	trWrite(r)
 	return r.ID
+}
+
+// trBB begins a blocking operation of kind op on operand in fn, in the
+// execution of fn running on the calling goroutine, and returns its id.
+func trBB(fn, op, operand string) int64 {
+	trCheckName(fn)
+	g := trState()
+	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Op: op, Operand: operand, In: g.stack[len(g.stack)-1], Goroutine: g.num}
+	r.Seq = trSeq.Add(1)
+	trWrite(r)
+	return r.ID
+}
+
+// trBE ends the blocking operation id, a select by its case c (-1 for
+// another kind).
+func trBE(id, c int64) {
+	r := &trRecord{Kind: "end", ID: id, Seq: trSeq.Add(1)}
+	if c >= 0 {
+		r.Case = &c
+	}
+	trWrite(r)
 }
 
 // trRE ends the region execution (or iteration) *id, if one is open, and
