@@ -101,8 +101,9 @@ var defaultFeatures = progen.AllFeatures()
 // or, panicked, spawns: TestDefaultSeedsCoverEveryFeature).
 // Since the iteration and blocking templates joined the draw, seed 16 is
 // the first after 10 to ask region-before and iter-before, and seed 71
-// to ask iter-regions (and not-calls-star).
-var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 71}
+// to ask iter-regions (and not-calls-star); seed 19 the first to receive
+// after a call in one expression.
+var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 19, 71}
 
 // TestDefaultSeedsCoverEveryFeature checks that the programs of the fast
 // test use every construct of the generator and that their questions

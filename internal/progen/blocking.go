@@ -1,5 +1,10 @@
 package progen
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Blocking operations (Features.Blocking): channel sends and receives
 // (comma-ok too, on a closed channel), selects without default of which
 // exactly one case is ready, Lock and RLock of package-level mutexes,
@@ -12,12 +17,16 @@ package progen
 // opInfo is a blocking operation of a function, for the questions.
 type opInfo struct{ kind, operand string }
 
-// opStmt is a statement that is one blocking operation.
+// opStmt is a statement that is one blocking operation. Where the
+// statement calls a function too, the twin splits it: pre evaluates what
+// Go evaluates before the operation (a call on its left, a sent value),
+// op is the operation alone, post what comes after it.
 type opStmt struct {
 	fn            *Func
 	n             int // the twin's variable trB<n>
 	kind, operand string
 	text          string
+	pre, op, post string // the twin's lines, with %[1]d for n; op "" for text
 }
 
 // selectStmt is a select without default: the twin ends it at the top of
@@ -34,12 +43,23 @@ type selectCase struct {
 }
 
 func (s *opStmt) print(p *printer) {
-	if p.tw {
-		p.line("trB%d := trBB(%q, %q, %q)", s.n, s.fn.Name, s.kind, s.operand)
+	if !p.tw {
+		p.line("%s", s.text)
+		return
 	}
-	p.line("%s", s.text)
-	if p.tw {
-		p.line("trBE(trB%d, -1)", s.n)
+	n := func(line string) string { return strings.ReplaceAll(line, "%[1]d", strconv.Itoa(s.n)) }
+	if s.pre != "" {
+		p.line("%s", n(s.pre))
+	}
+	p.line("trB%d := trBB(%q, %q, %q)", s.n, s.fn.Name, s.kind, s.operand)
+	if s.op == "" {
+		p.line("%s", s.text)
+	} else {
+		p.line("%s", n(s.op))
+	}
+	p.line("trBE(trB%d, -1)", s.n)
+	if s.post != "" {
+		p.line("%s", n(s.post))
 	}
 }
 
@@ -80,12 +100,45 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices) stmt {
 	b := &block{head: "{"}
 	switch g.r.Intn(4) {
 	case 0:
-		// A send and a receive on a buffered channel.
-		b.body = []stmt{raw("ch := make(chan int, 1)"), g.op(f, "send", "ch", "ch <- "+val)}
+		// A send and a receive on a buffered channel, each sometimes
+		// with a call: the sent value's, one on either side of the
+		// receive, or one the received value is passed to.
+		b.body = []stmt{raw("ch := make(chan int, 1)")}
+		l := g.leaves[g.r.Intn(len(g.leaves))]
 		if g.r.Intn(2) == 0 {
-			b.body = append(b.body, g.op(f, "recv", "ch", "acc += <-ch"))
+			b.body = append(b.body, g.op(f, "send", "ch", "ch <- "+val))
 		} else {
+			call := g.call(f, l, c)
+			s := g.op(f, "send", "ch", "ch <- "+call)
+			s.pre, s.op = "trV%[1]d := "+call, "ch <- trV%[1]d"
+			b.body = append(b.body, s)
+		}
+		switch g.r.Intn(5) {
+		case 0:
+			b.body = append(b.body, g.op(f, "recv", "ch", "acc += <-ch"))
+		case 1:
 			b.body = append(b.body, g.op(f, "recv", "ch", "v := <-ch"), raw("acc += v"))
+		case 2:
+			call := g.call(f, l, c)
+			s := g.op(f, "recv", "ch", "acc += "+call+" + <-ch")
+			s.pre, s.op, s.post = "trV%[1]d := "+call, "trW%[1]d := <-ch", "acc += trV%[1]d + trW%[1]d"
+			b.body = append(b.body, s)
+		case 3:
+			call := g.call(f, l, c)
+			s := g.op(f, "recv", "ch", "acc += <-ch + "+call)
+			s.op, s.post = "trW%[1]d := <-ch", "acc += trW%[1]d + "+call
+			b.body = append(b.body, s)
+		default:
+			args := []string{"<-ch"}
+			for _, t := range l.Params[1:] {
+				args = append(args, g.arg(c, t))
+			}
+			f.callees[l] = true
+			f.callCount[l]++
+			call := strings.TrimPrefix(l.Name, "main.") + "(" + strings.Join(args, ", ") + ")"
+			s := g.op(f, "recv", "ch", "acc += "+call)
+			s.op, s.post = "trW%[1]d := <-ch", "acc += "+strings.Replace(call, "<-ch", "trW%[1]d", 1)
+			b.body = append(b.body, s)
 		}
 	case 1:
 		// Comma-ok, on a channel closed with a value in it or empty.

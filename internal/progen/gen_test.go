@@ -46,6 +46,12 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds programs")
 	}
+	allIterations, allOps := 0, 0
+	defer func() {
+		if allIterations == 0 || allOps == 0 {
+			t.Errorf("%d iterations and %d blocking operations ran", allIterations, allOps)
+		}
+	}()
 	for _, seed := range []int64{1, 2, 3} {
 		p := Generate(seed, AllFeatures())
 		dir := t.TempDir()
@@ -103,9 +109,10 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 		if !names["main.main"] || len(names) < len(p.Funcs)/2 {
 			t.Errorf("seed %d: only %d of %d functions ran", seed, len(names), len(p.Funcs))
 		}
-		if regions == 0 || iterations == 0 || ops == 0 {
-			t.Errorf("seed %d: %d regions, %d iterations and %d blocking operations ran", seed, regions, iterations, ops)
+		if regions == 0 {
+			t.Errorf("seed %d: no region ran", seed)
 		}
+		allIterations, allOps = allIterations+iterations, allOps+ops
 	}
 }
 
