@@ -1,6 +1,7 @@
 package progen
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -88,8 +89,9 @@ func (g *gen) op(f *Func, kind, operand, text string) *opStmt {
 }
 
 // blocking is a block of blocking operations in f's body, calling
-// callees with arguments from c in a select's cases.
-func (g *gen) blocking(f *Func, callees []*Func, c argChoices) stmt {
+// callees with arguments from c in a select's cases; jump, if not nil,
+// ends the first case (a branch to a loop around the select).
+func (g *gen) blocking(f *Func, callees []*Func, c argChoices, jump stmt) stmt {
 	val := c.ints[g.r.Intn(len(c.ints))]
 	call := func() stmt {
 		if s := g.callStmt(f, callees, c); s != nil {
@@ -158,6 +160,9 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices) stmt {
 		cases := []selectCase{
 			{head: "case v := <-ch:", body: []stmt{raw("acc += v"), call()}},
 			{head: "case s, ok := <-ch2:", body: []stmt{when("ok", raw("acc += len(s)")), call()}},
+		}
+		if jump != nil {
+			cases[0].body = append(cases[0].body, jump)
 		}
 		if g.r.Intn(2) == 0 {
 			b.body = append(b.body, raw("var never chan int"))
@@ -322,4 +327,26 @@ func (q *qgen) opBefore() bool {
                                (contains x b) (calls x y) %s))))`, n+"-ev", lit(f), lit(f), o.kind, o.operand, lit(g), before)
 	q.question(n, "(defquestion %s :definition (count %s (output output)))", n, n+"-ev")
 	return true
+}
+
+// recvReturn returns a value received in its result expression: the
+// receive is in the return, before the function's deferred calls.
+type recvReturn struct{ op *opStmt }
+
+func (s *recvReturn) print(p *printer) {
+	if !p.tw {
+		p.line("%s", s.op.text)
+		return
+	}
+	p.line("trB%d := trBB(%q, %q, %q)", s.op.n, s.op.fn.Name, s.op.kind, s.op.operand)
+	p.line("trW%d := <-fin", s.op.n)
+	p.line("trBE(trB%d, -1)", s.op.n)
+	ret(fmt.Sprintf("(acc + trW%d) %% 7", s.op.n)).print(p)
+}
+
+// receiveReturn ends f's body by returning a value it sent itself on a
+// buffered channel and receives in the return statement.
+func (g *gen) receiveReturn(f *Func) []stmt {
+	return []stmt{raw("fin := make(chan int, 1)"), g.op(f, "send", "fin", "fin <- acc % 2"),
+		&recvReturn{op: g.op(f, "recv", "fin", "return (acc + <-fin) % 7")}}
 }

@@ -469,7 +469,7 @@ func (g *gen) mid(i int) *Func {
 		}
 		var s stmt
 		if g.feat.Blocking && g.r.Intn(4) == 0 {
-			s = g.blocking(f, callees, ch)
+			s = g.blocking(f, callees, ch, nil)
 		} else if s = g.callStmt(f, callees, ch); s == nil {
 			continue
 		}
@@ -499,7 +499,11 @@ func (g *gen) mid(i int) *Func {
 			f.body = append(f.body, raw("defer "+g.call(f, l, c)))
 		}
 	}
-	f.body = append(f.body, ret(fmt.Sprintf("(acc + %d) %% 7", g.r.Intn(3))))
+	if g.feat.Blocking && g.r.Intn(4) == 0 {
+		f.body = append(f.body, g.receiveReturn(f)...)
+	} else {
+		f.body = append(f.body, ret(fmt.Sprintf("(acc + %d) %% 7", g.r.Intn(3))))
+	}
 	return f
 }
 

@@ -89,7 +89,12 @@ func (b *regionBuilder) call(loop bool) stmt {
 		ch = b.inLoop
 	}
 	if b.g.feat.Blocking && b.g.r.Intn(5) == 0 {
-		return b.g.blocking(b.f, b.callees, ch)
+		// A select's case may continue or break the loop around it.
+		var jump stmt
+		if outer := b.enclosingLoop(); outer != nil && b.g.r.Intn(2) == 0 {
+			jump = when("acc%3 == 1", b.jump([]string{"continue", "break"}[b.g.r.Intn(2)], outer))
+		}
+		return b.g.blocking(b.f, b.callees, ch, jump)
 	}
 	for tries := 0; tries < 3; tries++ {
 		if s := b.g.callStmt(b.f, b.callees, ch); s != nil {
