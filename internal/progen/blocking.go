@@ -293,7 +293,15 @@ func (q *qgen) opIter() bool {
 	if f == nil {
 		return false
 	}
-	if r := f.regions[q.r.Intn(len(f.regions))]; r.iter && q.r.Intn(3) > 0 {
+	// Mostly a loop with operations in its body.
+	r := f.regions[q.r.Intn(len(f.regions))]
+	for _, l := range f.regions {
+		if l.iter && l.ops && q.r.Intn(3) > 0 {
+			r = l
+			break
+		}
+	}
+	if r.iter && q.r.Intn(3) > 0 {
 		n := q.name("op-iter")
 		q.define(`(defevent %s :definition
   ((i b n k) s.t. (exists (o) (and (loop-iteration i %s %q) (blocking-operation b %s k o) (contains i b) (iteration-index i n)))))`,

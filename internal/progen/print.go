@@ -54,6 +54,7 @@ type region struct {
 	// inside it.
 	callees map[*Func]bool
 	inner   []*region
+	ops     bool // its body has blocking operations
 }
 
 // branch is a break, continue, goto or return statement that may leave

@@ -43,9 +43,10 @@ func (b *regionBuilder) newRegion(name, head string) *region {
 
 // within builds r's body with r open.
 func (b *regionBuilder) within(r *region, body func() []stmt) *region {
-	before, made := maps.Clone(b.f.callCount), len(b.f.regions)
+	before, made, ops := maps.Clone(b.f.callCount), len(b.f.regions), len(b.f.ops)
 	b.open = append(b.open, r)
 	r.body = body()
+	r.ops = len(b.f.ops) > ops
 	b.open = b.open[:len(b.open)-1]
 	r.callees = map[*Func]bool{}
 	for c, n := range b.f.callCount {
