@@ -99,9 +99,10 @@ var defaultFeatures = progen.AllFeatures()
 // construct and template of the generator (interfaces, function values,
 // generics, the method on a function type, goroutines, recovered panics,
 // or, panicked, spawns: TestDefaultSeedsCoverEveryFeature).
-// Seed 15 is the first to ask not-calls-star since the region templates
-// joined the draw.
-var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15}
+// Since the iteration and blocking templates joined the draw, seed 19
+// receives after a call in one expression, 23 asks iter-before, and 32
+// has a select's case that continues or breaks the loop around it.
+var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 19, 23, 32}
 
 // TestDefaultSeedsCoverEveryFeature checks that the programs of the fast
 // test use every construct of the generator and that their questions
@@ -134,10 +135,22 @@ func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
 		"panic in a region":              "panic(\"main.m",
 		"labeled type switches":          ".(type) {",
 		"labeled selects":                "break sel",
+		"marked loops":                   "//pmm:region mark",
+		// Blocking operations (internal/progen/blocking.go).
+		"sends":                       "ch <- ",
+		"receives":                    "acc += <-ch",
+		"comma-ok receives":           "v, ok := <-ch",
+		"selects without default":     "case v := <-ch:",
+		"a select's never-ready case": "case never <- 1:",
+		"Lock":                        "mu.Lock()",
+		"RLock":                       "rw.RLock()",
+		"RWMutex Lock":                "rw.Lock()",
 	}
 	templates := []string{"calls", "calls-star", "not-calls", "not-calls-star", "not-called-by", "spawns",
 		"contains", "cache", "cache-count", "panicked", "either", "callee-names", "result", "by-param",
-		"region-count", "region-in", "region-same-g", "region-before", "region-contains"}
+		"region-count", "region-in", "region-same-g", "region-before", "region-contains",
+		"iter-count", "iter-per-loop", "iter-per-loop-last", "iter-in", "iter-regions", "iter-before", "iter-calls",
+		"op-count", "op-case", "op-in", "op-same-g", "op-iter", "op-region", "op-before"}
 	seen := map[string]bool{}
 	for _, seed := range defaultSeeds {
 		p := progen.Generate(seed, defaultFeatures)

@@ -38,11 +38,20 @@ func TestQuestionsCompile(t *testing.T) {
 // its traced twin for a few seeds: both print the same result, the twin
 // (built without inlining, names checked against the runtime's) writes a
 // trace in which every execution but those of workers ended, and every
-// function of the model that runs appears in it.
+// function of the model that runs appears in it; each iteration is in
+// one execution of its loop's region, numbered from 0 there; each
+// blocking operation ended within the execution it runs in, with a case
+// if it is a select.
 func TestTwinComputesThePlainProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds programs")
 	}
+	allIterations, allOps := 0, 0
+	defer func() {
+		if allIterations == 0 || allOps == 0 {
+			t.Errorf("%d iterations and %d blocking operations ran", allIterations, allOps)
+		}
+	}()
 	for _, seed := range []int64{1, 2, 3} {
 		p := Generate(seed, AllFeatures())
 		dir := t.TempDir()
@@ -64,7 +73,7 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 			t.Fatal(err)
 		}
 		names := map[string]bool{}
-		regions := 0
+		regions, iterations, ops := 0, 0, 0
 		for _, e := range tr.Execs {
 			f := p.Func(e.Func)
 			if f == nil {
@@ -74,6 +83,19 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 			if e.IsRegion() {
 				regions++
 				checkRegion(t, seed, tr, f, e)
+				continue
+			}
+			if e.IsIteration() {
+				iterations++
+				checkIteration(t, seed, tr, e)
+				continue
+			}
+			if e.IsBlocking() {
+				ops++
+				if in := tr.ByID[e.In]; !e.Ended || in == nil || in.Func != e.Func || in.Goroutine != e.Goroutine ||
+					e.BeginSeq < in.BeginSeq || in.Ended && e.EndSeq > in.EndSeq || (e.Op == "select") != (e.Case >= 0) {
+					t.Errorf("seed %d: the blocking operation %+v in %+v", seed, e, in)
+				}
 				continue
 			}
 			names[e.Func] = true
@@ -90,6 +112,7 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 		if regions == 0 {
 			t.Errorf("seed %d: no region ran", seed)
 		}
+		allIterations, allOps = allIterations+iterations, allOps+ops
 	}
 }
 
@@ -117,6 +140,37 @@ func checkRegion(t *testing.T, seed int64, tr *reftrace.Trace, f *Func, e *reftr
 			if !nested && !(o.EndSeq < e.BeginSeq || e.EndSeq < o.BeginSeq) {
 				t.Errorf("seed %d: the regions %s and %s of one execution of %s overlap", seed, e.Label, o.Label, f.Name)
 			}
+		}
+	}
+}
+
+// checkIteration checks an iteration e: it ended, and is in exactly one
+// execution of its loop's region in the same execution of the function,
+// after the iterations numbered before it there and before those after.
+func checkIteration(t *testing.T, seed int64, tr *reftrace.Trace, e *reftrace.Execution) {
+	t.Helper()
+	if !e.Ended {
+		t.Errorf("seed %d: an iteration of %s/%s did not end", seed, e.Func, e.Label)
+		return
+	}
+	var loops []*reftrace.Execution
+	for _, o := range tr.Execs {
+		if o.IsRegion() && o.In == e.In && o.Label == e.Label && o.BeginSeq < e.BeginSeq && e.EndSeq < o.EndSeq {
+			loops = append(loops, o)
+		}
+	}
+	if len(loops) != 1 {
+		t.Errorf("seed %d: an iteration of %s/%s is in %d executions of its loop", seed, e.Func, e.Label, len(loops))
+		return
+	}
+	for _, o := range tr.Execs {
+		if !o.IsIteration() || o == e || o.In != e.In || o.Label != e.Label ||
+			o.BeginSeq < loops[0].BeginSeq || o.BeginSeq > loops[0].EndSeq {
+			continue
+		}
+		if o.Index == e.Index || (o.Index < e.Index) != (o.EndSeq < e.BeginSeq) || (o.Index > e.Index) != (e.EndSeq < o.BeginSeq) {
+			t.Errorf("seed %d: iterations %d [%d, %d] and %d [%d, %d] of one execution of %s/%s", seed,
+				e.Index, e.BeginSeq, e.EndSeq, o.Index, o.BeginSeq, o.EndSeq, e.Func, e.Label)
 		}
 	}
 }

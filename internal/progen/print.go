@@ -42,11 +42,19 @@ type region struct {
 	fn    *Func
 	label string
 	n     int // its number in fn, from 1: the twin's variable trR<n>
+	// iter, for a loop with Features.Iterations, has the twin record its
+	// iterations: each begins at the top of the body (ending the one
+	// before, trI<n>, numbered by trN<n>), and ends where the region
+	// ends, just before it.
+	iter bool
+	// mark: the region is named by a //pmm:region comment, not a label.
+	mark bool
 	block
 	// For the questions: the functions its body calls, and the regions
 	// inside it.
 	callees map[*Func]bool
 	inner   []*region
+	ops     bool // its body has blocking operations
 }
 
 // branch is a break, continue, goto or return statement that may leave
@@ -100,18 +108,47 @@ func (s *region) print(p *printer) {
 	if p.tw {
 		p.line("%s", s.begin())
 	}
-	p.line("%s:", s.label)
-	s.block.print(p)
+	if s.mark {
+		p.line("//pmm:region %s", s.label)
+	} else {
+		p.line("%s:", s.label)
+	}
+	if !p.tw || !s.iter {
+		s.block.print(p)
+	} else {
+		p.line("%s", s.head)
+		p.line("trRE(&%s)", s.iv())
+		p.line("%s = trIB(%q, %q, &trN%d)", s.iv(), s.fn.Name, s.label, s.n)
+		for _, st := range s.body {
+			st.print(p)
+		}
+		p.line("}")
+	}
 	if p.tw {
-		p.line("trRE(&%s)", s.v())
+		p.line("%s", s.end())
 	}
 }
 
-// v is the twin's variable holding the open execution of s.
-func (s *region) v() string { return fmt.Sprintf("trR%d", s.n) }
+// v is the twin's variable holding the open execution of s; iv the one
+// holding its open iteration.
+func (s *region) v() string  { return fmt.Sprintf("trR%d", s.n) }
+func (s *region) iv() string { return fmt.Sprintf("trI%d", s.n) }
 
+// begin begins s (and numbers its iterations from 0).
 func (s *region) begin() string {
-	return fmt.Sprintf("%s = trRB(%q, %q)", s.v(), s.fn.Name, s.label)
+	b := fmt.Sprintf("%s = trRB(%q, %q)", s.v(), s.fn.Name, s.label)
+	if s.iter {
+		b += fmt.Sprintf("\ntrN%d = 0", s.n)
+	}
+	return b
+}
+
+// end ends s's open iteration, then s.
+func (s *region) end() string {
+	if s.iter {
+		return fmt.Sprintf("trRE(&%s)\ntrRE(&%s)", s.iv(), s.v())
+	}
+	return fmt.Sprintf("trRE(&%s)", s.v())
 }
 
 func (s *branch) print(p *printer) {
@@ -122,7 +159,7 @@ func (s *branch) print(p *printer) {
 			p.line("%s = true", ok)
 		}
 		for _, r := range s.leaves {
-			p.line("trRE(&%s)", r.v())
+			p.line("%s", r.end())
 		}
 		if s.begins != nil {
 			p.line("%s", s.begins.begin())
@@ -150,8 +187,13 @@ func (p *printer) regionTop(f *Func) {
 	}
 	var vs, ptrs []string
 	for i := len(f.regions) - 1; i >= 0; i-- {
-		vs = append(vs, f.regions[i].v())
-		ptrs = append(ptrs, "&"+f.regions[i].v())
+		r := f.regions[i]
+		if r.iter {
+			vs = append(vs, r.iv(), fmt.Sprintf("trN%d", r.n))
+			ptrs = append(ptrs, "&"+r.iv())
+		}
+		vs = append(vs, r.v())
+		ptrs = append(ptrs, "&"+r.v())
 	}
 	p.line("var %s int64", strings.Join(vs, ", "))
 	p.line("defer trRUnwind(%s)", strings.Join(ptrs, ", "))

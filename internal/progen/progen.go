@@ -7,10 +7,13 @@
 // a function type, recursion, defer, goroutines joined by a WaitGroup),
 // panics recovered by deferred closures, labeled regions (loops, range
 // loops, switches, type switches, selects and blocks, left by break,
-// continue, goto, return and panic) — and prints it twice: the plain
-// program, which pmm instruments, and its traced twin, the same program
-// with a hand-written tracer that records every execution of a function
-// and of a region in the internal/reftrace format. The generator also draws questions from
+// continue, goto, return and panic; and loops a //pmm:region comment
+// marks), blocking operations (channel sends and receives, selects
+// without default, Lock, RLock, wg.Wait) — and prints it twice: the
+// plain program, which pmm instruments, and its traced twin, the same
+// program with a hand-written tracer that records every execution of a
+// function and of a region, every iteration of a loop region and every
+// blocking operation, in the internal/reftrace format. The generator also draws questions from
 // templates over the model, using only what the reference evaluates
 // exactly and deterministically.
 package progen
@@ -40,6 +43,15 @@ type Features struct {
 	// the mids, left by their end, break and continue to their labels,
 	// gotos, returns and panics; and the question templates over them.
 	Regions bool
+	// Iterations: the twin records each iteration of a loop region (and
+	// of a loop a //pmm:region comment marks, a shape of its own), and
+	// the question templates over loop-iteration and iteration-index.
+	Iterations bool
+	// Blocking: channel sends and receives, selects without default,
+	// Lock and RLock in the mids' bodies and regions (and the spawner's
+	// wg.Wait), recorded by the twin; and the question templates over
+	// blocking-operation and select-case.
+	Blocking bool
 
 	// Question templates.
 	Negations   bool // (not (exists ...)) over calls and calls*
@@ -60,7 +72,7 @@ type Features struct {
 func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
 		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
-		Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
+		Iterations: true, Blocking: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
 		Or: true, Names: true, RegionDefers: true}
 }
 
@@ -102,7 +114,9 @@ type Func struct {
 	recovAt  int    // where in body the deferred closure that recovers goes
 	recovFn  *Func  // that closure
 	regions  []*region
-	literals int // function literals defined so far (closure)
+	literals int      // function literals defined so far (closure)
+	ops      []opInfo // its blocking operations
+	nops     int      // the twin's variables of its blocking operations so far
 }
 
 // Regions are the labels of f's regions, in source order.
@@ -453,8 +467,10 @@ func (g *gen) mid(i int) *Func {
 			}
 			continue
 		}
-		s := g.callStmt(f, callees, ch)
-		if s == nil {
+		var s stmt
+		if g.feat.Blocking && g.r.Intn(4) == 0 {
+			s = g.blocking(f, callees, ch, nil)
+		} else if s = g.callStmt(f, callees, ch); s == nil {
 			continue
 		}
 		if loop {
@@ -483,7 +499,11 @@ func (g *gen) mid(i int) *Func {
 			f.body = append(f.body, raw("defer "+g.call(f, l, c)))
 		}
 	}
-	f.body = append(f.body, ret(fmt.Sprintf("(acc + %d) %% 7", g.r.Intn(3))))
+	if g.feat.Blocking && g.r.Intn(4) == 0 {
+		f.body = append(f.body, g.receiveReturn(f)...)
+	} else {
+		f.body = append(f.body, ret(fmt.Sprintf("(acc + %d) %% 7", g.r.Intn(3))))
+	}
 	return f
 }
 
@@ -643,9 +663,17 @@ func (g *gen) spawner() {
 		loop = append(loop, raw("wg.Add(1)"), &goStmt{fn: w, args: args})
 	}
 	s.body = append(s.body, &block{head: fmt.Sprintf("for i := 0; i < a%%3+%d; i++ {", 1+g.r.Intn(2)), body: loop},
-		raw("wg.Wait()"), ret("int(total.Load() % 5)"))
+		g.wait(s), ret("int(total.Load() % 5)"))
 	g.workers = workers
 	g.mids = append(g.mids, s)
+}
+
+// wait is the spawner's wg.Wait(), with blocking operations one of them.
+func (g *gen) wait(s *Func) stmt {
+	if g.feat.Blocking {
+		return g.op(s, "wait", "wg", "wg.Wait()")
+	}
+	return raw("wg.Wait()")
 }
 
 // mainFunc calls the mids, the recursion and the spawner in loops.
@@ -752,6 +780,10 @@ func (g *gen) propagate() {
 					walk(s.body)
 				case *region:
 					walk(s.body)
+				case *selectStmt:
+					for _, c := range s.cases {
+						walk(c.body)
+					}
 				}
 			}
 		}

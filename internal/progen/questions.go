@@ -57,6 +57,12 @@ func genQuestions(r *rand.Rand, p *Program) (string, []string) {
 	if f.Regions {
 		templates = append(templates, q.regionCount, q.regionIn, q.regionBefore, q.regionContains, q.regionContains)
 	}
+	if f.Regions && f.Iterations {
+		templates = append(templates, q.iterCount, q.iterPerLoop, q.iterIn, q.iterCalls, q.iterCalls)
+	}
+	if f.Blocking {
+		templates = append(templates, q.opCount, q.opCase, q.opIn, q.opIter, q.opBefore)
+	}
 	want := 10 + r.Intn(6)
 	for tries := 0; len(q.names) < want && tries < 200; tries++ {
 		templates[r.Intn(len(templates))]()
@@ -400,11 +406,11 @@ func (q *qgen) either() bool {
 }
 
 // calleeNames counts the direct callees of a function by name: not of
-// main or the spawner, which call the standard library (fmt, sync),
-// which the twin does not trace.
+// main or the spawner, nor of a function that locks a mutex, which call
+// the standard library (fmt, sync), which the twin does not trace.
 func (q *qgen) calleeNames() bool {
 	a := q.pick(func(f *Func) bool {
-		return !f.Worker && len(f.callees) > 0 && f.Name != "main.main" && f.Name != "main.spawn"
+		return !f.Worker && len(f.callees) > 0 && f.Name != "main.main" && f.Name != "main.spawn" && !f.callsSync()
 	})
 	if a == nil {
 		return false
@@ -448,27 +454,38 @@ func (q *qgen) regionCount() bool {
 	return true
 }
 
-// regionIn relates the executions of a function that never runs on a
-// spawned goroutine to the regions of it or of a function it calls,
-// directly or not, that run inside them (or on their goroutine): by the
-// function's parameter and the region's label.
-func (q *qgen) regionIn() bool {
+// mainCaller picks a function that never runs on a spawned goroutine
+// such that it, or a function it calls, directly or not, satisfies has;
+// and returns it with those functions (it among them). nil if none.
+func (q *qgen) mainCaller(has func(*Func) bool) (*Func, map[*Func]bool) {
 	a := q.pick(func(a *Func) bool {
 		if a.InGo || a.Worker {
 			return false
 		}
 		for f := range reach(a) {
-			if len(f.regions) > 0 {
+			if has(f) {
 				return true
 			}
 		}
-		return len(a.regions) > 0
+		return has(a)
 	})
 	if a == nil {
-		return false
+		return nil, nil
 	}
 	r := reach(a)
 	r[a] = true
+	return a, r
+}
+
+// regionIn relates the executions of a function that never runs on a
+// spawned goroutine to the regions of it or of a function it calls,
+// directly or not, that run inside them (or on their goroutine): by the
+// function's parameter and the region's label.
+func (q *qgen) regionIn() bool {
+	a, r := q.mainCaller(func(f *Func) bool { return len(f.regions) > 0 })
+	if a == nil {
+		return false
+	}
 	f, _ := q.region(func(f *Func) bool { return r[f] })
 	rel, kind := "contains", "region-in"
 	if q.r.Intn(3) == 0 {

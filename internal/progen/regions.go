@@ -13,7 +13,9 @@ import (
 // a switch's label; a goto back to a block's own label, and one forward,
 // out of a loop, to the label of the switch after it (over no
 // declaration, into no block); a return whose result calls a function
-// inside two regions; and, with panics, a switch case that panics.
+// inside two regions; and, with panics, a switch case that panics. With
+// iterations, a loop a //pmm:region comment names, left by an unlabeled
+// break or continue.
 
 // regionBuilder builds the regions of one function, knowing the regions
 // open around the statement being built.
@@ -34,15 +36,17 @@ func (g *gen) regions(f *Func, callees []*Func, c, inLoop argChoices) []stmt {
 func (b *regionBuilder) newRegion(name, head string) *region {
 	n := len(b.f.regions) + 1
 	r := &region{fn: b.f, label: fmt.Sprintf("%s%d", name, n), n: n, block: block{head: head}}
+	r.iter = b.g.feat.Iterations && strings.HasPrefix(head, "for ")
 	b.f.regions = append(b.f.regions, r)
 	return r
 }
 
 // within builds r's body with r open.
 func (b *regionBuilder) within(r *region, body func() []stmt) *region {
-	before, made := maps.Clone(b.f.callCount), len(b.f.regions)
+	before, made, ops := maps.Clone(b.f.callCount), len(b.f.regions), len(b.f.ops)
 	b.open = append(b.open, r)
 	r.body = body()
+	r.ops = len(b.f.ops) > ops
 	b.open = b.open[:len(b.open)-1]
 	r.callees = map[*Func]bool{}
 	for c, n := range b.f.callCount {
@@ -78,11 +82,20 @@ func (b *regionBuilder) jump(tok string, r *region) stmt {
 // when is `if cond { s }`.
 func when(cond string, s stmt) stmt { return &block{head: "if " + cond + " {", body: []stmt{s}} }
 
-// call is a call statement of f, in a loop's body or not.
+// call is a call statement of f, in a loop's body or not; with blocking
+// operations, sometimes a block of them.
 func (b *regionBuilder) call(loop bool) stmt {
 	ch := b.c
 	if loop {
 		ch = b.inLoop
+	}
+	if b.g.feat.Blocking && b.g.r.Intn(5) == 0 {
+		// A select's case may continue or break the loop around it.
+		var jump stmt
+		if outer := b.enclosingLoop(); outer != nil && b.g.r.Intn(2) == 0 {
+			jump = when("acc%3 == 1", b.jump([]string{"continue", "break"}[b.g.r.Intn(2)], outer))
+		}
+		return b.g.blocking(b.f, b.callees, ch, jump)
 	}
 	for tries := 0; tries < 3; tries++ {
 		if s := b.g.callStmt(b.f, b.callees, ch); s != nil {
@@ -105,6 +118,9 @@ func (b *regionBuilder) nested(depth int, loop bool) []stmt {
 func (b *regionBuilder) shape(depth int, loop bool) []stmt {
 	g := b.g
 	kinds := []func(int, bool) []stmt{b.loop, b.loops, b.each, b.switch_, b.find, b.retry, b.scan, b.typeSwitch, b.select_}
+	if g.feat.Iterations {
+		kinds = append(kinds, b.marked)
+	}
 	return kinds[g.r.Intn(len(kinds))](depth, loop)
 }
 
@@ -177,10 +193,11 @@ func (b *regionBuilder) select_(depth int, loop bool) []stmt {
 	})}
 }
 
-// enclosingLoop is the innermost open region that is a for loop, or nil.
+// enclosingLoop is the innermost open region that is a labeled for loop,
+// or nil.
 func (b *regionBuilder) enclosingLoop() *region {
 	for i := len(b.open) - 1; i >= 0; i-- {
-		if r := b.open[i]; strings.HasPrefix(r.head, "for ") {
+		if r := b.open[i]; strings.HasPrefix(r.head, "for ") && !r.mark {
 			return r
 		}
 	}
@@ -231,4 +248,18 @@ func (b *regionBuilder) scan(depth int, loop bool) []stmt {
 		return []stmt{raw("case acc%2 == 0:"), b.call(loop), raw("default:"), raw("acc++")}
 	})
 	return []stmt{s, done}
+}
+
+// marked is a loop that a //pmm:region comment names (it has no label):
+// an unlabeled continue or break skips or ends it, with sometimes a
+// region inside.
+func (b *regionBuilder) marked(depth int, _ bool) []stmt {
+	bound := []string{"2", "3", "a%3 + 1"}[b.g.r.Intn(3)]
+	r := b.newRegion("mark", "for i := 0; i < "+bound+"; i++ {")
+	r.mark = true
+	return []stmt{b.within(r, func() []stmt {
+		tok := []string{"continue", "break"}[b.g.r.Intn(2)]
+		body := []stmt{b.call(true), when([]string{"i == a%2", "(i+acc)%3 == 2"}[b.g.r.Intn(2)], raw(tok)), b.call(true)}
+		return append(body, b.nested(depth, true)...)
+	})}
 }

@@ -31,8 +31,13 @@ type trRecord struct {
 	Params    []any  ` + "`json:\"params,omitempty\"`" + `
 	Label     string ` + "`json:\"label,omitempty\"`" + `
 	In        int64  ` + "`json:\"in,omitempty\"`" + `
+	Iter      bool   ` + "`json:\"iter,omitempty\"`" + `
+	Index     int64  ` + "`json:\"index,omitempty\"`" + `
+	Op        string ` + "`json:\"op,omitempty\"`" + `
+	Operand   string ` + "`json:\"operand,omitempty\"`" + `
 	Results   []any  ` + "`json:\"results,omitempty\"`" + `
 	Panicked  bool   ` + "`json:\"panicked,omitempty\"`" + `
+	Case      *int64 ` + "`json:\"case,omitempty\"`" + `
 }
 
 // trG is one goroutine's shadow stack.
@@ -173,7 +178,42 @@ func trRB(fn, label string) int64 {
 	return r.ID
 }
 
-// trRE ends the region execution *id, if one is open, and closes it.
+// trIB begins an iteration of the loop region labeled label of fn, in the
+// execution of fn running on the calling goroutine, numbered *n, which it
+// increments; it returns its id.
+func trIB(fn, label string, n *int64) int64 {
+	trCheckName(fn)
+	g := trState()
+	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Label: label, Iter: true, Index: *n, In: g.stack[len(g.stack)-1], Goroutine: g.num}
+	*n++
+	r.Seq = trSeq.Add(1)
+	trWrite(r)
+	return r.ID
+}
+
+// trBB begins a blocking operation of kind op on operand in fn, in the
+// execution of fn running on the calling goroutine, and returns its id.
+func trBB(fn, op, operand string) int64 {
+	trCheckName(fn)
+	g := trState()
+	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Op: op, Operand: operand, In: g.stack[len(g.stack)-1], Goroutine: g.num}
+	r.Seq = trSeq.Add(1)
+	trWrite(r)
+	return r.ID
+}
+
+// trBE ends the blocking operation id, a select by its case c (-1 for
+// another kind).
+func trBE(id, c int64) {
+	r := &trRecord{Kind: "end", ID: id, Seq: trSeq.Add(1)}
+	if c >= 0 {
+		r.Case = &c
+	}
+	trWrite(r)
+}
+
+// trRE ends the region execution (or iteration) *id, if one is open, and
+// closes it.
 func trRE(id *int64) {
 	if *id == 0 {
 		return
@@ -182,7 +222,7 @@ func trRE(id *int64) {
 	*id = 0
 }
 
-// trRUnwind ends, in order, the region executions still open when a
+// trRUnwind ends, in order, the region executions and iterations still open when a
 // function ends by a panic (and, harmlessly, none when it returns).
 func trRUnwind(ids ...*int64) {
 	for _, id := range ids {

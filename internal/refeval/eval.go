@@ -28,6 +28,10 @@ type evaluator struct {
 	byFunc   map[string][]*reftrace.Execution // functions' executions by funcname.Key of Func
 	byRegion map[string][]*reftrace.Execution // regions' executions by regionKey
 	regions  []*reftrace.Execution            // the executions of regions, in order of their begin
+	byIter   map[string][]*reftrace.Execution // iterations by the regionKey of their loop
+	iters    []*reftrace.Execution            // the iterations of loops, in order of their begin
+	byOpFunc map[string][]*reftrace.Execution // blocking operations by funcname.Key of Func
+	ops      []*reftrace.Execution            // the blocking operations, in order of their begin
 	children map[int64][]*reftrace.Execution  // by Caller
 	spawned  map[int64][]*reftrace.Execution  // by Spawner
 	byG      map[int64][]*reftrace.Execution  // by Goroutine
@@ -44,6 +48,7 @@ func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 	e := &evaluator{
 		tr: tr, defs: map[string]*spec.Def{}, env: map[string]value{},
 		byFunc: map[string][]*reftrace.Execution{}, byRegion: map[string][]*reftrace.Execution{},
+		byIter: map[string][]*reftrace.Execution{}, byOpFunc: map[string][]*reftrace.Execution{},
 		children: map[int64][]*reftrace.Execution{},
 		spawned:  map[int64][]*reftrace.Execution{}, byG: map[int64][]*reftrace.Execution{},
 		kinds: map[string][]kind{}, free: map[spec.Formula][]string{}, aggRows: map[string][][]value{},
@@ -53,10 +58,21 @@ func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 	}
 	for _, x := range tr.Execs {
 		e.byG[x.Goroutine] = append(e.byG[x.Goroutine], x)
-		if x.IsRegion() {
+		switch {
+		case x.IsRegion():
 			k := regionKey(x.Func, x.Label)
 			e.byRegion[k] = append(e.byRegion[k], x)
 			e.regions = append(e.regions, x)
+			continue
+		case x.IsIteration():
+			k := regionKey(x.Func, x.Label)
+			e.byIter[k] = append(e.byIter[k], x)
+			e.iters = append(e.iters, x)
+			continue
+		case x.IsBlocking():
+			k := funcname.Key(x.Func)
+			e.byOpFunc[k] = append(e.byOpFunc[k], x)
+			e.ops = append(e.ops, x)
 			continue
 		}
 		e.funcs = append(e.funcs, x)

@@ -45,6 +45,32 @@ func (b *traceBuilder) region(fn, label string, in, g int64) int64 {
 	return b.id
 }
 
+// iteration begins the iteration index of the loop region labeled label
+// of fn, in the execution in of fn on goroutine g, and returns its id.
+func (b *traceBuilder) iteration(fn, label string, index, in, g int64) int64 {
+	b.id++
+	b.seq++
+	b.recs = append(b.recs, reftrace.Record{Kind: "begin", ID: b.id, Seq: b.seq, Func: fn, Label: label, Iter: true,
+		Index: index, In: in, Goroutine: g})
+	return b.id
+}
+
+// op begins a blocking operation of kind op on operand in fn, in the
+// execution in of fn on goroutine g, and returns its id.
+func (b *traceBuilder) op(fn, op, operand string, in, g int64) int64 {
+	b.id++
+	b.seq++
+	b.recs = append(b.recs, reftrace.Record{Kind: "begin", ID: b.id, Seq: b.seq, Func: fn, Op: op, Operand: operand,
+		In: in, Goroutine: g})
+	return b.id
+}
+
+// selected ends the select id by its case c.
+func (b *traceBuilder) selected(id, c int64) {
+	b.seq++
+	b.recs = append(b.recs, reftrace.Record{Kind: "end", ID: id, Seq: b.seq, Case: &c})
+}
+
 // end ends the execution id, returning results.
 func (b *traceBuilder) end(id int64, results ...any) {
 	b.seq++

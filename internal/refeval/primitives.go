@@ -66,16 +66,29 @@ func (e *evaluator) cost(f spec.Formula) (float64, bool) {
 			return 0.1, true
 		}
 		return n, true
-	case spec.TypeRegionExecution:
+	case spec.TypeRegionExecution, spec.TypeIteration:
+		all, by := e.regions, e.byRegion
+		if a.Pred == spec.TypeIteration {
+			all, by = e.iters, e.byIter
+		}
 		switch {
 		case bound[0]:
 			return 1, true
 		case bound[1] && bound[2]:
 			f, _ := e.term(a.Args[1])
 			l, _ := e.term(a.Args[2])
-			return float64(len(e.byRegion[regionKey(f.s, l.s)])), true
+			return float64(len(by[regionKey(f.s, l.s)])), true
 		}
-		return float64(len(e.regions) + 1), true
+		return float64(len(all) + 1), true
+	case spec.TypeBlocking:
+		switch {
+		case bound[0]:
+			return 1, true
+		case bound[1]:
+			f, _ := e.term(a.Args[1])
+			return float64(len(e.byOpFunc[funcname.Key(f.s)])), true
+		}
+		return float64(len(e.ops) + 1), true
 	case "calls", "spawns":
 		return pick(bound, 2, 1, n), true
 	case "calls*":
@@ -113,18 +126,23 @@ func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
 		return e.functionExecution(args[0], args[1], k)
 	case spec.TypeRegionExecution:
 		return e.regionExecution(args[0], args[1], args[2], k)
+	case spec.TypeIteration:
+		return e.iteration(args[0], args[1], args[2], k)
+	case spec.TypeBlocking:
+		return e.blocking(args[0], args[1], args[2], args[3], k)
 	case "function-invocation", "interval":
 		// Every execution of a function is an invocation of it; interval
 		// is defined by function-execution (its row's Definition), so
-		// the executions of regions are not among its events.
+		// the executions of regions, iterations and blocking operations
+		// are not among its events.
 		return e.eachExec(args[0], e.funcs, func(c *reftrace.Execution) bool {
-			return c.IsRegion() || e.unify(args[0], execValue(c), k)
+			return !c.IsFunc() || e.unify(args[0], execValue(c), k)
 		})
 	case spec.TypePoint:
 		return e.anyPoint(args[0], k)
 	case "begin", "end":
 		return e.point(args[0], args[1], a.Pred == "end", k)
-	case "parameters", "return-values", "goroutine", "panicked":
+	case "parameters", "return-values", "goroutine", "panicked", "iteration-index", "select-case":
 		return e.attribute(args[0], args[1], func(x *reftrace.Execution) (value, bool) { return attribute(a.Pred, x, 0) }, k)
 	case "parameter", "return-value":
 		n := args[1].Lit.Int
@@ -177,7 +195,7 @@ func isNilLit(t spec.Term) bool { return t.Lit != nil && t.Lit.Kind == spec.LitN
 // functionExecution evaluates (function-execution x name).
 func (e *evaluator) functionExecution(x, name spec.Term, k func() bool) bool {
 	nameOf := func(c *reftrace.Execution) bool {
-		if c.IsRegion() {
+		if !c.IsFunc() {
 			return true
 		}
 		return e.unify(x, execValue(c), func() bool {
@@ -202,26 +220,68 @@ func regionKey(fn, label string) string { return funcname.Key(fn) + "\x00" + lab
 // called name. A bound name matches as function-execution's does; an
 // unbound one is bound to the function's name as the trace holds it.
 func (e *evaluator) regionExecution(r, name, label spec.Term, k func() bool) bool {
+	return e.labeled(r, name, label, (*reftrace.Execution).IsRegion, e.regions, e.byRegion, k)
+}
+
+// iteration evaluates (loop-iteration i name label): i is an iteration of
+// the loop region labeled label of the function called name; names
+// match as in regionExecution.
+func (e *evaluator) iteration(i, name, label spec.Term, k func() bool) bool {
+	return e.labeled(i, name, label, (*reftrace.Execution).IsIteration, e.iters, e.byIter, k)
+}
+
+// labeled binds x to an execution that is (is) of the region labeled label
+// of the function called name: one of all, or of by[regionKey] when name
+// and label are bound.
+func (e *evaluator) labeled(x, name, label spec.Term, is func(*reftrace.Execution) bool,
+	all []*reftrace.Execution, by map[string][]*reftrace.Execution, k func() bool) bool {
 	of := func(c *reftrace.Execution) bool {
-		if !c.IsRegion() {
+		if !is(c) {
 			return true
 		}
-		return e.unify(r, execValue(c), func() bool {
+		return e.unify(x, execValue(c), func() bool {
 			return e.unifyName(name, c.Func, func() bool {
 				return e.unify(label, value{kind: vString, s: c.Label}, k)
 			})
 		})
 	}
-	candidates := e.regions
+	candidates := all
 	v, nameOK := e.term(name)
 	l, labelOK := e.term(label)
 	if nameOK && labelOK {
 		if v.kind != vString || l.kind != vString {
 			return true
 		}
-		candidates = e.byRegion[regionKey(v.s, l.s)]
+		candidates = by[regionKey(v.s, l.s)]
 	}
-	return e.eachExec(r, candidates, of)
+	return e.eachExec(x, candidates, of)
+}
+
+// blocking evaluates (blocking-operation b name kind operand): b is an
+// operation of kind kind on operand (as written; "" for a select) in the
+// body of the function called name, which matches as in
+// function-execution.
+func (e *evaluator) blocking(b, name, kind, operand spec.Term, k func() bool) bool {
+	of := func(c *reftrace.Execution) bool {
+		if !c.IsBlocking() {
+			return true
+		}
+		return e.unify(b, execValue(c), func() bool {
+			return e.unifyName(name, c.Func, func() bool {
+				return e.unify(kind, value{kind: vString, s: c.Op}, func() bool {
+					return e.unify(operand, value{kind: vString, s: c.Operand}, k)
+				})
+			})
+		})
+	}
+	candidates := e.ops
+	if v, ok := e.term(name); ok {
+		if v.kind != vString {
+			return true
+		}
+		candidates = e.byOpFunc[funcname.Key(v.s)]
+	}
+	return e.eachExec(b, candidates, of)
 }
 
 // eachExec calls of with the execution x is bound to, or, x unbound, with
@@ -269,11 +329,11 @@ func (e *evaluator) point(p, x spec.Term, end bool, k func() bool) bool {
 
 // anyPoint evaluates (point p): the begin point of every execution of a
 // function and the end point of every one that ended (point's row
-// defines it by function-execution: a region's points are not among
-// them).
+// defines it by function-execution: the points of regions, iterations
+// and blocking operations are not among them).
 func (e *evaluator) anyPoint(p spec.Term, k func() bool) bool {
 	if v, ok := e.term(p); ok {
-		if v.kind != vPoint || v.exec.IsRegion() {
+		if v.kind != vPoint || !v.exec.IsFunc() {
 			return true
 		}
 		return k()
@@ -306,9 +366,18 @@ func (e *evaluator) attribute(x, v spec.Term, get func(*reftrace.Execution) (val
 // parameter and return-value, from 1). Results and panicked are known
 // only when x ended; an execution that panicked returned nothing, so it
 // has no results (neither the list nor any position). A region's
-// execution has only a goroutine.
+// execution has only a goroutine; an iteration has its index too, and a
+// blocking operation its select-case (known at its end for a select,
+// -1 for another kind).
 func attribute(attr string, x *reftrace.Execution, n int64) (value, bool) {
-	if x.IsRegion() && attr != "goroutine" {
+	switch {
+	case attr == "goroutine":
+		return value{kind: vInt, i: x.Goroutine}, true
+	case attr == "iteration-index":
+		return value{kind: vInt, i: x.Index}, x.IsIteration()
+	case attr == "select-case":
+		return value{kind: vInt, i: x.Case}, x.IsBlocking() && (x.Op != "select" || x.Ended)
+	case !x.IsFunc():
 		return value{}, false
 	}
 	returned := x.Ended && !x.Panicked
@@ -327,8 +396,6 @@ func attribute(attr string, x *reftrace.Execution, n int64) (value, bool) {
 		if returned && n >= 1 && n <= int64(len(x.Results)) {
 			return fromTrace(x.Results[n-1]), true
 		}
-	case "goroutine":
-		return value{kind: vInt, i: x.Goroutine}, true
 	case "panicked":
 		if x.Ended {
 			return fromTrace(x.Panicked), true

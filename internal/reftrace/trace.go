@@ -2,8 +2,11 @@
 // semantics of pmm's questions is defined over: every execution of every
 // function, with its caller, goroutine, spawner, begin and end order,
 // parameters, results and whether it panicked; and every execution of
-// every region (a labeled statement of a function's body), with its
-// function, label, goroutine and begin and end order. It is written by a tracer
+// every region (a labeled statement of a function's body), of every
+// iteration of a loop region, with its index, and of every blocking
+// operation (a channel send or receive, a select without default, a
+// Lock), with its kind, operand and, for a select, the case that fired:
+// each with its function, goroutine and begin and end order. It is written by a tracer
 // that is independent of pmm's instrumentation (the traced twin of a
 // generated program, internal/progen), and read by the reference
 // evaluator (internal/refeval).
@@ -14,8 +17,11 @@
 // process exited (a goroutine whose deferred wg.Done let main return
 // first): it exists, with what is known at its begin, and has no end
 // attributes. A region's execution is recorded the same way, its begin
-// record holding its label: executions of functions and of regions share
-// one space of ids and one order.
+// record holding its label, and so are an iteration's (its begin record
+// holds its loop's label, iter and its index) and a blocking operation's
+// (op and operand at its begin, a select's case at its end): executions
+// of functions, regions, iterations and operations share one space of ids
+// and one order.
 package reftrace
 
 import (
@@ -54,10 +60,23 @@ type Record struct {
 	// Spawner are 0).
 	Label string `json:"label,omitempty"`
 	In    int64  `json:"in,omitempty"`
+	// Iter, for the begin of an iteration of a loop (Func and Label the
+	// loop region's, In as for a region), says so; Index is the
+	// iteration's number in its loop's execution, from 0.
+	Iter  bool  `json:"iter,omitempty"`
+	Index int64 `json:"index,omitempty"`
+	// Op, for the begin of a blocking operation (Func and In as for a
+	// region, no Label), is its kind (send, recv, select, lock, rlock,
+	// wait), and Operand the operand as written ("" for a select).
+	Op      string `json:"op,omitempty"`
+	Operand string `json:"operand,omitempty"`
 
 	// End records only.
 	Results  []any `json:"results,omitempty"` // empty when the execution panicked
 	Panicked bool  `json:"panicked,omitempty"`
+	// Case, at the end of a select, is the index of the case by which it
+	// proceeded, from 0 in source order.
+	Case *int64 `json:"case,omitempty"`
 }
 
 // Execution is one execution of a function, or of a region (Label set),
@@ -68,8 +87,18 @@ type Execution struct {
 	Params                         []any
 	// Label is the label of a region's execution, "" for a function's;
 	// In is then the function's execution the region runs in.
-	Label    string
-	In       int64
+	Label string
+	In    int64
+	// Iteration marks an iteration of the loop region Func/Label, Index
+	// its number in the loop's execution (from 0).
+	Iteration bool
+	Index     int64
+	// Op is the kind of a blocking operation, "" for anything else;
+	// Operand its operand, and Case, once a select ended, the index of
+	// the case by which it proceeded (-1 for every other kind).
+	Op       string
+	Operand  string
+	Case     int64
 	BeginSeq int64
 	// Ended is false when the process exited before the execution ended;
 	// EndSeq, Results and Panicked are then meaningless.
@@ -79,9 +108,19 @@ type Execution struct {
 	Panicked bool
 }
 
-// IsRegion reports whether x is an execution of a region rather than of a
-// function.
-func (x *Execution) IsRegion() bool { return x.Label != "" }
+// IsRegion reports whether x is an execution of a region (not an
+// iteration of one, nor a function's execution or a blocking operation).
+func (x *Execution) IsRegion() bool { return x.Label != "" && !x.Iteration }
+
+// IsIteration reports whether x is an iteration of a loop region.
+func (x *Execution) IsIteration() bool { return x.Iteration }
+
+// IsBlocking reports whether x is a blocking operation.
+func (x *Execution) IsBlocking() bool { return x.Op != "" }
+
+// IsFunc reports whether x is an execution of a function: not a region's,
+// an iteration or a blocking operation.
+func (x *Execution) IsFunc() bool { return x.Label == "" && x.Op == "" }
 
 // Trace is a whole run: its executions in order of their begin.
 type Trace struct {
@@ -108,9 +147,16 @@ func Read(r io.Reader) (*Trace, error) {
 				return nil, fmt.Errorf("trace record %d: execution %d begins twice", line, rec.ID)
 			}
 			e := &Execution{ID: rec.ID, Caller: rec.Caller, Spawner: rec.Spawner, Goroutine: rec.Goroutine,
-				Func: rec.Func, Params: normalize(rec.Params), Label: rec.Label, In: rec.In, BeginSeq: rec.Seq}
-			if e.IsRegion() && (e.Caller != 0 || e.Spawner != 0 || e.Params != nil) {
-				return nil, fmt.Errorf("trace record %d: region execution %d has a caller, spawner or parameters", line, rec.ID)
+				Func: rec.Func, Params: normalize(rec.Params), Label: rec.Label, In: rec.In, BeginSeq: rec.Seq,
+				Iteration: rec.Iter, Index: rec.Index, Op: rec.Op, Operand: rec.Operand, Case: -1}
+			if !e.IsFunc() && (e.Caller != 0 || e.Spawner != 0 || e.Params != nil) {
+				return nil, fmt.Errorf("trace record %d: region execution, iteration or blocking operation %d has a caller, spawner or parameters", line, rec.ID)
+			}
+			if e.Iteration && (e.Label == "" || e.Index < 0) || !e.Iteration && e.Index != 0 {
+				return nil, fmt.Errorf("trace record %d: iteration %d without a label or with a negative index, or an index outside an iteration", line, rec.ID)
+			}
+			if e.Op != "" && (e.Label != "" || e.Iteration) || e.Op == "" && e.Operand != "" {
+				return nil, fmt.Errorf("trace record %d: blocking operation %d with a label, or an operand without a kind", line, rec.ID)
 			}
 			t.ByID[rec.ID] = e
 			t.Execs = append(t.Execs, e)
@@ -128,8 +174,16 @@ func Read(r io.Reader) (*Trace, error) {
 		if e.Ended {
 			return nil, fmt.Errorf("trace: execution %d ends twice", rec.ID)
 		}
-		if e.IsRegion() && (rec.Results != nil || rec.Panicked) {
-			return nil, fmt.Errorf("trace: region execution %d has results or panicked", rec.ID)
+		if !e.IsFunc() && (rec.Results != nil || rec.Panicked) {
+			return nil, fmt.Errorf("trace: region execution, iteration or blocking operation %d has results or panicked", rec.ID)
+		}
+		if rec.Case != nil {
+			if e.Op != "select" || *rec.Case < 0 {
+				return nil, fmt.Errorf("trace: execution %d has a case and is not a select, or a negative case", rec.ID)
+			}
+			e.Case = *rec.Case
+		} else if e.Op == "select" {
+			return nil, fmt.Errorf("trace: select %d ends without its case", rec.ID)
 		}
 		e.Ended, e.EndSeq, e.Results, e.Panicked = true, rec.Seq, normalize(rec.Results), rec.Panicked
 	}

@@ -38,3 +38,48 @@ func TestReadRegions(t *testing.T) {
 		}
 	}
 }
+
+// TestReadIterationsAndBlocking: a begin record with iter is an
+// iteration of its loop's region, with its index; one with op is a
+// blocking operation, whose case a select's end record gives (-1 for
+// another kind). An iteration without a label, a case at the end of a
+// send, and a select without its case are errors.
+func TestReadIterationsAndBlocking(t *testing.T) {
+	tr, err := Read(strings.NewReader(`{"k":"begin","id":1,"seq":1,"fn":"main.main","g":1}
+{"k":"begin","id":2,"seq":2,"fn":"main.main","label":"loop","in":1,"g":1}
+{"k":"begin","id":3,"seq":3,"fn":"main.main","label":"loop","iter":true,"index":1,"in":1,"g":1}
+{"k":"begin","id":4,"seq":4,"fn":"main.main","op":"send","operand":"ch","in":1,"g":1}
+{"k":"end","id":4,"seq":5}
+{"k":"begin","id":5,"seq":6,"fn":"main.main","op":"select","in":1,"g":1}
+{"k":"end","id":5,"seq":7,"case":2}
+{"k":"end","id":3,"seq":8}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, i, s, sel := tr.ByID[2], tr.ByID[3], tr.ByID[4], tr.ByID[5]
+	if !r.IsRegion() || r.IsIteration() || r.IsFunc() || !tr.ByID[1].IsFunc() {
+		t.Errorf("the region is %+v", r)
+	}
+	if i.IsRegion() || !i.IsIteration() || i.IsFunc() || i.Index != 1 || i.Label != "loop" || !i.Ended {
+		t.Errorf("the iteration is %+v", i)
+	}
+	if !s.IsBlocking() || s.IsRegion() || s.IsFunc() || s.Op != "send" || s.Operand != "ch" || s.Case != -1 {
+		t.Errorf("the send is %+v", s)
+	}
+	if !sel.IsBlocking() || sel.Op != "select" || sel.Case != 2 {
+		t.Errorf("the select is %+v", sel)
+	}
+	for _, bad := range []string{
+		`{"k":"begin","id":2,"seq":2,"fn":"main.main","iter":true,"in":1,"g":1}`,
+		`{"k":"begin","id":2,"seq":2,"fn":"main.main","op":"send","operand":"ch","in":1,"g":1}
+{"k":"end","id":2,"seq":3,"case":0}`,
+		`{"k":"begin","id":2,"seq":2,"fn":"main.main","op":"select","in":1,"g":1}
+{"k":"end","id":2,"seq":3}`,
+		`{"k":"begin","id":2,"seq":2,"fn":"main.main","label":"loop","index":3,"in":1,"g":1}`,
+	} {
+		if _, err := Read(strings.NewReader(bad)); err == nil {
+			t.Errorf("Read accepts\n%s", bad)
+		}
+	}
+}
