@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/printer"
+	"go/token"
 	"go/types"
 	"strings"
 
@@ -130,7 +131,7 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		off := fi.tf.Offset(send.Arrow)
 		sg.edits = append(sg.edits, at(send, false, name+"("), Edit{Off: off, End: off + 2, Text: ",", Order: orderRegion}, closing(send))
 	case op.Kind == static.BlockRange:
-		return fmt.Errorf("a range over a channel is not instrumented yet (its receives would be the events)")
+		return sg.rangeReceives(op, body, path, decls, state, enter, exit)
 	case !op.Stmt:
 		return fmt.Errorf("the %s at %s is not a statement of its block: pmm times it only there", s.Label, s.Position())
 	default:
@@ -216,4 +217,79 @@ func (sg *siteGen) text(e ast.Expr) string {
 	var b strings.Builder
 	printer.Fprint(&b, sg.fi.pkg.Fset, e) //nolint:errcheck // a strings.Builder
 	return b.String()
+}
+
+// rangeReceives generates a range over a channel, whose events are its
+// receives: one begins when the loop begins and when an iteration goes
+// on to the next (at the end of the body, and at a continue of the
+// loop), and ends at the top of the body, or after the loop when the
+// channel was closed. A break, return or goto out of the body leaves no
+// receive open.
+func (sg *siteGen) rangeReceives(op *static.BlockingOp, body *ast.BlockStmt, path []ast.Node, decls []string, state, enter, exit string) error {
+	rs := op.Node.(*ast.RangeStmt)
+	tf := sg.fi.tf
+	v, leave := sg.name("b"), sg.name("leave")
+	ended := ""
+	if sg.caps[plan.CapCase] {
+		ended = "s.scase = -1\n\t\t"
+	}
+	decls = append(decls, fmt.Sprintf("func %s(s *%s) {\n\tif s.on {\n\t\t%s%s(s)\n\t\ts.on = false\n\t}\n}", leave, state, ended, exit))
+	begin := ";" + enter + "(&" + v + ");"
+	insert := func(off int, text string, order int) {
+		sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: text, Order: order})
+	}
+	insert(tf.Offset(body.Lbrace)+1, "var "+v+" "+state+";", orderDefinition)
+	first, label := ast.Node(rs), ""
+	if l, ok := parentOf(path, rs).(*ast.LabeledStmt); ok {
+		first, label = l, l.Label.Name
+	}
+	object := ""
+	if sg.caps[plan.CapObject] {
+		if !pure(op.Operand) {
+			return fmt.Errorf("the address of %s is not taken: pmm would evaluate it twice, and it has calls or receives", sg.text(op.Operand))
+		}
+		ch := sg.fi.pkg.TypesInfo.TypeOf(op.Operand).Underlying().(*types.Chan)
+		elem, err := sg.typeName(ch.Elem())
+		if err != nil {
+			return err
+		}
+		name := sg.name("object")
+		decls = append(decls, fmt.Sprintf("func %s(c <-chan %s) int64 { return int64(*(*uintptr)(%s.Pointer(&c))) }", name, elem, sg.pc.importName("unsafe")))
+		object = v + ".obj = " + name + "(" + sg.text(op.Operand) + ");"
+	}
+	insert(tf.Offset(first.Pos()), ";"+object+enter+"(&"+v+");", orderRegion)
+	insert(tf.Offset(rs.Body.Lbrace)+1, ";"+leave+"(&"+v+");", orderRegion)
+	if n := len(rs.Body.List); n == 0 || !terminating(rs.Body.List[n-1]) {
+		insert(tf.Offset(rs.Body.Rbrace), begin, orderRegion)
+	}
+	// The continues of this loop: unlabeled ones outside nested loops,
+	// and those that name its label; function literals are others'.
+	var visit func(n ast.Node, nested bool)
+	visit = func(n ast.Node, nested bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt:
+				visit(m.Body, true)
+				return false
+			case *ast.RangeStmt:
+				visit(m.Body, true)
+				return false
+			case *ast.BranchStmt:
+				if m.Tok == token.CONTINUE && (m.Label == nil && !nested || m.Label != nil && m.Label.Name == label) {
+					insert(tf.Offset(m.Pos()), begin, orderRegion)
+				}
+			}
+			return true
+		})
+	}
+	visit(rs.Body, false)
+	// Before a region that ends there: the last receive is inside it.
+	insert(tf.Offset(rs.End()), ";"+leave+"(&"+v+");", orderCall)
+	if err := sg.finish(decls...); err != nil {
+		return err
+	}
+	sg.g.done[sg.s] = true
+	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 // TestBlocking builds and runs testdata/blocking, whose goroutines block
 // on a contended mutex, a channel of one slot, a select and a wait
-// group, in every mode. pmm's count of each kind of operation, of the
+// group, and range over channels, in every mode. pmm's count of each kind of operation, of the
 // waits for the mutex by the caller of the function that waits, the
 // case by which the select proceeded, and which operations are on one
 // mutex or channel (by their addresses), must be the program's own;
@@ -30,6 +30,7 @@ func TestBlocking(t *testing.T) {
 		"counts":           "SELECT " + strings.Join(counts, " || ',' || "),
 		"lock_by_caller":   "SELECT group_concat(c || '=' || n, ',') FROM (SELECT c, count(DISTINCT b) AS n FROM handle_waits GROUP BY c ORDER BY c)",
 		"lock_under_serve": "SELECT count(DISTINCT b) FROM lock_under_serve",
+		"range_receives":   "SELECT group_concat(substr(f, 6) || '=' || n, ',') FROM (SELECT f, count(DISTINCT b) AS n FROM range_receives GROUP BY f ORDER BY f)",
 		"cases":            "SELECT group_concat(k || '=' || n, ',') FROM (SELECT DISTINCT k, n FROM cases ORDER BY k)",
 		"mutex_objects":    "SELECT count(DISTINCT addr) || ':' || count(DISTINCT f) FROM mutex_objects WHERE addr <> 0",
 		"ch_objects":       "SELECT count(DISTINCT addr) || ':' || count(DISTINCT f) FROM ch_objects WHERE addr <> 0",

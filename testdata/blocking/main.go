@@ -84,6 +84,36 @@ func Pick(a, b chan int) int {
 	return v
 }
 
+// Drain ranges over a channel, skipping some values by continue: a
+// receive per value, and one that finds the channel closed.
+func Drain(in <-chan int) (sum int) {
+	n := 0
+	for v := range in {
+		n++
+		if v%2 == 0 {
+			continue
+		}
+		sum += v
+	}
+	ranged["Drain"] += n + 1
+	return sum
+}
+
+// DrainUntil leaves its range by break: a receive per iteration.
+func DrainUntil(in <-chan int, stop int) {
+	n := 0
+	for v := range in {
+		n++
+		if v == stop {
+			break
+		}
+	}
+	ranged["DrainUntil"] += n
+}
+
+// ranged counts, by function, the receives of its range over a channel.
+var ranged = map[string]int{}
+
 func main() {
 	s := &Server{}
 	var wg sync.WaitGroup
@@ -110,6 +140,19 @@ func main() {
 	a, b := make(chan int), make(chan int)
 	go func() { time.Sleep(5 * time.Millisecond); b <- 7 }()
 	fmt.Println("picked", Pick(a, b))
+
+	vals := make(chan int, 5)
+	for i := 1; i <= 5; i++ {
+		vals <- i
+	}
+	close(vals)
+	fmt.Println("drained", Drain(vals))
+	more := make(chan int, 5)
+	for i := 1; i <= 5; i++ {
+		more <- i
+	}
+	DrainUntil(more, 3)
+	fmt.Printf("want range_receives Drain=%d,DrainUntil=%d\n", ranged["Drain"], ranged["DrainUntil"])
 
 	fmt.Println("served", s.n)
 	fmt.Printf("want counts lock=%d,recv=%d,select=%d,send=%d,wait=%d\n", count["lock"], count["recv"], count["select"], count["send"], count["wait"])
