@@ -142,6 +142,9 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		begin := op.Node
 		if l, ok := parentOf(path, op.Node).(*ast.LabeledStmt); ok {
 			begin = l // code before a labeled select goes before its label
+			if gotoTarget(body, l.Label.Name) {
+				return fmt.Errorf("a goto to the label %s of the select would skip the code that begins it", l.Label.Name)
+			}
 		}
 		object := ""
 		if call, ok := op.Node.(*ast.CallExpr); ok && sg.caps[plan.CapObject] {
@@ -242,6 +245,9 @@ func (sg *siteGen) rangeReceives(op *static.BlockingOp, body *ast.BlockStmt, pat
 	first, label := ast.Node(rs), ""
 	if l, ok := parentOf(path, rs).(*ast.LabeledStmt); ok {
 		first, label = l, l.Label.Name
+		if gotoTarget(body, label) {
+			return fmt.Errorf("a goto to the label %s of the range would skip the code that begins its first receive", label)
+		}
 	}
 	object := ""
 	if sg.caps[plan.CapObject] {
@@ -292,4 +298,16 @@ func (sg *siteGen) rangeReceives(op *static.BlockingOp, body *ast.BlockStmt, pat
 	}
 	sg.g.done[sg.s] = true
 	return nil
+}
+
+// gotoTarget reports whether a goto statement of body (function literals
+// aside) jumps to label.
+func gotoTarget(body *ast.BlockStmt, label string) bool {
+	found := false
+	inspectBody(body, func(n ast.Node) {
+		if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.GOTO && b.Label != nil && b.Label.Name == label {
+			found = true
+		}
+	})
+	return found
 }

@@ -73,6 +73,13 @@ func FindBlocking(fset *token.FileSet, info *types.Info, body *ast.BlockStmt) []
 	deferred := map[ast.Node]bool{} // the calls of go and defer statements
 	listed := func(list []ast.Stmt) {
 		for _, st := range list {
+			for {
+				l, ok := st.(*ast.LabeledStmt) // L: select {...}: a statement too
+				if !ok {
+					break
+				}
+				st = l.Stmt
+			}
 			switch st := st.(type) {
 			case *ast.ExprStmt:
 				stmt[ast.Unparen(st.X)] = true

@@ -308,6 +308,7 @@ func TestSemantics(t *testing.T) {
 			siteLine(t, dir, "lib/lib_test.go", "t.Logf"):                  "looks at the frames of its callers",
 			siteLine(t, dir, "generics.go", "func (s *Stack[_])"):          "is blank",
 			siteLine(t, dir, "results.go", "fmt.Println(multi(1))"):        "passes a multi-valued call as arguments",
+			siteLine(t, dir, "regions.go", "run again by goto"):            "would skip the code that begins it",
 		})
 		// Deferred calls of functions that do not recover are wrapped;
 		// those of functions that recover stay direct deferred calls, the

@@ -134,7 +134,43 @@ func locked() int {
 	return n
 }
 
+// retry waits in a labeled select that a goto runs again: pmm cannot
+// begin it where the goto lands, and skips it.
+func retry(ch chan int) int {
+	n := 0
+again:
+	select { // run again by goto
+	case v := <-ch:
+		n += v
+		if n < 3 {
+			goto again
+		}
+	}
+	return n
+}
+
+// chooseOne breaks out of its labeled select.
+func chooseOne(ch chan int) int {
+choose:
+	select {
+	case v := <-ch:
+		if v > 0 {
+			break choose
+		}
+		return -v
+	}
+	return 1
+}
+
 func regionsCases() {
+	five := make(chan int, 1)
+	five <- 5
+	fmt.Println(chooseOne(five))
+	three := make(chan int, 3)
+	three <- 1
+	three <- 1
+	three <- 1
+	fmt.Println(retry(three))
 	fmt.Println(labels(5))
 	fmt.Println(deferInLoop([]int{1, 2, 3}))
 	fmt.Println(deferInLoop([]int{4, -1, 9}))
