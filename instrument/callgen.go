@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,7 +105,7 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 
 	// Parameters of W: the caller's id (or its state, when the callee's
 	// filters read and mark it), the callee, the arguments.
-	var params, forward []string
+	var params []string
 	args := []string{"0"} // the caller's id
 	callerParam := "caller uint64"
 	state, def := sg.callerState()
@@ -126,21 +127,27 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 		args[0] = state + ".id"
 	}
 	params = append(params, callerParam, calleeParam)
+	// The go site of the same go statement, whose goroutine ends after
+	// the execution this wrapper records: the wrapper takes its state
+	// after the caller's and begins and ends it around its own work.
+	prelude, callerArg := "", args[0]
+	gs := g.goStarts[s.Span]
+	if gs != nil && (gs.taken || s.Via != "go") {
+		gs = nil
+	}
+	if gs != nil {
+		params = slices.Insert(params, 1, gs.param)
+		prelude, callerArg = gs.prelude, args[0]+", "+gs.start
+	}
 	wanted := sg.wantedParams(sig.Params().Len())
+	fparams, forward, err := sg.forwardedParams(sig)
+	if err != nil {
+		return err
+	}
+	params = append(params, fparams...)
 	for i := 0; i < sig.Params().Len(); i++ {
 		p := "p" + strconv.Itoa(i+1)
 		t := sig.Params().At(i).Type()
-		ts, err := sg.typeName(t)
-		if err != nil {
-			return err
-		}
-		if sig.Variadic() && i == sig.Params().Len()-1 {
-			params = append(params, p+" ..."+strings.TrimPrefix(ts, "[]"))
-			forward = append(forward, p+"...")
-		} else {
-			params = append(params, p+" "+ts)
-			forward = append(forward, p)
-		}
 		if wanted[i+1] {
 			if err := sg.field(p, t, p); err != nil {
 				return err
@@ -223,16 +230,16 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 	if countOnly {
 		sg.tmpl = Template{Pre: sg.tmpl.Pre, Before: counts, Post: "true"}
 		sg.fields = nil // no state
-		wrapper := fmt.Sprintf("func %s%s(%s)%s {\n\t%s\n%s}", w, sg.tparam, strings.Join(params, ", "), resultList,
-			strings.Join(counts, "\n\t"), strings.ReplaceAll(fast, "\t\t", "\t"))
-		sg.callEdits(call, sel, viaRecv, w, args[0], calleeParam, &dispatchDecl)
-		return sg.finish(append(cellDecls, wrapper)...)
+		wrapper := fmt.Sprintf("func %s%s(%s)%s {\n\t%s%s\n%s}", w, sg.tparam, strings.Join(params, ", "), resultList,
+			prelude, strings.Join(counts, "\n\t"), strings.ReplaceAll(fast, "\t\t", "\t"))
+		sg.callEdits(call, sel, viaRecv, w, callerArg, calleeParam, &dispatchDecl)
+		return sg.finishTaking(gs, append(cellDecls, wrapper)...)
 	}
-	wrapper := fmt.Sprintf("func %s%s(%s)%s {\n\tif !(%s) {\n%s\t}\n\t%s%s%s(%s)\n\treturn\n}",
-		w, sg.tparam, strings.Join(params, ", "), resultList, sg.tmpl.Pre, fast, returnOrNot(results), won, sg.targs, strings.Join(paramNames(params), ", "))
+	wrapper := fmt.Sprintf("func %s%s(%s)%s {\n\t%sif !(%s) {\n%s\t}\n\t%s%s%s(%s)\n\treturn\n}",
+		w, sg.tparam, strings.Join(params, ", "), resultList, prelude, sg.tmpl.Pre, fast, returnOrNot(results), won, sg.targs, strings.Join(paramNames(params), ", "))
 	if len(results) > 0 {
-		wrapper = fmt.Sprintf("func %s%s(%s)%s {\n\tif !(%s) {\n%s\t}\n\treturn %s%s(%s)\n}",
-			w, sg.tparam, strings.Join(params, ", "), resultList, sg.tmpl.Pre, fast, won, sg.targs, strings.Join(paramNames(params), ", "))
+		wrapper = fmt.Sprintf("func %s%s(%s)%s {\n\t%sif !(%s) {\n%s\t}\n\treturn %s%s(%s)\n}",
+			w, sg.tparam, strings.Join(params, ", "), resultList, prelude, sg.tmpl.Pre, fast, won, sg.targs, strings.Join(paramNames(params), ", "))
 	}
 	var rec strings.Builder
 	fmt.Fprintf(&rec, "func %s%s(%s)%s {\n\tvar s %s%s\n\ts.on = true\n", won, sg.tparam, strings.Join(params, ", "), resultList, sg.name("state"), sg.targs)
@@ -251,12 +258,45 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 	}
 	rec.WriteString("\ts.ok = true\n\treturn\n}")
 
-	sg.callEdits(call, sel, viaRecv, w, args[0], calleeParam, &dispatchDecl)
+	sg.callEdits(call, sel, viaRecv, w, callerArg, calleeParam, &dispatchDecl)
 	decls := []string{sg.stateDecl(), wrapper, rec.String(), sg.exitDecl(exitParams, reads)}
 	if dispatchDecl != "" {
 		decls = append(decls, dispatchDecl)
 	}
-	return sg.finish(decls...)
+	return sg.finishTaking(gs, decls...)
+}
+
+// finishTaking finishes a call site whose wrapper takes the part of go
+// site gs (nil: none), which then has no wrapper of its own.
+func (sg *siteGen) finishTaking(gs *goStart, decls ...string) error {
+	if err := sg.finish(decls...); err != nil {
+		return err
+	}
+	if gs != nil {
+		gs.taken = true
+	}
+	return nil
+}
+
+// forwardedParams are the parameters p1, p2, ... of a wrapper that
+// forwards the arguments of a call of a function of signature sig, and
+// the arguments by which it forwards them (p3... for a variadic one).
+func (sg *siteGen) forwardedParams(sig *types.Signature) (params, forward []string, err error) {
+	for i := 0; i < sig.Params().Len(); i++ {
+		p := "p" + strconv.Itoa(i+1)
+		ts, err := sg.typeName(sig.Params().At(i).Type())
+		if err != nil {
+			return nil, nil, err
+		}
+		if sig.Variadic() && i == sig.Params().Len()-1 {
+			params = append(params, p+" ..."+strings.TrimPrefix(ts, "[]"))
+			forward = append(forward, p+"...")
+		} else {
+			params = append(params, p+" "+ts)
+			forward = append(forward, p)
+		}
+	}
+	return params, forward, nil
 }
 
 // callEdits rewrites the call F(A...) into W(caller, F, A...), w the

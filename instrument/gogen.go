@@ -27,6 +27,7 @@ import (
 
 	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/spec"
+	"pmm.dev/pmm/static"
 )
 
 // Template is the six parameters of a site (seed 4.3.1), as Go code.
@@ -155,10 +156,11 @@ type SiteCode struct {
 const runtimeName = "rt"
 
 // generatedKinds are the site kinds Generate writes code for, in the order
-// it writes them: definition sites first, since call sites refer to their
-// state variables.
+// it writes them: definition sites first, since call and go sites refer
+// to their state variables; go sites before call sites, whose wrapper
+// of the same go statement takes their part (goStart).
 func generatedKinds() []spec.SiteKind {
-	return []spec.SiteKind{spec.SiteDefinition, spec.SiteCall, spec.SiteRegion, spec.SiteIteration, spec.SiteBlocking}
+	return []spec.SiteKind{spec.SiteDefinition, spec.SiteGo, spec.SiteCall, spec.SiteRegion, spec.SiteIteration, spec.SiteBlocking}
 }
 
 // Generate produces the code of every site of plan p, typed by the
@@ -198,6 +200,7 @@ func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string, opt O
 			}
 		}
 	}
+	g.goSitesAlone()
 	// A site of a kind with no generator records nothing: the answer says
 	// so, rather than count zero events.
 	for _, s := range p.Sites {
@@ -322,6 +325,9 @@ type generator struct {
 	// passMethods are, by definition site and callee flag of its state,
 	// the methods its callees call once they set the flag (passMethod).
 	passMethods map[*plan.Site]map[string]string
+	// goStarts are the go sites generated, by the span of their call,
+	// whose part the call site of the same statement may take.
+	goStarts map[static.Span]*goStart
 	// ifaceMethodValues are the interface methods the loaded packages
 	// take as function values, found when a site first needs them.
 	ifaceMethodValues []ifaceMethodValue
@@ -341,6 +347,7 @@ func (g *generator) index(pkgs []*packages.Package) {
 	g.defVals = map[*plan.Site]map[string]value{}
 	g.typeArgs = map[*plan.Site]string{}
 	g.fileImports = map[string]map[string]bool{}
+	g.goStarts = map[static.Span]*goStart{}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for i, f := range p.Syntax {
 			if i >= len(p.CompiledGoFiles) {
@@ -387,7 +394,7 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 				return false
 			}
 		case *ast.CallExpr:
-			if (s.Kind == spec.SiteCall || s.Kind == spec.SiteBlocking) && match {
+			if (s.Kind == spec.SiteCall || s.Kind == spec.SiteBlocking || s.Kind == spec.SiteGo) && match {
 				found, path = n, append([]ast.Node(nil), stack...)
 				return false
 			}

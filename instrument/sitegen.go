@@ -45,6 +45,8 @@ func (g *generator) site(s *plan.Site) (err error) {
 		return g.regionSites(s)
 	case spec.SiteBlocking:
 		return g.blockingSite(s, fi, n, nodes)
+	case spec.SiteGo:
+		return g.goSite(s, fi, n.(*ast.CallExpr), nodes)
 	}
 	return g.call(s, fi, n.(*ast.CallExpr), nodes)
 }

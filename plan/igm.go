@@ -124,7 +124,7 @@ func id(f ...Field) []Field { return append([]Field{{Cap: CapID}}, f...) }
 // template parameters follow from the captures (package instrument).
 func igmFields(n need) ([]Field, bool) {
 	switch n.prim {
-	case "exec", "region", "iteration", "blocking":
+	case "exec", "region", "iteration", "blocking", "go":
 		return id(Field{Cap: CapSite}), true
 	case "end":
 		return id(Field{Cap: CapEnd}), true

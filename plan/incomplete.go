@@ -201,7 +201,11 @@ func (s *Site) holds(c *Site) bool {
 func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) ([]int64, error)) (*NestedClocks, error) {
 	var clocks []*Site
 	for _, s := range p.Sites {
-		if caps := s.Captures(); caps[CapBegin] || caps[CapFinish] {
+		// A goroutine's clocks are read on two goroutines, at its go
+		// statement and after its function returned: it neither counts
+		// in the durations of the executions around its go statement nor
+		// subtracts anything from its own (pmm's cost is in both).
+		if caps := s.Captures(); (caps[CapBegin] || caps[CapFinish]) && s.Kind != spec.SiteGo {
 			clocks = append(clocks, s)
 		}
 	}
@@ -240,7 +244,7 @@ func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) ([]int
 	var questions []string
 	for _, s := range p.Sites {
 		for _, t := range s.Targets {
-			if !slices.ContainsFunc(t.Emits, timed) || s.Kind == spec.SiteBlocking && s.Label != "select" {
+			if !slices.ContainsFunc(t.Emits, timed) || s.Kind == spec.SiteBlocking && s.Label != "select" || s.Kind == spec.SiteGo {
 				// A send, receive or call of sync times the operation
 				// alone: its operands are evaluated before it begins.
 				continue

@@ -98,6 +98,8 @@ func (s *Site) regionName() string {
 		return "the iterations of the loop " + s.Label + " of " + s.Function
 	case spec.SiteBlocking:
 		return strings.TrimSpace("the "+s.Label+" "+s.Operand) + " in " + s.Function
+	case spec.SiteGo:
+		return "the go statement that starts " + strings.Join(s.Functions(), ", ")
 	}
 	return "the region " + s.Label + " of " + s.Function
 }
@@ -519,7 +521,7 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		var filters *Filters
 		switch {
 		case b.opts.Filters && !filtering:
-			if len(v.Sites) == 0 || !v.Sites[0].InBody() {
+			if len(v.Sites) == 0 || !v.Sites[0].InBody() && v.Sites[0].Kind != spec.SiteGo {
 				filters = &Filters{Var: v.Name} // every execution, untested
 			}
 		case b.opts.Filters && c == root:
@@ -579,9 +581,9 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 				}
 			}
 			for _, r := range callees {
-				if s.Kind != spec.SiteCall {
-					// The relation is recorded at call sites only: at a
-					// definition the caller is unknown.
+				if s.Kind != spec.SiteCall && s.Kind != spec.SiteGo {
+					// The relation is recorded at call and go sites
+					// only: at a definition the caller is unknown.
 					if !s.Impossible && !v.RelationsAtCalls {
 						b.gaps.add(q.Name, b.qindex, v.Name, fmt.Sprintf("recorded at the definition of %s, where the caller is not known, "+
 							"so no %s relation with it as the callee is recorded", s.Function, r.prim), site.Position())
@@ -774,6 +776,8 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 			exec = need{prim: "iteration"}
 		case spec.SiteBlocking:
 			exec = need{prim: "blocking"}
+		case spec.SiteGo:
+			exec = need{prim: "go"}
 		}
 	}
 	needs = append(needs, exec)

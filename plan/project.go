@@ -129,7 +129,7 @@ func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, i
 	for _, s := range skipped {
 		skip[s.Site] = true
 		what := fmt.Sprintf("%s of %s", s.Site.Kind, strings.Join(s.Site.Functions(), ", "))
-		if s.Site.InBody() {
+		if s.Site.InBody() || s.Site.Kind == spec.SiteGo {
 			what = s.Site.regionName()
 		}
 		pr.Skipped = append(pr.Skipped, fmt.Sprintf("%s: %s not instrumented: %s", s.Site.Position(), what, s.Reason))

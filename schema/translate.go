@@ -431,7 +431,7 @@ func (s *scope) fill(c *spec.Conj) {
 		switch a.Pred() {
 		case spec.TypeFunctionExecution:
 			s.declareExecution(a)
-		case spec.TypeRegionExecution, spec.TypeIteration, spec.TypeBlocking:
+		case spec.TypeRegionExecution, spec.TypeIteration, spec.TypeBlocking, spec.TypeGoroutine:
 			s.declareRegion(a)
 		}
 	}
@@ -479,10 +479,12 @@ func (s *scope) declareExecution(a *spec.Atom) {
 }
 
 // declareRegion translates (region-execution r name label),
-// (loop-iteration r name label) and (blocking-operation r name kind
-// operand): r is a row of the question's region executions, iterations
-// or blocking operations, whose site is one of that function with that
-// label (or kind) and operand (pmm_sites).
+// (loop-iteration r name label), (blocking-operation r name kind
+// operand) and (goroutine-execution r name): r is a row of the
+// question's region executions, iterations, blocking operations or
+// goroutines, whose site is one of that function (for a goroutine, the
+// function its go statement starts) with that label (or kind) and
+// operand (pmm_sites).
 func (s *scope) declareRegion(a *spec.Atom) {
 	r := a.Args[0].Var
 	b, ok := s.lookup(r)

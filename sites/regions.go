@@ -3,6 +3,7 @@ package sites
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"pmm.dev/pmm/spec"
@@ -143,4 +144,82 @@ func (s *selector) regionWarning(vs *Var) string {
 		}
 	}
 	return msg
+}
+
+// goroutineVariable selects the sites of goroutine-execution variable v:
+// the go statements that may start a function of the name its atom gives
+// (static.db's goroutines view), every one when the name is a variable.
+// Where a relation of go statements (spawns a v: its row's Stored.Go)
+// relates it to a function-execution variable a of
+// vars, only the go statements in the bodies of a's functions can start
+// its events: the others are not selected.
+func (s *selector) goroutineVariable(v string, all []*spec.Atom, vars []*Var) (*Var, error) {
+	vs := &Var{Name: v, kinds: []spec.SiteKind{spec.SiteGo}}
+	var where, described []string
+	for _, a := range all {
+		switch {
+		case a.Prim.Name == spec.TypeGoroutine && a.Args[0].Lit == nil && a.Args[0].Var == v:
+			vs.atoms = append(vs.atoms, a)
+			if n := a.Args[1].Lit; n != nil {
+				where = append(where, "st.match_name = "+sqlLiteral(n))
+				described = append(described, "starting "+n.String())
+				vs.name = n
+			}
+		case a.Prim.Stored != nil && a.Prim.Stored.Go && a.Args[1].Lit == nil && a.Args[1].Var == v && a.Args[0].Lit == nil:
+			for _, spawner := range vars {
+				if spawner.Name != a.Args[0].Var {
+					continue
+				}
+				ids := []string{"0"}
+				for _, f := range spawner.Functions {
+					ids = append(ids, strconv.FormatInt(f.ID, 10))
+				}
+				where = append(where, "g.function_id IN ("+strings.Join(ids, ", ")+")")
+				described = append(described, "in the body of a function "+a.Args[0].Var+" may be")
+				vs.atoms = append(vs.atoms, a)
+			}
+		}
+	}
+	if err := s.db.QueryRowContext(s.ctx, "SELECT count(*) FROM goroutines").Scan(&vs.Candidates); err != nil {
+		return nil, fmt.Errorf("reading the static database's goroutines: %w", err)
+	}
+	from := "goroutines g JOIN functions st ON st.id = g.started_id JOIN functions f ON f.id = g.function_id"
+	vs.SQL = "SELECT g.id, g.started_id FROM " + from
+	if len(where) > 0 {
+		vs.SQL += " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := s.db.QueryContext(s.ctx, "SELECT st.id, st.name, st.in_module, f.id, f.name, g.id, g.file, g.line, g.col, g.end_line, g.end_col FROM "+from+
+		" WHERE (g.id, g.started_id) IN ("+vs.SQL+") ORDER BY g.file, g.line, g.col, st.name")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", vs.SQL, err)
+	}
+	defer rows.Close()
+	seen := map[int64]bool{}
+	for rows.Next() {
+		var f Function
+		site := Site{Kind: spec.SiteGo, Via: "go"}
+		if err := rows.Scan(&f.ID, &f.Name, &f.InModule, &site.CallerID, &site.Caller, &site.CallID, &site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol); err != nil {
+			return nil, err
+		}
+		site.Function, site.FuncID = f.Name, f.ID
+		site.Reason = "the go statement in " + site.Caller + " that starts " + f.Name
+		vs.Sites = append(vs.Sites, site)
+		if !seen[f.ID] {
+			seen[f.ID] = true
+			vs.Functions = append(vs.Functions, f)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if n := vs.Candidates - len(vs.Sites); n > 0 && len(described) > 0 {
+		vs.Eliminated = append(vs.Eliminated, Elimination{Count: n, Reason: "not a go statement " + strings.Join(described, ", ")})
+	}
+	return vs, nil
+}
+
+// goroutineWarning explains why a goroutine variable matches no go
+// statement.
+func goroutineWarning(vs *Var) string {
+	return fmt.Sprintf("event %s: no go statement matches %s, so nothing will be recorded for it", vs.Name, atomList(vs.atoms))
 }

@@ -221,6 +221,17 @@ func (s *selector) disjunct(c *spec.Conj, outer []*spec.Atom, outerTypes spec.Va
 		d.Vars = append(d.Vars, vs)
 	}
 	for _, v := range ownRegions(types, outerTypes) {
+		if types[v] == spec.TypeGoroutine {
+			vs, err := s.goroutineVariable(v, atoms, d.Vars)
+			if err != nil {
+				return nil, err
+			}
+			if len(vs.Sites) == 0 {
+				q.Warnings = append(q.Warnings, goroutineWarning(vs))
+			}
+			d.Vars = append(d.Vars, vs)
+			continue
+		}
 		vs, err := s.regionVariable(v, types[v], atoms)
 		if err != nil {
 			return nil, err
@@ -499,6 +510,19 @@ func otherComponents(comp map[string]bool, atoms []*spec.Atom, types spec.VarTyp
 
 func isEvent(t string) bool { return t == spec.TypeFunctionExecution || t == spec.TypePoint }
 
+// overFunctions reports whether every event argument of a is a function
+// execution (or a point of one), the rows of the functions table its
+// Static condition compares: (spawns a g) with g a goroutine has no
+// row for g, and goroutineVariable applies it.
+func overFunctions(a *spec.Atom, alias map[string]string, types spec.VarTypes) bool {
+	for _, t := range a.Args {
+		if t.Lit == nil && types[t.Var] != "" && spec.IsInterval(types[resolve(alias, t.Var)]) && types[resolve(alias, t.Var)] != spec.TypeFunctionExecution {
+			return false
+		}
+	}
+	return true
+}
+
 // intervalOf maps the point variables of (begin p x) and (end p x) to x:
 // a point's sites are those of its interval.
 func intervalOf(atoms []*spec.Atom) map[string]string {
@@ -560,7 +584,7 @@ func buildQuery(comp map[string]bool, atoms []*spec.Atom, types spec.VarTypes) *
 		q.atoms = append(q.atoms, a)
 	}
 	for _, a := range atoms {
-		if a.Prim.Static == "" || a.Prim.Name == spec.TypeFunctionExecution {
+		if a.Prim.Static == "" || a.Prim.Name == spec.TypeFunctionExecution || !overFunctions(a, alias, types) {
 			continue
 		}
 		in := false

@@ -59,21 +59,25 @@ const (
 	TypeRegionExecution   = "region-execution"
 	TypeIteration         = "loop-iteration"
 	TypeBlocking          = "blocking-operation"
+	TypeGoroutine         = "goroutine-execution"
 	TypePoint             = "point"
 )
 
 // IsInterval reports whether the event type t is recorded as an interval
 // with an id taken at its begin and an end sequence number: a function's
-// or a region's execution, or a loop's iteration.
+// or a region's execution, a loop's iteration, a blocking operation, a
+// goroutine.
 func IsInterval(t string) bool {
-	return t == TypeFunctionExecution || t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking
+	return t == TypeFunctionExecution || t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking || t == TypeGoroutine
 }
 
-// IsRegion reports whether the event type t is one of a part of a
-// function's body, named by the function and a label or a kind: a
-// region's executions, a loop's iterations, a blocking operation.
+// IsRegion reports whether the event type t is one recorded at a part of
+// a function's body, named by a function and a label or a kind: a
+// region's executions, a loop's iterations, a blocking operation, and a
+// goroutine (at its go statement, named by the function it starts). Run
+// time tests none of them: SQL decides their questions.
 func IsRegion(t string) bool {
-	return t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking
+	return t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking || t == TypeGoroutine
 }
 
 // AttrGoroutine is the attribute whose stored relation the views of the
@@ -140,6 +144,7 @@ const (
 	SiteRegion     SiteKind = "region"     // a labeled statement of a body
 	SiteIteration  SiteKind = "iteration"  // the body of a labeled loop
 	SiteBlocking   SiteKind = "blocking"   // an operation that may block its goroutine
+	SiteGo         SiteKind = "go"         // a go statement
 )
 
 // Primitive is one row of the vocabulary: an event type, attribute,
@@ -302,12 +307,12 @@ func (p *Primitive) EndsBefore() bool {
 func (p *Primitive) Arity() int { return len(p.Args) }
 
 var (
-	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking, TypePoint}
+	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking, TypeGoroutine, TypePoint}
 	fnExec   = []string{TypeFunctionExecution}
-	// intervals are the executions of functions and of regions, and the
-	// iterations of loops: what durations, goroutines, points and
-	// containment apply to.
-	intervals = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking}
+	// intervals are the executions of functions and of regions, the
+	// iterations of loops, blocking operations and goroutines: what
+	// durations, goroutines, points and containment apply to.
+	intervals = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking, TypeGoroutine}
 	point     = []string{TypePoint}
 	// fnExecOrPoint are the events whose scope a Go expression can be
 	// evaluated in.
@@ -397,6 +402,18 @@ var vocabulary = []*Primitive{
 			"on operand (the channel, mutex, wait group or condition as written; \"\" for a select): from its begin to when it proceeds, the time its goroutine may be blocked.",
 		Example: `(blocking-operation b "main.Handle" "lock" "s.mu")`,
 		Sites:   []SiteKind{SiteBlocking},
+	},
+	{
+		Name: TypeGoroutine, Kind: IntervalEvent,
+		Args: []Arg{
+			{Name: "g", Kind: ArgEvent, Events: []string{TypeGoroutine}},
+			{Name: "name", Kind: ArgFuncName},
+		},
+		Doc: "g is a goroutine that a go statement starts with the function called name (a function literal's name is its enclosing function's " +
+			"with .func1, .func2, ... as pprof names it): from the go statement, before its function value and arguments are evaluated, " +
+			"to when that function returns, panics or calls runtime.Goexit; its goroutine is the new one.",
+		Example: `(goroutine-execution g "main.worker")`,
+		Sites:   []SiteKind{SiteGo},
 	},
 	// Seed A.1: an interval is a new type of entity, with a starting and
 	// an ending point; function invocations are its only subtype in Go's
@@ -542,8 +559,8 @@ var vocabulary = []*Primitive{
 	},
 	{
 		Name: "spawns", Kind: ControlRelation,
-		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: fnExec}, {Name: "b", Kind: ArgEvent, Events: fnExec}},
-		Doc:      "a executes the go statement that starts b on a new goroutine.",
+		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: fnExec}, {Name: "b", Kind: ArgEvent, Events: []string{TypeFunctionExecution, TypeGoroutine}}},
+		Doc:      "a executes the go statement that starts b on a new goroutine: b is the goroutine, or the first execution on it.",
 		Example:  `(spawns f w)`,
 		Temporal: []Edge{{begins(0), begins(1)}},
 		Static:   "EXISTS (SELECT 1 FROM spawns_static s WHERE s.def_id = {1}.id AND s.callee_def_id = {2}.id)",

@@ -194,6 +194,14 @@ CREATE VIEW allocations_reachable (def_id, alloc_id) AS
 	UNION
 	SELECT r.caller_def_id, a.id FROM calls_star_static r JOIN allocations a ON a.function_id = r.callee_def_id;
 
+-- The go statements (docs/STATIC.md): the sites of goroutine-execution,
+-- one row per function the statement may start (its call's targets),
+-- named by it; function_id is the function whose body holds it.
+CREATE VIEW goroutines (id, function_id, started, started_id, file, line, col, end_line, end_col) AS
+	SELECT c.id, c.caller_id, t.callee_name, t.callee_id, c.file, c.line, c.col, c.end_line, c.end_col
+	FROM calls c JOIN call_targets t ON t.call_id = c.id
+	WHERE c.via = 'go' AND c.caller_id IS NOT NULL;
+
 CREATE VIEW spawns_static (def_id, call_id, callee_name, callee_def_id) AS
 	SELECT c.caller_id, c.id, t.callee_name, t.callee_id
 	FROM calls c LEFT JOIN call_targets t ON t.call_id = c.id

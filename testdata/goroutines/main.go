@@ -1,0 +1,127 @@
+// Command goroutines starts goroutines whose lifetimes it knows by
+// construction, for cmd/pmm's TestGoroutines: Serve starts workers of
+// which the first ones wait on a channel that main closes only after
+// Serve returned (they outlive it) and the others end before Serve
+// returns (Serve waits until the number of goroutines is back where it
+// was: a goroutine is counted until it has ended); Batch and main start
+// others, one of which ends by runtime.Goexit. It prints what pmm must
+// answer ("want NAME VALUE"), and measures each waiting worker's life
+// from just after its go statement to just before it returns, which
+// pmm's duration of its goroutine must include.
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	workers  = 7 // started by Serve's loop
+	outlive  = 3 // of which wait for main's release
+	batchers = 2 // started by Batch
+)
+
+// after[i] is the time just after the go statement of waiting worker i;
+// ended[i] just before it returns.
+var after, ended [outlive]time.Time
+
+// Wait is a worker that waits for release.
+func Wait(i int, release chan struct{}, done *sync.WaitGroup) {
+	defer done.Done()
+	<-release
+	ended[i] = time.Now()
+}
+
+// Work is a worker that ends at once.
+func Work(i int, done *sync.WaitGroup) {
+	defer done.Done()
+	_ = spin(i)
+}
+
+// Quit ends its goroutine by runtime.Goexit.
+func Quit(done *sync.WaitGroup) {
+	defer done.Done()
+	runtime.Goexit()
+}
+
+func spin(n int) int {
+	s := 0
+	for i := 0; i < 1000*(n+1); i++ {
+		s += i
+	}
+	return s
+}
+
+// settle waits until at most n goroutines run: those that called Done
+// have ended by then.
+func settle(n int) {
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > n; time.Sleep(50 * time.Microsecond) {
+		if time.Now().After(deadline) {
+			panic(fmt.Sprintf("%d goroutines still run, want %d", runtime.NumGoroutine(), n))
+		}
+	}
+}
+
+// Serve starts the workers and a function literal; it returns once all
+// but the waiting ones have ended.
+func Serve(release chan struct{}, waiting *sync.WaitGroup) {
+	base := runtime.NumGoroutine()
+	var quick sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		if i < outlive {
+			waiting.Add(1)
+			go Wait(i, release, waiting)
+			after[i] = time.Now()
+		} else {
+			quick.Add(1)
+			go Work(i, &quick)
+		}
+	}
+	quick.Add(1)
+	go func() {
+		defer quick.Done()
+		_ = spin(1)
+	}()
+	quick.Wait()
+	settle(base + outlive)
+}
+
+// Batch starts workers that end before it returns, one by Goexit.
+func Batch() {
+	base := runtime.NumGoroutine()
+	var done sync.WaitGroup
+	done.Add(batchers)
+	go Work(10, &done)
+	go Quit(&done)
+	done.Wait()
+	settle(base)
+}
+
+func main() {
+	base := runtime.NumGoroutine()
+	release := make(chan struct{})
+	var waiting, other sync.WaitGroup
+	Serve(release, &waiting)
+	close(release)
+	waiting.Wait()
+	Batch()
+	other.Add(1)
+	go Work(20, &other)
+	other.Wait()
+	settle(base)
+
+	fmt.Println("want outliving", outlive)
+	fmt.Println("want within", workers-outlive+1)
+	fmt.Println("want per_spawner", fmt.Sprintf("main.Batch=%d,main.Serve=%d,main.main=1", batchers, workers+1))
+	fmt.Println("want per_name", fmt.Sprintf("main.Quit=1,main.Serve.func1=1,main.Wait=%d,main.Work=%d", outlive, workers-outlive+2))
+	var lives []string
+	for i := range outlive {
+		lives = append(lives, fmt.Sprintf("%d=%d", i, ended[i].Sub(after[i]).Nanoseconds()))
+	}
+	sort.Strings(lives)
+	fmt.Println("lives", strings.Join(lives, ","))
+}
