@@ -309,6 +309,7 @@ func TestSemantics(t *testing.T) {
 			siteLine(t, dir, "generics.go", "func (s *Stack[_])"):          "is blank",
 			siteLine(t, dir, "results.go", "fmt.Println(multi(1))"):        "passes a multi-valued call as arguments",
 			siteLine(t, dir, "regions.go", "run again by goto"):            "would skip the code that begins it",
+			siteLine(t, dir, "interfaces.go", "go s.Area()"):               "may start any of",
 		})
 		// Deferred calls of functions that do not recover are wrapped;
 		// those of functions that recover stay direct deferred calls, the
@@ -393,7 +394,8 @@ func TestSemantics(t *testing.T) {
 }
 
 // checkSpawned checks the go statements of goroutines(): four workers
-// and a function literal, each recorded with its first parameter.
+// and a function literal, each recorded with its first parameter; and
+// the goroutines of goShapes().
 func checkSpawned(t *testing.T, dir string, run int64) {
 	t.Helper()
 	db := openDB(t, dir)
@@ -402,6 +404,15 @@ func checkSpawned(t *testing.T, dir string, run int64) {
 	want := "main.goroutines.func1 100 main.worker 1 main.worker 2 main.worker 3 main.worker 4"
 	if strings.Join(got, " ") != want {
 		t.Errorf("spawned by goroutines: %q, want %q", got, want)
+	}
+	// goShapes' nine go statements, each one goroutine that ended: a
+	// method value and a method expression of note, report's value
+	// receiver, the local func note (func2) by name twice and as f, a
+	// function literal (func3), and sendSum inferred and instantiated.
+	got = queryStrings(t, db, "SELECT n FROM goroutine_lives WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.goShapes' AND d > 0 ORDER BY n")
+	want = "main.(*counter).note main.(*counter).note main.counter.report main.goShapes.func2 main.goShapes.func2 main.goShapes.func2 main.goShapes.func3 main.sendSum[...] main.sendSum[...]"
+	if strings.Join(got, " ") != want {
+		t.Errorf("goroutines of goShapes: %q, want %q", got, want)
 	}
 }
 

@@ -67,3 +67,63 @@ func goexitMain() {
 	defer fmt.Println("main's deferred calls run")
 	runtime.Goexit()
 }
+
+// goShapes starts goroutines by go statements of every shape: a method
+// value of a pointer and of a value receiver, a method expression, a
+// generic function (inferred and instantiated), a variadic call with
+// and without a spread, a function value, and arguments with effects
+// whose order of evaluation shows: each reads and bumps seq, and the
+// go statement evaluates them, in order, before the goroutine runs.
+func goShapes() {
+	var wg sync.WaitGroup
+	seq := 0
+	next := func() int { seq++; return seq }
+	got := make(chan string, 16)
+	note := func(what string, vs ...int) {
+		defer wg.Done()
+		got <- fmt.Sprint(what, vs)
+	}
+	c := &counter{n: 5}
+	wg.Add(9)
+	go c.Add(next()).note(&wg, got, "method value", next())
+	v := counter{n: 7}
+	go v.report(&wg, got, next())
+	v.n = 8 // the receiver was copied at the go statement
+	go (*counter).note(c, &wg, got, "method expression", next())
+	go sendSum(&wg, got, next(), next())
+	go sendSum[int64](&wg, got, 10, int64(next()))
+	go note("variadic", next(), next(), next())
+	go note("spread", []int{next(), next()}...)
+	f := note
+	go f("function value", seq)
+	go func(a, b int) {
+		defer wg.Done()
+		got <- fmt.Sprint("literal ", a, b)
+	}(next(), next())
+	wg.Wait()
+	close(got)
+	var lines []string
+	for l := range got {
+		lines = append(lines, l)
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+}
+
+func (c *counter) note(wg *sync.WaitGroup, got chan<- string, what string, k int) {
+	defer wg.Done()
+	got <- fmt.Sprint(what, " n=", c.n, " k=", k)
+}
+
+func (c counter) report(wg *sync.WaitGroup, got chan<- string, k int) {
+	defer wg.Done()
+	got <- fmt.Sprint("value receiver n=", c.n, " k=", k)
+}
+
+// sendSum is a generic function a go statement starts.
+func sendSum[T int | int64](wg *sync.WaitGroup, got chan<- string, a, b T) {
+	defer wg.Done()
+	got <- fmt.Sprint("generic ", a+b)
+}

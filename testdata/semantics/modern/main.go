@@ -66,6 +66,7 @@ func all() {
 	section("function values", funcValues)
 	section("interfaces", interfaces)
 	section("goroutines", goroutines)
+	section("go statements", goShapes)
 	section("regions", regionsCases)
 	section("goexit", goexitWorkerCase)
 	section("platform", platform)
