@@ -149,15 +149,14 @@ func (sg *siteGen) goWrapper(gs *goStart, call *ast.CallExpr, sig *types.Signatu
 	fi := sg.fi
 	start, end := fi.tf.Offset(call.Pos()), fi.tf.Offset(call.End())
 	lparen := fi.tf.Offset(call.Lparen)
-	edits := []Edit{
-		{Off: start, End: start, Text: w + sg.uargs + "(" + gs.start + ", ", Order: orderCall*1_000_000 + (1_000_000 - (end - start))},
-		{Off: lparen, End: lparen + 1, Text: ", "},
-	}
+	// As callEdits: a generic callee's type arguments, then the "(".
+	edits := []Edit{{Off: start, End: start, Text: w + sg.uargs + "(" + gs.start + ", ", Order: orderCall*1_000_000 + (1_000_000 - (end - start))}}
 	had := len(sg.imports)
 	if inst := sg.instantiation(call.Fun); inst != "" {
 		funEnd := fi.tf.Offset(call.Fun.End())
 		edits = append(edits, Edit{Off: funEnd, End: funEnd, Text: inst})
 	}
+	edits = append(edits, Edit{Off: lparen, End: lparen + 1, Text: ", "})
 	imports := append([]string(nil), sg.imports[had:]...)
 	sg.imports = sg.imports[:had]
 	return decl, edits, imports, nil

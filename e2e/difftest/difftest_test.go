@@ -102,7 +102,9 @@ var defaultFeatures = progen.AllFeatures()
 // Since the iteration and blocking templates joined the draw, seed 19
 // receives after a call in one expression, 23 asks iter-before, and 32
 // has a select's case that continues or breaks the loop around it.
-var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 19, 23, 32}
+// Since the goroutine templates joined it, 37 asks calls, result and
+// op-iter, and 63 iter-regions.
+var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 19, 23, 32, 37, 63}
 
 // TestDefaultSeedsCoverEveryFeature checks that the programs of the fast
 // test use every construct of the generator and that their questions
@@ -150,7 +152,7 @@ func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
 		"contains", "cache", "cache-count", "panicked", "either", "callee-names", "result", "by-param",
 		"region-count", "region-in", "region-same-g", "region-before", "region-contains",
 		"iter-count", "iter-per-loop", "iter-per-loop-last", "iter-in", "iter-regions", "iter-before", "iter-calls",
-		"op-count", "op-case", "op-in", "op-same-g", "op-iter", "op-region", "op-before"}
+		"op-count", "op-case", "op-in", "op-same-g", "op-iter", "op-region", "op-before", "go-count", "go-first", "go-on"}
 	seen := map[string]bool{}
 	for _, seed := range defaultSeeds {
 		p := progen.Generate(seed, defaultFeatures)

@@ -98,6 +98,10 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 				}
 				continue
 			}
+			if e.IsGoroutine() {
+				checkGoroutine(t, seed, tr, f, e)
+				continue
+			}
 			names[e.Func] = true
 			if !e.Ended && !f.Worker {
 				t.Errorf("seed %d: an execution of %s did not end", seed, e.Func)
@@ -219,4 +223,26 @@ func TestGolden(t *testing.T) {
 	golden.Check(t, "testdata/seed1_plain.go.golden", p.Plain, *update)
 	golden.Check(t, "testdata/seed1_twin.go.golden", p.Twin, *update)
 	golden.Check(t, "testdata/seed1_questions.pmm.golden", p.Questions, *update)
+}
+
+// checkGoroutine checks a goroutine e that starts worker f: spawned by an
+// execution of spawn on another goroutine, which began before it; the
+// one first execution on its goroutine is of f, spawned by the same
+// execution, and lies within e.
+func checkGoroutine(t *testing.T, seed int64, tr *reftrace.Trace, f *Func, e *reftrace.Execution) {
+	t.Helper()
+	sp := tr.ByID[e.Spawner]
+	if !f.Worker || sp == nil || sp.Func != "main.spawn" || sp.Goroutine == e.Goroutine || sp.BeginSeq > e.BeginSeq {
+		t.Errorf("seed %d: the goroutine %+v, spawned by %+v", seed, e, sp)
+	}
+	var first []*reftrace.Execution
+	for _, x := range tr.Execs {
+		if x.IsFunc() && x.Goroutine == e.Goroutine && x.Caller == 0 {
+			first = append(first, x)
+		}
+	}
+	if len(first) != 1 || first[0].Func != e.Func || first[0].Spawner != e.Spawner || first[0].BeginSeq < e.BeginSeq ||
+		e.Ended && (!first[0].Ended || first[0].EndSeq > e.EndSeq) {
+		t.Errorf("seed %d: the goroutine %+v has first executions %+v", seed, e, first)
+	}
 }

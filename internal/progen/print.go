@@ -212,16 +212,19 @@ func (s *goStmt) print(p *printer) {
 		p.line("go %s(%s)", name, strings.Join(s.args, ", "))
 		return
 	}
-	// The twin passes the spawner's id to the new goroutine.
+	// The twin begins the goroutine at the go statement, before its
+	// arguments are evaluated, and passes it to the new goroutine, which
+	// records it there with its spawner, adopts the spawner for its
+	// first execution, and ends it when the worker has ended.
 	var params, names []string
 	for i, t := range s.fn.Params {
 		params = append(params, fmt.Sprintf("trA%d %s", i, t))
 		names = append(names, fmt.Sprintf("trA%d", i))
 	}
-	p.line("go func(trSp int64, %s) {", strings.Join(params, ", "))
-	p.line("trAdopt(trSp)")
+	p.line("go func(trGo *trRecord, %s) {", strings.Join(params, ", "))
+	p.line("defer trGE(trGA(trGo))")
 	p.line("%s(%s)", name, strings.Join(names, ", "))
-	p.line("}(trCur(), %s)", strings.Join(s.args, ", "))
+	p.line("}(trGB(%q), %s)", s.fn.Name, strings.Join(s.args, ", "))
 }
 
 // vars are the names of the result and of the "returned normally" flag

@@ -52,6 +52,10 @@ type Features struct {
 	// wg.Wait), recorded by the twin; and the question templates over
 	// blocking-operation and select-case.
 	Blocking bool
+	// GoroutineEvents: the question templates over goroutine-execution
+	// (the twin records every goroutine from its go statement to the end
+	// of the worker it starts).
+	GoroutineEvents bool
 
 	// Question templates.
 	Negations   bool // (not (exists ...)) over calls and calls*
@@ -72,7 +76,7 @@ type Features struct {
 func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
 		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
-		Iterations: true, Blocking: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
+		Iterations: true, Blocking: true, GoroutineEvents: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
 		Or: true, Names: true, RegionDefers: true}
 }
 

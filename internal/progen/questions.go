@@ -36,6 +36,9 @@ func genQuestions(r *rand.Rand, p *Program) (string, []string) {
 	if f.Goroutines {
 		templates = append(templates, q.spawns)
 	}
+	if f.Goroutines && f.GoroutineEvents {
+		templates = append(templates, q.goCount, q.goFirst, q.goOn)
+	}
 	if f.Contains {
 		templates = append(templates, q.contains)
 	}
@@ -295,15 +298,69 @@ func (q *qgen) pickFrom(set map[*Func]bool) *Func {
 	return fs[q.r.Intn(len(fs))]
 }
 
-func (q *qgen) spawns() bool {
+// worker picks a worker that spawn starts, nil if there is none.
+func (q *qgen) worker() *Func {
 	s := q.p.Func("main.spawn")
 	if s == nil {
+		return nil
+	}
+	return q.pickFrom(s.spawns)
+}
+
+func (q *qgen) spawns() bool {
+	w := q.worker()
+	if w == nil {
 		return false
 	}
-	w := q.pickFrom(s.spawns)
 	n := q.name("spawns")
 	q.question(n, `(defquestion %s :definition
   ((w v) s.t. (exists (s) (and (function-execution s "main.spawn") (function-execution w %s) (spawns s w) (parameter w 1 v)))))`, n, lit(w))
+	return true
+}
+
+// goCount asks for the goroutines spawn starts, by the function each
+// starts (what is known at their begin: their ends may come after main
+// returned).
+func (q *qgen) goCount() bool {
+	if q.p.Func("main.spawn") == nil {
+		return false
+	}
+	n := q.name("go-count")
+	q.question(n, `(defquestion %s :definition
+  ((g f) s.t. (exists (s) (and (function-execution s "main.spawn") (goroutine-execution g f) (spawns s g)))))`, n)
+	return true
+}
+
+// goFirst relates a worker's goroutine to its first execution, on it,
+// by their begins.
+func (q *qgen) goFirst() bool {
+	w := q.worker()
+	if w == nil {
+		return false
+	}
+	n := q.name("go-first")
+	q.question(n, `(defquestion %s :definition
+  ((w v) s.t. (exists (g p b) (and (goroutine-execution g %s) (function-execution w %s) (same-goroutine g w)
+                                   (begin p g) (begin b w) (before p b) (parameter w 1 v)))))`, n, lit(w), lit(w))
+	return true
+}
+
+// goOn asks for the executions of a function a worker reaches that its
+// goroutine contains, on it: they end before the worker's deferred
+// wg.Done, so before main returns.
+func (q *qgen) goOn() bool {
+	w := q.worker()
+	if w == nil {
+		return false
+	}
+	r := reach(w)
+	if len(r) == 0 {
+		return false
+	}
+	x := q.pickFrom(r)
+	n := q.name("go-on")
+	q.question(n, `(defquestion %s :definition
+  ((x) s.t. (exists (g) (and (goroutine-execution g %s) (function-execution x %s) (contains g x) (same-goroutine g x)))))`, n, lit(w), lit(x))
 	return true
 }
 

@@ -38,6 +38,7 @@ type trRecord struct {
 	Results   []any  ` + "`json:\"results,omitempty\"`" + `
 	Panicked  bool   ` + "`json:\"panicked,omitempty\"`" + `
 	Case      *int64 ` + "`json:\"case,omitempty\"`" + `
+	Go        bool   ` + "`json:\"go,omitempty\"`" + `
 }
 
 // trG is one goroutine's shadow stack.
@@ -113,10 +114,29 @@ func trCur() int64 {
 	return g.stack[len(g.stack)-1]
 }
 
-// trAdopt starts the shadow stack of a goroutine spawned by sp.
-func trAdopt(sp int64) {
+// trGB begins, at a go statement of the execution running on the calling
+// goroutine, a goroutine that starts fn: its id and begin point are taken
+// here, and the new goroutine records it (trGA).
+func trGB(fn string) *trRecord {
+	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Go: true, Spawner: trCur()}
+	r.Seq = trSeq.Add(1)
+	return r
+}
+
+// trGA, on the goroutine r began, records r there and starts the
+// goroutine's shadow stack, whose first execution its spawner spawned;
+// it returns r's id, for trGE.
+func trGA(r *trRecord) int64 {
 	g := trState()
-	g.spawner = sp
+	g.spawner = r.Spawner
+	r.Goroutine = g.num
+	trWrite(r)
+	return r.ID
+}
+
+// trGE ends the goroutine id, once the function it started has ended.
+func trGE(id int64) {
+	trWrite(&trRecord{Kind: "end", ID: id, Seq: trSeq.Add(1)})
 }
 
 // trCheckNames, set by $PMM_REFTRACE_CHECKNAMES in a build without

@@ -32,8 +32,10 @@ type evaluator struct {
 	iters    []*reftrace.Execution            // the iterations of loops, in order of their begin
 	byOpFunc map[string][]*reftrace.Execution // blocking operations by funcname.Key of Func
 	ops      []*reftrace.Execution            // the blocking operations, in order of their begin
+	byGoFunc map[string][]*reftrace.Execution // goroutines by funcname.Key of the function they start
+	gors     []*reftrace.Execution            // the goroutines, in order of their begin
 	children map[int64][]*reftrace.Execution  // by Caller
-	spawned  map[int64][]*reftrace.Execution  // by Spawner
+	spawned  map[int64][]*reftrace.Execution  // by Spawner: first executions of goroutines, and goroutines
 	byG      map[int64][]*reftrace.Execution  // by Goroutine
 	kinds    map[string][]kind                // head kinds of each definition
 	execs    []value                          // every execution, once needed
@@ -48,7 +50,7 @@ func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 	e := &evaluator{
 		tr: tr, defs: map[string]*spec.Def{}, env: map[string]value{},
 		byFunc: map[string][]*reftrace.Execution{}, byRegion: map[string][]*reftrace.Execution{},
-		byIter: map[string][]*reftrace.Execution{}, byOpFunc: map[string][]*reftrace.Execution{},
+		byIter: map[string][]*reftrace.Execution{}, byOpFunc: map[string][]*reftrace.Execution{}, byGoFunc: map[string][]*reftrace.Execution{},
 		children: map[int64][]*reftrace.Execution{},
 		spawned:  map[int64][]*reftrace.Execution{}, byG: map[int64][]*reftrace.Execution{},
 		kinds: map[string][]kind{}, free: map[spec.Formula][]string{}, aggRows: map[string][][]value{},
@@ -73,6 +75,12 @@ func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 			k := funcname.Key(x.Func)
 			e.byOpFunc[k] = append(e.byOpFunc[k], x)
 			e.ops = append(e.ops, x)
+			continue
+		case x.IsGoroutine():
+			k := funcname.Key(x.Func)
+			e.byGoFunc[k] = append(e.byGoFunc[k], x)
+			e.gors = append(e.gors, x)
+			e.spawned[x.Spawner] = append(e.spawned[x.Spawner], x)
 			continue
 		}
 		e.funcs = append(e.funcs, x)

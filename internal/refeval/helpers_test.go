@@ -142,3 +142,12 @@ func expect(t *testing.T, as map[string]*Answer, q string, want ...string) {
 		t.Errorf("%s (%s): got %q, want %q", q, strings.Join(a.Columns, " "), got, want)
 	}
 }
+
+// goroutine begins, at a go statement of the execution spawner, a
+// goroutine g that starts fn, and returns its id.
+func (b *traceBuilder) goroutine(fn string, spawner, g int64) int64 {
+	b.id++
+	b.seq++
+	b.recs = append(b.recs, reftrace.Record{Kind: "begin", ID: b.id, Seq: b.seq, Func: fn, Go: true, Spawner: spawner, Goroutine: g})
+	return b.id
+}

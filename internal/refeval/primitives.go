@@ -81,14 +81,9 @@ func (e *evaluator) cost(f spec.Formula) (float64, bool) {
 		}
 		return float64(len(all) + 1), true
 	case spec.TypeBlocking:
-		switch {
-		case bound[0]:
-			return 1, true
-		case bound[1]:
-			f, _ := e.term(a.Args[1])
-			return float64(len(e.byOpFunc[funcname.Key(f.s)])), true
-		}
-		return float64(len(e.ops) + 1), true
+		return e.byNameCost(a, bound, e.byOpFunc, e.ops), true
+	case spec.TypeGoroutine:
+		return e.byNameCost(a, bound, e.byGoFunc, e.gors), true
 	case "calls", "spawns":
 		return pick(bound, 2, 1, n), true
 	case "calls*":
@@ -100,6 +95,19 @@ func (e *evaluator) cost(f spec.Formula) (float64, bool) {
 		return 1, true
 	}
 	return n, true
+}
+
+// byNameCost is the cost of an event type atom a whose second argument
+// is a function name: its events are all, and by name in by.
+func (e *evaluator) byNameCost(a *spec.AtomF, bound []bool, by map[string][]*reftrace.Execution, all []*reftrace.Execution) float64 {
+	switch {
+	case bound[0]:
+		return 1
+	case bound[1]:
+		f, _ := e.term(a.Args[1])
+		return float64(len(by[funcname.Key(f.s)]))
+	}
+	return float64(len(all) + 1)
 }
 
 // pick is the cost of a binary relation with its first argument bound,
@@ -130,6 +138,8 @@ func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
 		return e.iteration(args[0], args[1], args[2], k)
 	case spec.TypeBlocking:
 		return e.blocking(args[0], args[1], args[2], args[3], k)
+	case spec.TypeGoroutine:
+		return e.goroutine(args[0], args[1], k)
 	case "function-invocation", "interval":
 		// Every execution of a function is an invocation of it; interval
 		// is defined by function-execution (its row's Definition), so
@@ -194,20 +204,27 @@ func isNilLit(t spec.Term) bool { return t.Lit != nil && t.Lit.Kind == spec.LitN
 
 // functionExecution evaluates (function-execution x name).
 func (e *evaluator) functionExecution(x, name spec.Term, k func() bool) bool {
+	return e.named(x, name, (*reftrace.Execution).IsFunc, e.funcs, e.byFunc, k)
+}
+
+// named binds x to an execution that is (is) of the function called
+// name: one of all, or of by[funcname.Key(name)] when name is bound.
+func (e *evaluator) named(x, name spec.Term, is func(*reftrace.Execution) bool,
+	all []*reftrace.Execution, by map[string][]*reftrace.Execution, k func() bool) bool {
 	nameOf := func(c *reftrace.Execution) bool {
-		if !c.IsFunc() {
+		if !is(c) {
 			return true
 		}
 		return e.unify(x, execValue(c), func() bool {
 			return e.unifyName(name, c.Func, k)
 		})
 	}
-	candidates := e.funcs
+	candidates := all
 	if v, ok := e.term(name); ok {
 		if v.kind != vString {
 			return true
 		}
-		candidates = e.byFunc[funcname.Key(v.s)]
+		candidates = by[funcname.Key(v.s)]
 	}
 	return e.eachExec(x, candidates, nameOf)
 }
@@ -282,6 +299,13 @@ func (e *evaluator) blocking(b, name, kind, operand spec.Term, k func() bool) bo
 		candidates = e.byOpFunc[funcname.Key(v.s)]
 	}
 	return e.eachExec(b, candidates, of)
+}
+
+// goroutine evaluates (goroutine-execution g name): g is a goroutine a go
+// statement started with the function called name, which matches as in
+// function-execution.
+func (e *evaluator) goroutine(g, name spec.Term, k func() bool) bool {
+	return e.named(g, name, (*reftrace.Execution).IsGoroutine, e.gors, e.byGoFunc, k)
 }
 
 // eachExec calls of with the execution x is bound to, or, x unbound, with

@@ -5,8 +5,10 @@
 // every region (a labeled statement of a function's body), of every
 // iteration of a loop region, with its index, and of every blocking
 // operation (a channel send or receive, a select without default, a
-// Lock), with its kind, operand and, for a select, the case that fired:
-// each with its function, goroutine and begin and end order. It is written by a tracer
+// Lock), with its kind, operand and, for a select, the case that fired,
+// and of every goroutine, from its go statement to the end of the
+// function it starts, with its spawner: each with its function, goroutine
+// and begin and end order. It is written by a tracer
 // that is independent of pmm's instrumentation (the traced twin of a
 // generated program, internal/progen), and read by the reference
 // evaluator (internal/refeval).
@@ -18,10 +20,11 @@
 // first): it exists, with what is known at its begin, and has no end
 // attributes. A region's execution is recorded the same way, its begin
 // record holding its label, and so are an iteration's (its begin record
-// holds its loop's label, iter and its index) and a blocking operation's
-// (op and operand at its begin, a select's case at its end): executions
-// of functions, regions, iterations and operations share one space of ids
-// and one order.
+// holds its loop's label, iter and its index), a blocking operation's
+// (op and operand at its begin, a select's case at its end) and a
+// goroutine's (go, its spawner and the new goroutine at its begin):
+// executions of functions, regions, iterations, operations and goroutines
+// share one space of ids and one order.
 package reftrace
 
 import (
@@ -70,6 +73,13 @@ type Record struct {
 	// wait), and Operand the operand as written ("" for a select).
 	Op      string `json:"op,omitempty"`
 	Operand string `json:"operand,omitempty"`
+	// Go, for the begin of a goroutine (Func the function its go
+	// statement starts, Spawner the execution that ran the statement,
+	// Goroutine the new goroutine), says so: its Seq is taken at the go
+	// statement, before the function value and arguments are evaluated;
+	// its end when that function returned, panicked or called
+	// runtime.Goexit.
+	Go bool `json:"go,omitempty"`
 
 	// End records only.
 	Results  []any `json:"results,omitempty"` // empty when the execution panicked
@@ -96,9 +106,13 @@ type Execution struct {
 	// Op is the kind of a blocking operation, "" for anything else;
 	// Operand its operand, and Case, once a select ended, the index of
 	// the case by which it proceeded (-1 for every other kind).
-	Op       string
-	Operand  string
-	Case     int64
+	Op      string
+	Operand string
+	Case    int64
+	// Go marks a goroutine, from its go statement to the end of the
+	// function it starts (Func); Spawner is then the execution that ran
+	// the go statement, Goroutine the new goroutine.
+	Go       bool
 	BeginSeq int64
 	// Ended is false when the process exited before the execution ended;
 	// EndSeq, Results and Panicked are then meaningless.
@@ -118,9 +132,12 @@ func (x *Execution) IsIteration() bool { return x.Iteration }
 // IsBlocking reports whether x is a blocking operation.
 func (x *Execution) IsBlocking() bool { return x.Op != "" }
 
+// IsGoroutine reports whether x is a goroutine.
+func (x *Execution) IsGoroutine() bool { return x.Go }
+
 // IsFunc reports whether x is an execution of a function: not a region's,
-// an iteration or a blocking operation.
-func (x *Execution) IsFunc() bool { return x.Label == "" && x.Op == "" }
+// an iteration, a blocking operation or a goroutine.
+func (x *Execution) IsFunc() bool { return x.Label == "" && x.Op == "" && !x.Go }
 
 // Trace is a whole run: its executions in order of their begin.
 type Trace struct {
@@ -148,9 +165,12 @@ func Read(r io.Reader) (*Trace, error) {
 			}
 			e := &Execution{ID: rec.ID, Caller: rec.Caller, Spawner: rec.Spawner, Goroutine: rec.Goroutine,
 				Func: rec.Func, Params: normalize(rec.Params), Label: rec.Label, In: rec.In, BeginSeq: rec.Seq,
-				Iteration: rec.Iter, Index: rec.Index, Op: rec.Op, Operand: rec.Operand, Case: -1}
-			if !e.IsFunc() && (e.Caller != 0 || e.Spawner != 0 || e.Params != nil) {
-				return nil, fmt.Errorf("trace record %d: region execution, iteration or blocking operation %d has a caller, spawner or parameters", line, rec.ID)
+				Iteration: rec.Iter, Index: rec.Index, Op: rec.Op, Operand: rec.Operand, Case: -1, Go: rec.Go}
+			if !e.IsFunc() && (e.Caller != 0 || e.Spawner != 0 && !e.Go || e.Params != nil) {
+				return nil, fmt.Errorf("trace record %d: region execution, iteration, blocking operation or goroutine %d has a caller, a spawner (a goroutine has one) or parameters", line, rec.ID)
+			}
+			if e.Go && (e.Spawner == 0 || e.Label != "" || e.Op != "" || e.In != 0) {
+				return nil, fmt.Errorf("trace record %d: goroutine %d without a spawner, or with a label, an operation or an execution it runs in", line, rec.ID)
 			}
 			if e.Iteration && (e.Label == "" || e.Index < 0) || !e.Iteration && e.Index != 0 {
 				return nil, fmt.Errorf("trace record %d: iteration %d without a label or with a negative index, or an index outside an iteration", line, rec.ID)
@@ -175,7 +195,7 @@ func Read(r io.Reader) (*Trace, error) {
 			return nil, fmt.Errorf("trace: execution %d ends twice", rec.ID)
 		}
 		if !e.IsFunc() && (rec.Results != nil || rec.Panicked) {
-			return nil, fmt.Errorf("trace: region execution, iteration or blocking operation %d has results or panicked", rec.ID)
+			return nil, fmt.Errorf("trace: region execution, iteration, blocking operation or goroutine %d has results or panicked", rec.ID)
 		}
 		if rec.Case != nil {
 			if e.Op != "select" || *rec.Case < 0 {

@@ -83,3 +83,36 @@ func TestReadIterationsAndBlocking(t *testing.T) {
 		}
 	}
 }
+
+// TestReadGoroutines reads a goroutine: its begin at the go statement,
+// with its spawner and the new goroutine, the first execution on it, and
+// its end after that execution's; a goroutine without a spawner, or with
+// a label, an operation or parameters, is refused.
+func TestReadGoroutines(t *testing.T) {
+	tr, err := Read(strings.NewReader(`{"k":"begin","id":1,"seq":1,"fn":"main.main","g":1}
+{"k":"begin","id":2,"seq":2,"fn":"main.worker","go":true,"spawner":1,"g":2}
+{"k":"begin","id":3,"seq":3,"fn":"main.worker","spawner":1,"g":2}
+{"k":"end","id":3,"seq":4}
+{"k":"end","id":2,"seq":5}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, w := tr.ByID[2], tr.ByID[3]
+	if !g.IsGoroutine() || g.IsFunc() || g.IsRegion() || g.IsBlocking() || g.Spawner != 1 || g.Goroutine != 2 || !g.Ended || g.EndSeq != 5 {
+		t.Errorf("the goroutine is %+v", g)
+	}
+	if !w.IsFunc() || w.IsGoroutine() || w.Spawner != 1 {
+		t.Errorf("its first execution is %+v", w)
+	}
+	for _, bad := range []string{
+		`{"k":"begin","id":2,"seq":2,"fn":"main.worker","go":true,"g":2}`,
+		`{"k":"begin","id":2,"seq":2,"fn":"main.worker","go":true,"spawner":1,"label":"l","g":2}`,
+		`{"k":"begin","id":2,"seq":2,"fn":"main.worker","go":true,"spawner":1,"op":"send","g":2}`,
+		`{"k":"begin","id":2,"seq":2,"fn":"main.worker","go":true,"spawner":1,"params":[1],"g":2}`,
+	} {
+		if _, err := Read(strings.NewReader(bad)); err == nil {
+			t.Errorf("Read accepts\n%s", bad)
+		}
+	}
+}

@@ -22,7 +22,7 @@ import (
 const (
 	workers  = 7 // started by Serve's loop
 	outlive  = 3 // of which wait for main's release
-	batchers = 2 // started by Batch
+	batchers = 4 // started by Batch
 )
 
 // after[i] is the time just after the go statement of waiting worker i;
@@ -40,6 +40,12 @@ func Wait(i int, release chan struct{}, done *sync.WaitGroup) {
 func Work(i int, done *sync.WaitGroup) {
 	defer done.Done()
 	_ = spin(i)
+}
+
+// Fill is a generic worker.
+func Fill[T int | int64](n T, done *sync.WaitGroup) {
+	defer done.Done()
+	_ = spin(int(n))
 }
 
 // Quit ends its goroutine by runtime.Goexit.
@@ -90,13 +96,16 @@ func Serve(release chan struct{}, waiting *sync.WaitGroup) {
 	settle(base + outlive)
 }
 
-// Batch starts workers that end before it returns, one by Goexit.
+// Batch starts workers that end before it returns, one by Goexit, two
+// of a generic function (instantiated, and inferred).
 func Batch() {
 	base := runtime.NumGoroutine()
 	var done sync.WaitGroup
 	done.Add(batchers)
 	go Work(10, &done)
 	go Quit(&done)
+	go Fill[int](2, &done)
+	go Fill(int64(3), &done)
 	done.Wait()
 	settle(base)
 }
@@ -117,7 +126,7 @@ func main() {
 	fmt.Println("want outliving", outlive)
 	fmt.Println("want within", workers-outlive+1)
 	fmt.Println("want per_spawner", fmt.Sprintf("main.Batch=%d,main.Serve=%d,main.main=1", batchers, workers+1))
-	fmt.Println("want per_name", fmt.Sprintf("main.Quit=1,main.Serve.func1=1,main.Wait=%d,main.Work=%d", outlive, workers-outlive+2))
+	fmt.Println("want per_name", fmt.Sprintf("main.Fill[...]=2,main.Quit=1,main.Serve.func1=1,main.Wait=%d,main.Work=%d", outlive, workers-outlive+2))
 	var lives []string
 	for i := range outlive {
 		lives = append(lives, fmt.Sprintf("%d=%d", i, ended[i].Sub(after[i]).Nanoseconds()))

@@ -42,10 +42,10 @@ func main() {
 	defer trFinish()
 	defer trEnd(id, &ok)
 	for i := 0; i < 4; i++ {
-		go func(sp int64, a int) {
-			trAdopt(sp)
+		go func(trGo *trRecord, a int) {
+			defer trGE(trGA(trGo))
 			spin(a)
-		}(trCur(), i)
+		}(trGB("main.spin"), i)
 	}
 	s := 0
 	for i := 0; i < 5; i++ {

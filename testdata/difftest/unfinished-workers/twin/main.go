@@ -42,10 +42,10 @@ func Spawn(n int) (res int) {
 	defer trEnd(id, &ok, trRes(&res))
 	for i := 0; i < n; i++ {
 		wg.Add(1)
-		go func(sp int64, a int) {
-			trAdopt(sp)
+		go func(trGo *trRecord, a int) {
+			defer trGE(trGA(trGo))
 			Work(a)
-		}(trCur(), i%3)
+		}(trGB("main.Work"), i%3)
 	}
 	wg.Wait()
 	res = int(total.Load())
