@@ -395,7 +395,7 @@ func TestSemantics(t *testing.T) {
 
 // checkSpawned checks the go statements of goroutines(): four workers
 // and a function literal, each recorded with its first parameter; and
-// the goroutines of goShapes().
+// the goroutines of goShapes() and of the generic spawnEach.
 func checkSpawned(t *testing.T, dir string, run int64) {
 	t.Helper()
 	db := openDB(t, dir)
@@ -413,6 +413,13 @@ func checkSpawned(t *testing.T, dir string, run int64) {
 	want = "main.(*counter).note main.(*counter).note main.counter.report main.goShapes.func2 main.goShapes.func2 main.goShapes.func2 main.goShapes.func3 main.sendSum[...] main.sendSum[...]"
 	if strings.Join(got, " ") != want {
 		t.Errorf("goroutines of goShapes: %q, want %q", got, want)
+	}
+	// spawnEach, generic, starts a generic function and a literal for
+	// each of its two elements.
+	got = queryStrings(t, db, "SELECT n FROM goroutine_lives WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.spawnEach[...]' AND d > 0 ORDER BY n")
+	want = "main.fillAt[...] main.fillAt[...] main.spawnEach[...].func1 main.spawnEach[...].func1"
+	if strings.Join(got, " ") != want {
+		t.Errorf("goroutines of spawnEach: %q, want %q", got, want)
 	}
 }
 

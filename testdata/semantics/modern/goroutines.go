@@ -101,6 +101,9 @@ func goShapes() {
 		got <- fmt.Sprint("literal ", a, b)
 	}(next(), next())
 	wg.Wait()
+	for _, l := range spawnEach([]string{"x", "y"}, func(s string) string { return "in a generic function " + s }) {
+		got <- l
+	}
 	close(got)
 	var lines []string
 	for l := range got {
@@ -120,6 +123,28 @@ func (c *counter) note(wg *sync.WaitGroup, got chan<- string, what string, k int
 func (c counter) report(wg *sync.WaitGroup, got chan<- string, k int) {
 	defer wg.Done()
 	got <- fmt.Sprint("value receiver n=", c.n, " k=", k)
+}
+
+// spawnEach is a generic function whose go statements start a generic
+// function and a literal, each once per element.
+func spawnEach[T any](xs []T, f func(T) string) []string {
+	var wg sync.WaitGroup
+	out := make([]string, 2*len(xs))
+	for i, x := range xs {
+		wg.Add(2)
+		go fillAt(&wg, out, 2*i, f, x)
+		go func(i int, x T) {
+			defer wg.Done()
+			out[i] = "literal " + f(x)
+		}(2*i+1, x)
+	}
+	wg.Wait()
+	return out
+}
+
+func fillAt[T any](wg *sync.WaitGroup, out []string, i int, f func(T) string, x T) {
+	defer wg.Done()
+	out[i] = f(x)
 }
 
 // sendSum is a generic function a go statement starts.
