@@ -510,10 +510,24 @@ func otherComponents(comp map[string]bool, atoms []*spec.Atom, types spec.VarTyp
 
 func isEvent(t string) bool { return t == spec.TypeFunctionExecution || t == spec.TypePoint }
 
+// goSpawner is the static condition, on the row s of the functions
+// table, of (spawns s g) with g a goroutine: s's body holds a go
+// statement (static.db's goroutines view) that may start a function of
+// g's name, when an atom of atoms gives it one.
+func goSpawner(s, g string, atoms []*spec.Atom) string {
+	cond := "EXISTS (SELECT 1 FROM goroutines gs JOIN functions st ON st.id = gs.started_id WHERE gs.function_id = " + s + ".id"
+	for _, a := range atoms {
+		if a.Prim.Name == spec.TypeGoroutine && a.Args[0].Lit == nil && a.Args[0].Var == g && a.Args[1].Lit != nil {
+			cond += " AND st.match_name = " + sqlLiteral(a.Args[1].Lit)
+		}
+	}
+	return "(" + cond + "))"
+}
+
 // overFunctions reports whether every event argument of a is a function
 // execution (or a point of one), the rows of the functions table its
 // Static condition compares: (spawns a g) with g a goroutine has no
-// row for g, and goroutineVariable applies it.
+// row for g (goSpawner approximates a, goroutineVariable g).
 func overFunctions(a *spec.Atom, alias map[string]string, types spec.VarTypes) bool {
 	for _, t := range a.Args {
 		if t.Lit == nil && types[t.Var] != "" && spec.IsInterval(types[resolve(alias, t.Var)]) && types[resolve(alias, t.Var)] != spec.TypeFunctionExecution {
@@ -584,6 +598,11 @@ func buildQuery(comp map[string]bool, atoms []*spec.Atom, types spec.VarTypes) *
 		q.atoms = append(q.atoms, a)
 	}
 	for _, a := range atoms {
+		if s := a.Args[0]; a.Prim.Stored != nil && a.Prim.Stored.Go && !overFunctions(a, alias, types) && s.Lit == nil && comp[resolve(alias, s.Var)] {
+			q.where = append(q.where, goSpawner(q.aliases[resolve(alias, s.Var)], a.Args[1].Var, atoms))
+			q.atoms = append(q.atoms, a)
+			continue
+		}
 		if a.Prim.Static == "" || a.Prim.Name == spec.TypeFunctionExecution || !overFunctions(a, alias, types) {
 			continue
 		}

@@ -233,3 +233,21 @@ func TestUnreachedCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestGoroutineSites selects the go statements of testdata/goroutines:
+// by the function they start, and, under spawns, only in the bodies of
+// the spawner's functions, which are those whose bodies hold a go
+// statement (of the goroutine's function, when it is named).
+func TestGoroutineSites(t *testing.T) {
+	sel := selectIn(t, "../testdata/goroutines")
+	for _, c := range []struct{ q, v, want string }{
+		{"outliving", "s", "definition main.Serve main.go:77"},
+		{"outliving", "g", "go main.Serve.func1 main.go:91; go main.Wait main.go:83; go main.Work main.go:87"},
+		{"per-spawner", "s", "definition main.Batch main.go:101; definition main.Serve main.go:77; definition main.main main.go:113"},
+		{"wait-lives", "g", "go main.Wait main.go:83"},
+	} {
+		if got := describe(t, sel, c.q, c.v); strings.Join(got, "; ") != c.want {
+			t.Errorf("%s: sites of %s: %v, want [%s]", c.q, c.v, got, c.want)
+		}
+	}
+}
