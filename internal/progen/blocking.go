@@ -7,7 +7,8 @@ import (
 )
 
 // Blocking operations (Features.Blocking): channel sends and receives
-// (comma-ok too, on a closed channel), selects without default of which
+// (comma-ok too, on a closed channel), ranges over a closed channel
+// (each receive an operation, the last one the close's), selects without default of which
 // exactly one case is ready, Lock and RLock of package-level mutexes,
 // and the spawner's wg.Wait. The twin begins each just before it and
 // ends it when it proceeds: after the statement, or, for a select, at the
@@ -41,6 +42,38 @@ type selectStmt struct {
 type selectCase struct {
 	head string // "case v := <-ch:"
 	body []stmt
+}
+
+// rangeStmt is a range over the channel ch, whose receives are its
+// blocking operations (kind range): the twin begins one before the loop
+// and at the end of each iteration's body, and ends it at the top of the
+// body, or after the loop when the close ended it (trB<n> is 0 once a
+// receive ended, so a break leaves none to end).
+type rangeStmt struct {
+	fn   *Func
+	n    int
+	body []stmt
+}
+
+func (s *rangeStmt) print(p *printer) {
+	begin := fmt.Sprintf("trBB(%q, \"range\", \"ch\")", s.fn.Name)
+	if p.tw {
+		p.line("trB%d := %s", s.n, begin)
+	}
+	p.line("for v := range ch {")
+	if p.tw {
+		p.line("trRE(&trB%d)", s.n)
+	}
+	for _, st := range s.body {
+		st.print(p)
+	}
+	if p.tw {
+		p.line("trB%d = %s", s.n, begin)
+	}
+	p.line("}")
+	if p.tw {
+		p.line("trRE(&trB%d)", s.n)
+	}
 }
 
 func (s *opStmt) print(p *printer) {
@@ -143,6 +176,21 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices, jump stmt) stmt {
 			b.body = append(b.body, s)
 		}
 	case 1:
+		if g.r.Intn(2) == 0 {
+			// A range over a channel closed with one or two values in
+			// it, left by its close or by a break.
+			b.body = []stmt{raw("ch := make(chan int, 2)"), g.op(f, "send", "ch", "ch <- "+val),
+				when("a%2 == 0", g.op(f, "send", "ch", "ch <- a % 5")), raw("close(ch)")}
+			f.ops = append(f.ops, opInfo{"range", "ch"})
+			f.nops++
+			r := &rangeStmt{fn: f, n: f.nops, body: []stmt{raw("acc += v")}}
+			if g.r.Intn(2) == 0 {
+				r.body = append(r.body, when("v == acc%5", raw("break")))
+			}
+			r.body = append(r.body, call())
+			b.body = append(b.body, r)
+			break
+		}
 		// Comma-ok, on a channel closed with a value in it or empty.
 		b.body = []stmt{raw("ch := make(chan int, 1)"), when("a%2 == 0", g.op(f, "send", "ch", "ch <- "+val)),
 			raw("close(ch)"), g.op(f, "recv", "ch", "v, ok := <-ch"),
