@@ -48,8 +48,12 @@ func (g *generator) goSite(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path 
 	if st, ok := path[len(path)-2].(*ast.GoStmt); !ok || st.Call != call {
 		return fmt.Errorf("pmm bug: the call at %s is not a go statement's", s.Position())
 	}
-	if len(s.Targets) > 1 {
-		return fmt.Errorf("the go statement may start any of %s: pmm records the goroutines of a go statement that starts one function", strings.Join(s.Functions(), ", "))
+	if len(s.Targets) > 1 || len(s.CallTargets) > 1 {
+		may := s.CallTargets
+		if len(may) == 0 {
+			may = s.Functions()
+		}
+		return fmt.Errorf("the go statement may start any of %s: pmm records the goroutines of a go statement that starts one function", strings.Join(may, ", "))
 	}
 	info := fi.pkg.TypesInfo
 	if tv, ok := info.Types[call.Fun]; ok && tv.IsBuiltin() {

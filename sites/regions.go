@@ -155,7 +155,7 @@ func (s *selector) regionWarning(vs *Var) string {
 // its events: the others are not selected.
 func (s *selector) goroutineVariable(v string, all []*spec.Atom, vars []*Var) (*Var, error) {
 	vs := &Var{Name: v, kinds: []spec.SiteKind{spec.SiteGo}}
-	var where, described []string
+	var where, described, spawners []string
 	for _, a := range all {
 		switch {
 		case a.Prim.Name == spec.TypeGoroutine && a.Args[0].Lit == nil && a.Args[0].Var == v:
@@ -175,6 +175,7 @@ func (s *selector) goroutineVariable(v string, all []*spec.Atom, vars []*Var) (*
 					ids = append(ids, strconv.FormatInt(f.ID, 10))
 				}
 				where = append(where, "g.function_id IN ("+strings.Join(ids, ", ")+")")
+				spawners = append(spawners, "c.caller_id IN ("+strings.Join(ids, ", ")+")")
 				described = append(described, "in the body of a function "+a.Args[0].Var+" may be")
 				vs.atoms = append(vs.atoms, a)
 			}
@@ -188,7 +189,11 @@ func (s *selector) goroutineVariable(v string, all []*spec.Atom, vars []*Var) (*
 	if len(where) > 0 {
 		vs.SQL += " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := s.db.QueryContext(s.ctx, "SELECT st.id, st.name, st.in_module, f.id, f.name, g.id, g.file, g.line, g.col, g.end_line, g.end_col FROM "+from+
+	// All the functions each statement may start, not only those
+	// selected: a statement that may start several cannot tell its
+	// goroutines apart without a test at run time (CallTargets).
+	rows, err := s.db.QueryContext(s.ctx, "SELECT st.id, st.name, st.in_module, f.id, f.name, g.id, g.file, g.line, g.col, g.end_line, g.end_col, "+
+		"(SELECT group_concat(g2.started, char(10)) FROM goroutines g2 WHERE g2.id = g.id) FROM "+from+
 		" WHERE (g.id, g.started_id) IN ("+vs.SQL+") ORDER BY g.file, g.line, g.col, st.name")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", vs.SQL, err)
@@ -197,10 +202,12 @@ func (s *selector) goroutineVariable(v string, all []*spec.Atom, vars []*Var) (*
 	seen := map[int64]bool{}
 	for rows.Next() {
 		var f Function
+		var targets string
 		site := Site{Kind: spec.SiteGo, Via: "go"}
-		if err := rows.Scan(&f.ID, &f.Name, &f.InModule, &site.CallerID, &site.Caller, &site.CallID, &site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol); err != nil {
+		if err := rows.Scan(&f.ID, &f.Name, &f.InModule, &site.CallerID, &site.Caller, &site.CallID, &site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol, &targets); err != nil {
 			return nil, err
 		}
+		site.CallTargets = dynamicTargets(targets)
 		site.Function, site.FuncID = f.Name, f.ID
 		site.Reason = "the go statement in " + site.Caller + " that starts " + f.Name
 		vs.Sites = append(vs.Sites, site)
@@ -215,7 +222,44 @@ func (s *selector) goroutineVariable(v string, all []*spec.Atom, vars []*Var) (*
 	if n := vs.Candidates - len(vs.Sites); n > 0 && len(described) > 0 {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: n, Reason: "not a go statement " + strings.Join(described, ", ")})
 	}
-	return vs, nil
+	return vs, s.unresolvedGoStatements(vs, spawners)
+}
+
+// unresolvedGoStatements notes, for goroutine variable vs, the go
+// statements (in the bodies conds allow) whose function the call graph
+// did not resolve: the goroutines they start may be its events, and no
+// site records them.
+func (s *selector) unresolvedGoStatements(vs *Var, conds []string) error {
+	query := "SELECT c.file, c.line, c.col FROM calls c WHERE c.via = 'go' AND c.caller_id IS NOT NULL " +
+		"AND NOT EXISTS (SELECT 1 FROM call_targets t WHERE t.call_id = c.id)"
+	for _, c := range conds {
+		query += " AND " + c
+	}
+	rows, err := s.db.QueryContext(s.ctx, query+" ORDER BY c.file, c.line, c.col")
+	if err != nil {
+		return fmt.Errorf("%s: %w", query, err)
+	}
+	defer rows.Close()
+	var first string
+	n := 0
+	for rows.Next() {
+		var file string
+		var line, col int
+		if err := rows.Scan(&file, &line, &col); err != nil {
+			return err
+		}
+		if n == 0 {
+			first = fmt.Sprintf("%s:%d:%d", file, line, col)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil || n == 0 {
+		return err
+	}
+	vs.Gaps = append(vs.Gaps, Gap{Position: first,
+		Reason: fmt.Sprintf("the call graph did not resolve the function that %s starts (the first here): its goroutines may be events, and no site records them",
+			plural(n, "go statement"))})
+	return nil
 }
 
 // goroutineWarning explains why a goroutine variable matches no go

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -248,6 +249,34 @@ func TestGoroutineSites(t *testing.T) {
 	} {
 		if got := describe(t, sel, c.q, c.v); strings.Join(got, "; ") != c.want {
 			t.Errorf("%s: sites of %s: %v, want [%s]", c.q, c.v, got, c.want)
+		}
+	}
+}
+
+// TestUnresolvedGoStatement: a go statement whose function the call
+// graph does not know (a function value no code of the module passes)
+// may start any goroutine: a goroutine variable says so (a gap).
+func TestUnresolvedGoStatement(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/unresolved\n\ngo 1.22\n",
+		"lib.go": "package unresolved\n\nfunc worker() {}\n\n// Start starts what its caller gives it.\nfunc Start(f func()) {\n\tgo f()\n\tgo worker()\n}\n",
+		"questions.pmm": "(defquestion all :definition ((g n) s.t. (goroutine-execution g n)))\n" +
+			"(defquestion named :definition ((g) s.t. (goroutine-execution g \"example.com/unresolved.worker\")))\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sel := selectIn(t, dir)
+	for _, q := range sel.Questions {
+		v := q.Disjuncts[0].Vars[0]
+		if got := describe(t, sel, q.Name, "g"); strings.Join(got, "; ") != "go example.com/unresolved.worker lib.go:8" {
+			t.Errorf("%s: sites %v, want the go statement of worker", q.Name, got)
+		}
+		if len(v.Gaps) != 1 || v.Gaps[0].Position != "lib.go:7:5" || !strings.Contains(v.Gaps[0].Reason, "did not resolve") {
+			t.Errorf("%s: gaps %+v, want the unresolved go f() at lib.go:7:5", q.Name, v.Gaps)
 		}
 	}
 }

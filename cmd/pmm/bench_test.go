@@ -298,8 +298,8 @@ func medianDuration(t testing.TB, dir, view string) float64 {
 	return median(ds)
 }
 
-// BenchmarkRegionCosts measures, in one run, what regions, iterations
-// and blocking operations cost (testdata/regionbench), as medians over
+// BenchmarkRegionCosts measures, in one run, what regions, iterations,
+// blocking operations and goroutines cost (testdata/regionbench), as medians over
 // interleaved runs of the instrumented test binary and of the same
 // package built plainly:
 //
@@ -320,7 +320,11 @@ func medianDuration(t testing.TB, dir, view string) float64 {
 //
 //   - ns-chan-op-recorded, ns-chan-op-disabled: (Send instrumented - Send
 //     plain) / 2, per send or receive on a channel that never blocks
-//     them.
+//     them;
+//
+//   - ns-go-recorded, ns-go-disabled: Spawn instrumented - Spawn plain, a
+//     go statement whose goroutine is recorded, with recording on and
+//     off.
 //
 //     go test ./cmd/pmm -run '^$' -bench RegionCosts -benchtime 1x
 func BenchmarkRegionCosts(b *testing.B) {
@@ -352,6 +356,8 @@ func BenchmarkRegionCosts(b *testing.B) {
 		metrics["ns-lock-disabled"] = append(metrics["ns-lock-disabled"], off["Lock"]-base["Lock"])
 		metrics["ns-chan-op-recorded"] = append(metrics["ns-chan-op-recorded"], (on["Send"]-base["Send"])/2)
 		metrics["ns-chan-op-disabled"] = append(metrics["ns-chan-op-disabled"], (off["Send"]-base["Send"])/2)
+		metrics["ns-go-recorded"] = append(metrics["ns-go-recorded"], on["Spawn"]-base["Spawn"])
+		metrics["ns-go-disabled"] = append(metrics["ns-go-disabled"], off["Spawn"]-base["Spawn"])
 	}
 	for name, xs := range metrics {
 		b.ReportMetric(median(xs), name)

@@ -3,11 +3,13 @@
 // records, the same loop never instrumented, and the same with
 // hand-written timing of each iteration; an uncontended mutex and a send
 // and receive that never block, recorded; a labeled loop no question
-// asks about.
+// asks about; a go statement whose goroutine is recorded.
 package regionbench
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -88,3 +90,19 @@ func Send() {
 	ch <- 1
 	sink += uint64(<-ch)
 }
+
+// started is set by the goroutine Spawn starts.
+var started atomic.Bool
+
+// Spawn starts a goroutine, an event of the question, and waits until it
+// ran by polling (a wait group's Wait or a receive would be a blocking
+// operation of the question too).
+func Spawn() {
+	started.Store(false)
+	go mark()
+	for !started.Load() {
+		runtime.Gosched()
+	}
+}
+
+func mark() { started.Store(true) }

@@ -18,3 +18,9 @@ func BenchmarkSend(b *testing.B) {
 		Send()
 	}
 }
+
+func BenchmarkSpawn(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Spawn()
+	}
+}
