@@ -355,6 +355,15 @@ func TestSemantics(t *testing.T) {
 		case "":
 			checkRecorded(t, dir, run, o.stdout)
 			checkSpawned(t, dir, run)
+		case "go-panic":
+			// The goroutine whose function panicked ended, recorded as
+			// the panic left the function, before the program ended.
+			db := openDB(t, dir)
+			defer db.Close()
+			got := queryStrings(t, db, "SELECT n FROM goroutine_lives WHERE run = "+strconv.FormatInt(run, 10)+" AND f = 'main.goPanic' AND d > 0")
+			if want := "main.goPanic.func1"; strings.Join(got, " ") != want {
+				t.Errorf("goroutines of goPanic that ended: %q, want %q", got, want)
+			}
 		case "panic":
 			db := openDB(t, dir)
 			defer db.Close()
