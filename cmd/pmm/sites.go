@@ -30,7 +30,8 @@ matching PATTERNS (default ./...): function definitions and call sites with
 their positions, the call graph's callees of every call, and the relations
 static approximation uses (calls_static, callgraph_edges, callback_edges
 (what code outside the module may call back), calls_star_static,
-spawns_static, contains_static), and the allocation sites
+spawns_static, contains_static), the sites of the parts of bodies
+(regions, blocking, and goroutines: the go statements), and the allocation sites
 (allocations; with -escape, whether the compiler's escape analysis puts
 each on the heap). docs/STATIC.md in pmm's repository
 describes the schema; the database holds it too: pmm sites -sql
