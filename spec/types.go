@@ -163,6 +163,8 @@ func wrongTypeHint(p *Primitive, typ string) string {
 	switch {
 	case typ == TypePoint && p.Kind == Attribute:
 		return "points have (time p t); the attributes of an execution x apply to x itself"
+	case typ == TypeGoroutine && p.Kind == Attribute:
+		return "a goroutine has a duration, a goroutine and the times of its points; parameters and results are its function's execution's: relate them with (contains g f) (same-goroutine g f)"
 	case IsRegion(typ) && p.Kind == Attribute:
 		return "a region execution has a duration, a goroutine and the times of its points; parameters and results are its function's: relate them with (contains f r)"
 	case typ == TypeFunctionExecution && p.Kind == Attribute:
