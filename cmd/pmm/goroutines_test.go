@@ -12,7 +12,8 @@ import (
 // of the goroutines Serve starts that outlive it, of those that end
 // while it runs, of the goroutines of each spawning function and of
 // each function a go statement starts (one ends by runtime.Goexit) must
-// be the program's own; the duration of each waiting worker's goroutine
+// be the program's own (per spawner both from the relation and from
+// pmm's count aggregate over it); the duration of each waiting worker's goroutine
 // must be at least the program's own measure of its life (from just
 // after its go statement to just before the worker returns, with the
 // same clock), and its execution of Wait, recorded at its go statement
@@ -26,6 +27,8 @@ func TestGoroutines(t *testing.T) {
 		"outliving":   "SELECT count(DISTINCT g) FROM outliving",
 		"within":      "SELECT count(DISTINCT g) FROM within",
 		"per_spawner": "SELECT group_concat(f || '=' || n, ',') FROM (SELECT f, count(DISTINCT g) AS n FROM per_spawner GROUP BY f ORDER BY f)",
+		// The same, by pmm's aggregate.
+		"spawned_count": "SELECT group_concat(f || '=' || count, ',') FROM (SELECT f, count FROM spawned_count ORDER BY f)",
 		"per_name":    "SELECT group_concat(name || '=' || n, ',') FROM (SELECT name, count(DISTINCT g) AS n FROM per_name GROUP BY name ORDER BY name)",
 	}
 	src, err := os.ReadFile("../../testdata/goroutines/main.go")

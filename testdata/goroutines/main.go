@@ -126,6 +126,7 @@ func main() {
 	fmt.Println("want outliving", outlive)
 	fmt.Println("want within", workers-outlive+1)
 	fmt.Println("want per_spawner", fmt.Sprintf("main.Batch=%d,main.Serve=%d,main.main=1", batchers, workers+1))
+	fmt.Println("want spawned_count", fmt.Sprintf("main.Batch=%d,main.Serve=%d,main.main=1", batchers, workers+1))
 	fmt.Println("want per_name", fmt.Sprintf("main.Fill[...]=2,main.Quit=1,main.Serve.func1=1,main.Wait=%d,main.Work=%d", outlive, workers-outlive+2))
 	var lives []string
 	for i := range outlive {
