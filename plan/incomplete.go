@@ -246,7 +246,8 @@ func (p *Plan) NestedClocks(calls func(caller int64, within *static.Span) ([]int
 		for _, t := range s.Targets {
 			if !slices.ContainsFunc(t.Emits, timed) || s.Kind == spec.SiteBlocking && s.Label != "select" || s.Kind == spec.SiteGo {
 				// A send, receive or call of sync times the operation
-				// alone: its operands are evaluated before it begins.
+				// alone: its operands are evaluated before it begins;
+				// a goroutine is timed on two goroutines.
 				continue
 			}
 			// A part of a body runs only the calls within it.

@@ -73,8 +73,8 @@ type Site struct {
 	Kind        spec.SiteKind
 	static.Span        // where, the file relative to the module root
 	Via         string // call sites: call, go or defer
-	CallerID    int64  // call sites: the function whose body holds the call
-	Function    string // definition and region sites: the function; call sites: the first target
+	CallerID    int64  // call and go sites: the function whose body holds the call
+	Function    string // definition and region sites: the function; call sites: the first target; go sites: the function started
 	Label       string // region sites: the label of the statement; blocking sites: the kind of operation
 	Operand     string // blocking sites: the operand as written
 	FuncID      int64
