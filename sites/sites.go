@@ -78,13 +78,13 @@ type Function struct {
 
 // Site is a place in the source where an event is recorded.
 type Site struct {
-	Kind     spec.SiteKind `json:"kind"`              // definition, call or region
-	Function string        `json:"function"`          // for a region site, the function it lies in
+	Kind     spec.SiteKind `json:"kind"`              // definition, call, region, iteration, blocking or go
+	Function string        `json:"function"`          // for a region site, the function it lies in; for a go site, the function it starts
 	Label    string        `json:"label,omitempty"`   // for a region site, its label; for a blocking one, its kind
 	Operand  string        `json:"operand,omitempty"` // for a blocking site, its operand as written
 	FuncID   int64         `json:"function_id"`
 	CallID   int64         `json:"call_id,omitempty"`
-	Caller   string        `json:"caller,omitempty"` // for a call site, the function it lies in
+	Caller   string        `json:"caller,omitempty"` // for a call or go site, the function it lies in
 	CallerID int64         `json:"caller_id,omitempty"`
 	Via      string        `json:"via,omitempty"` // for a call site: call, go or defer
 	File     string        `json:"file"`
