@@ -158,7 +158,7 @@ const runtimeName = "rt"
 // it writes them: definition sites first, since call sites refer to their
 // state variables.
 func generatedKinds() []spec.SiteKind {
-	return []spec.SiteKind{spec.SiteDefinition, spec.SiteCall, spec.SiteRegion, spec.SiteIteration, spec.SiteBlocking}
+	return []spec.SiteKind{spec.SiteDefinition, spec.SiteCall, spec.SiteRegion, spec.SiteIteration, spec.SiteBlocking, spec.SiteAllocation}
 }
 
 // Generate produces the code of every site of plan p, typed by the
@@ -366,6 +366,13 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 	}
 	start := lineColOffset(fi.tf, s.Line, s.Col)
 	end := lineColOffset(fi.tf, s.EndLine, s.EndCol)
+	if s.Kind == spec.SiteAllocation {
+		e, path := allocExpr(fi, start, end)
+		if e == nil {
+			return nil, nil, nil, fmt.Errorf("no allocation at %s:%d:%d", s.File, s.Line, s.Col)
+		}
+		return fi, e, path, nil
+	}
 	var found ast.Node
 	var stack []ast.Node
 	var path []ast.Node

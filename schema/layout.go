@@ -15,8 +15,11 @@ const (
 	kindRegion    = "region"
 	kindIteration = "iteration"
 	kindBlocking  = "blocking"
-	kindEnd       = "end"
-	kindGoroutine = spec.AttrGoroutine
+	// kindAllocation holds allocations, instants (id, site): an
+	// allocation's begin and end are its id, it has no end row.
+	kindAllocation = "allocation"
+	kindEnd        = "end"
+	kindGoroutine  = spec.AttrGoroutine
 	// KindCells is the table of an aggregate question's cells: the
 	// groups of the partial results the run-time keeps, each with the
 	// number of its cell in CellsTable.
@@ -28,7 +31,7 @@ const (
 // holds executions, one row (id, site) per execution recorded: of
 // functions or of regions.
 func IsExecutions(prim string) bool {
-	return prim == kindExec || prim == kindRegion || prim == kindIteration || prim == kindBlocking
+	return prim == kindExec || prim == kindRegion || prim == kindIteration || prim == kindBlocking || prim == kindAllocation
 }
 
 // storedPair returns the column names of the control relation named
@@ -54,6 +57,8 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 		return []string{kindIteration}, nil
 	case p.Name == spec.TypeBlocking:
 		return []string{kindBlocking}, nil
+	case p.Name == spec.TypeAllocation:
+		return []string{kindAllocation}, nil
 	case p.IsEvent(), p.Kind == spec.ValueRelation:
 		// A point is (execution, 0 or 1); comparisons read other columns.
 		return nil, nil
@@ -75,7 +80,7 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 func columns(kind string) []Column {
 	id := Column{Name: "id", Type: "INTEGER", Event: true}
 	switch kind {
-	case kindExec, kindRegion, kindIteration, kindBlocking:
+	case kindExec, kindRegion, kindIteration, kindBlocking, kindAllocation:
 		return []Column{id, {Name: "site", Type: "INTEGER"}}
 	case kindEnd:
 		return []Column{id, {Name: "seq", Type: "INTEGER", Event: true}}
@@ -193,7 +198,7 @@ func sqlType(v spec.ValueType) string {
 // kindOrder ranks stored relation kinds so that a question's tables come
 // in a fixed order: executions, end points, then the vocabulary's order.
 func kindOrder() []string {
-	order := []string{kindExec, kindRegion, kindIteration, kindBlocking, kindEnd}
+	order := []string{kindExec, kindRegion, kindIteration, kindBlocking, kindAllocation, kindEnd}
 	for _, p := range spec.Vocabulary() {
 		if p.Kind == spec.Attribute && p.Recorded != nil || isPair(p.Name) {
 			order = append(order, p.Name)

@@ -153,6 +153,9 @@ func declaration(events []string, v string) string {
 	if slices.Contains(events, TypeBlocking) {
 		return fmt.Sprintf("(blocking-operation %s NAME KIND OPERAND)", v)
 	}
+	if slices.Contains(events, TypeAllocation) {
+		return fmt.Sprintf("(allocation %s NAME KIND TYPE)", v)
+	}
 	return fmt.Sprintf("(begin %s x) or (end %s x)", v, v)
 }
 

@@ -59,6 +59,7 @@ const (
 	TypeRegionExecution   = "region-execution"
 	TypeIteration         = "loop-iteration"
 	TypeBlocking          = "blocking-operation"
+	TypeAllocation        = "allocation"
 	TypePoint             = "point"
 )
 
@@ -71,10 +72,15 @@ func IsInterval(t string) bool {
 
 // IsRegion reports whether the event type t is one of a part of a
 // function's body, named by the function and a label or a kind: a
-// region's executions, a loop's iterations, a blocking operation.
+// region's executions, a loop's iterations, a blocking operation, an
+// allocation.
 func IsRegion(t string) bool {
-	return t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking
+	return t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking || t == TypeAllocation
 }
+
+// IsInstant reports whether the event type t is of events at one point
+// of execution, their own begin and end: a point, an allocation.
+func IsInstant(t string) bool { return t == TypePoint || t == TypeAllocation }
 
 // AttrGoroutine is the attribute whose stored relation the views of the
 // control relations that stay on one goroutine read (Storage.Derived).
@@ -140,6 +146,7 @@ const (
 	SiteRegion     SiteKind = "region"     // a labeled statement of a body
 	SiteIteration  SiteKind = "iteration"  // the body of a labeled loop
 	SiteBlocking   SiteKind = "blocking"   // an operation that may block its goroutine
+	SiteAllocation SiteKind = "allocation" // an expression that allocates on the heap
 )
 
 // Primitive is one row of the vocabulary: an event type, attribute,
@@ -268,6 +275,12 @@ func (p *Primitive) OfPoints() bool {
 	return false
 }
 
+// PointOf reports whether p is a point event of an interval: begin or
+// end, whose first argument is the point and second the interval.
+func (p *Primitive) PointOf() bool {
+	return p.Kind == PointEvent && len(p.Args) == 2 && p.Args[1].Kind == ArgEvent
+}
+
 // Keys are the arguments of attribute p between its event and its value:
 // which parameter or result, which Go expression.
 func (p *Primitive) Keys() []Arg {
@@ -302,13 +315,17 @@ func (p *Primitive) EndsBefore() bool {
 func (p *Primitive) Arity() int { return len(p.Args) }
 
 var (
-	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking, TypePoint}
+	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking, TypeAllocation, TypePoint}
 	fnExec   = []string{TypeFunctionExecution}
 	// intervals are the executions of functions and of regions, and the
 	// iterations of loops: what durations, goroutines, points and
 	// containment apply to.
 	intervals = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking}
 	point     = []string{TypePoint}
+	// onGoroutine are the events that run on one goroutine: intervals
+	// and allocations.
+	onGoroutine = append(slices.Clone(intervals), TypeAllocation)
+	allocation  = []string{TypeAllocation}
 	// fnExecOrPoint are the events whose scope a Go expression can be
 	// evaluated in.
 	fnExecOrPoint = []string{TypeFunctionExecution, TypePoint}
@@ -398,6 +415,20 @@ var vocabulary = []*Primitive{
 		Example: `(blocking-operation b "main.Handle" "lock" "s.mu")`,
 		Sites:   []SiteKind{SiteBlocking},
 	},
+	{
+		Name: TypeAllocation, Kind: PointEvent,
+		Args: []Arg{
+			{Name: "a", Kind: ArgEvent, Events: allocation},
+			{Name: "name", Kind: ArgFuncName},
+			{Name: "kind", Kind: ArgValue, Value: ValText},
+			{Name: "type", Kind: ArgValue, Value: ValText},
+		},
+		Doc: "a is a heap allocation of kind kind (new, composite, make-slice, make-chan, append, concat, conversion, closure) " +
+			"at a site in the body of the function called name that the compiler's escape analysis puts on the heap, of Go type type " +
+			"(the object's for new and composite, else the slice, chan, string or func type): the point at which the allocated value is ready.",
+		Example: `(allocation a "main.Parse" "make-slice" "[]byte")`,
+		Sites:   []SiteKind{SiteAllocation},
+	},
 	// Seed A.1: an interval is a new type of entity, with a starting and
 	// an ending point; function invocations are its only subtype in Go's
 	// vocabulary today. A point occurs at a single point of execution.
@@ -465,7 +496,19 @@ var vocabulary = []*Primitive{
 	eventNamed("b", attribute("select-case", []string{TypeBlocking}, ValInt,
 		"n is the index, from 0 in source order, of the case by which the select b proceeded; -1 when b is not a select.",
 		`(select-case b n)`, &Recording{Capture: "case"})),
-	attribute(AttrGoroutine, intervals, ValInt,
+	eventNamed("a", attribute("allocation-elements", allocation, ValInt,
+		"n is the number of elements allocation a made room for: a slice's capacity (of a make, a literal, an append that grew, a conversion to a slice), a string's length, a channel's buffer; 1 for new, &T{...} and a closure.",
+		`(allocation-elements a n)`, &Recording{Capture: "elements"})),
+	eventNamed("a", attribute("allocation-bytes", allocation, ValInt,
+		"n is the number of bytes allocation a requested: the elements times the element's size (a channel's buffer, without the channel's header).",
+		`(allocation-bytes a n)`, &Recording{Capture: "bytes"})),
+	eventNamed("a", attribute("allocation-heap-bytes", allocation, ValInt,
+		"n is the number of bytes the heap took for allocation a: its requested bytes rounded up to the allocator's size class (what runtime.MemStats.TotalAlloc counts).",
+		`(allocation-heap-bytes a n)`, &Recording{Capture: "heapbytes"})),
+	eventNamed("a", attribute("allocation-line", allocation, ValText,
+		"l is the position of allocation a's site, file:line with the file relative to the module root.",
+		`(allocation-line a l)`, &Recording{Capture: "line"})),
+	attribute(AttrGoroutine, onGoroutine, ValInt,
 		"g is the id of the goroutine x runs on.",
 		`(goroutine x g)`, &Recording{Capture: "g", Column: "g"}),
 	{

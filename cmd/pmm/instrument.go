@@ -303,6 +303,12 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pg.Step("analysing the packages")
+	if usesAllocations(prog) {
+		// Allocations are recorded where escape analysis puts them on
+		// the heap (docs/MEMORY.md).
+		escape := true
+		analysis.escape = &escape
+	}
 	res, code := analysis.build(ctx, e, "instrument", patterns)
 	if res == nil {
 		return nil, code
@@ -392,6 +398,17 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	return pr, exitOK
+}
+
+// usesAllocations reports whether a question of prog has an allocation
+// event.
+func usesAllocations(prog *spec.Program) bool {
+	for _, q := range prog.Questions {
+		if slices.Contains(q.Primitives(), spec.TypeAllocation) {
+			return true
+		}
+	}
+	return false
 }
 
 // inSpan is the SQL condition of a call of static.db's calls table made
@@ -626,7 +643,7 @@ func loadSitePackages(ctx context.Context, root string, p *plan.Plan, analysis *
 	cfg := &packages.Config{
 		Context: ctx, Dir: root, Tests: tests,
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
-			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
+			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedTypesSizes,
 	}
 	if *analysis.tags != "" {
 		cfg.BuildFlags = []string{"-tags=" + *analysis.tags}

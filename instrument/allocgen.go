@@ -1,0 +1,423 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+
+	"pmm.dev/pmm/plan"
+)
+
+// Allocation sites (issue 13): an expression that allocates on the
+// heap, wrapped in a typed helper that takes the allocated value,
+// records the allocation and returns the value:
+//
+//	p := &Node{v: 1}      →  p := pmm__alloc5(&Node{v: 1})
+//	s = append(s, x)      →  s = pmm__alloc6(&pmm__a6, append(pmm__keep6(&pmm__a6, s), x))
+//
+// The helper is a static call whose parameter flows only to its
+// result, so escape analysis decides of the value what it decided
+// without it (docs/MEMORY.md). An append is an allocation only when it
+// grows: the capacity before it is kept in a state at the top of the
+// body, and the helper records when the capacity changed. The runtime
+// does not allocate zero bytes (make([]T, 0), new(struct{})), nor a
+// string of one byte converted from a []byte: those are no events.
+
+// allocExpr finds the expression of allocation site s: the outermost
+// expression that ends where the site ends and that the compiler names
+// where the site begins (static.allocFinder's positions).
+func allocExpr(fi *fileInfo, start, end int) (ast.Expr, []ast.Node) {
+	var found ast.Expr
+	var stack, path []ast.Node
+	ast.Inspect(fi.file, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		if found != nil {
+			return false
+		}
+		stack = append(stack, n)
+		e, ok := n.(ast.Expr)
+		if !ok || fi.tf.Offset(n.End()) != end {
+			return true
+		}
+		at := func(p token.Pos) bool { return p.IsValid() && fi.tf.Offset(p) == start }
+		match := false
+		switch e := e.(type) {
+		case *ast.CallExpr:
+			match = at(e.Lparen) || len(e.Args) == 1 && at(compilerPos(e.Args[0]))
+		case *ast.UnaryExpr:
+			match = at(e.OpPos)
+		case *ast.CompositeLit:
+			match = at(e.Lbrace)
+		case *ast.BinaryExpr:
+			match = at(e.OpPos)
+		case *ast.FuncLit:
+			match = at(e.Type.Func)
+		}
+		if match {
+			found, path = e, append([]ast.Node(nil), stack...)
+			return false
+		}
+		return true
+	})
+	return found, path
+}
+
+// compilerPos is where the compiler's diagnostics name an expression (as
+// package static places a conversion's site).
+func compilerPos(e ast.Expr) token.Pos {
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return compilerPos(e.X)
+	case *ast.BinaryExpr:
+		return e.OpPos
+	case *ast.CallExpr:
+		return e.Lparen
+	case *ast.CompositeLit:
+		return e.Lbrace
+	case *ast.SliceExpr:
+		return e.Lbrack
+	case *ast.IndexExpr:
+		return e.Lbrack
+	case *ast.IndexListExpr:
+		return e.Lbrack
+	}
+	return e.Pos()
+}
+
+// allocNotRecorded are the kinds of allocation sites (static.db's
+// allocations table) pmm does not record yet, and why.
+var allocNotRecorded = map[string]string{
+	"make-map":  "a map's allocations (its header and groups, and more as it grows) are not instrumented yet",
+	"make-chan": "a channel's allocations (its header, and its buffer apart when it holds pointers) are not instrumented yet",
+	"variable":  "a variable moved to the heap is allocated at its declaration, which is not instrumented yet",
+	"variadic":  "the slice of a variadic call's extra arguments is not instrumented yet",
+}
+
+// outerFirst is the order of an insertion that opens a wrapper of the
+// source from offset from to offset to: outer wrappers before inner
+// ones, and before a call site's wrapper of the same span.
+func outerFirst(from, to int) int { return orderCall*1_000_000 + (1_000_000 - (to - from + 1)) }
+
+// allocationSite generates allocation site s, of expression e (path:
+// the nodes from the file to e).
+func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path []ast.Node) error {
+	if why := allocNotRecorded[s.Label]; why != "" {
+		return fmt.Errorf("%s", why)
+	}
+	if tps := enclosingTypeParams(fi, e.Pos()); tps != nil && tps.Len() > 0 {
+		return fmt.Errorf("the allocations of %s are not instrumented: pmm does not instrument them in generic functions yet", s.Function)
+	}
+	info := fi.pkg.TypesInfo
+	t := info.TypeOf(e)
+	// An element {...} of a literal, whose type the literal's gives, is
+	// written out in the call that wraps it: &T{...}, or []T{...}.
+	elided := false
+	if lit, ok := e.(*ast.CompositeLit); ok && lit.Type == nil {
+		elided = true
+	}
+	if tv := info.Types[e]; tv.Value != nil {
+		return fmt.Errorf("pmm bug: the allocation at %s is a constant", s.Position())
+	}
+	if _, ok := t.Underlying().(*types.Map); ok {
+		return fmt.Errorf("%s", allocNotRecorded["make-map"])
+	}
+	sg := g.newSiteGen(s, fi)
+	isAppend := s.Label == "append"
+	if isAppend {
+		sg.declare("before", "int")
+	}
+	sg.common()
+	sg.takeClocks()
+	if err := sg.action(); err != nil {
+		return err
+	}
+	ts, err := sg.typeName(t)
+	if err != nil {
+		return err
+	}
+	rt := sg.pc.Imports[g.rtPath]
+	unsafe := sg.pc.importName("unsafe")
+	// elements and bytes are the allocation's, as Go expressions over
+	// the value v; pointers whether the object holds pointers; none are
+	// events when skip.
+	var elements, bytes, skip string
+	var pointers bool
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		elements, bytes = "1", "int64("+unsafe+".Sizeof(*v))"
+		pointers = hasPointers(u.Elem())
+	case *types.Slice:
+		elements = "int64(cap(v))"
+		bytes = "int64(cap(v)) * int64(" + unsafe + ".Sizeof(v[0]))"
+		pointers = hasPointers(u.Elem())
+	case *types.Basic: // a string: a concatenation or a conversion
+		elements, bytes = "int64(len(v))", "int64(len(v))"
+		if call, ok := e.(*ast.CallExpr); ok && isByteSlice(info.TypeOf(call.Args[0])) {
+			skip = "len(v) == 1" // the runtime's own one-byte strings
+		}
+	case *types.Signature:
+		size, ptrs := closureSize(info, e.(*ast.FuncLit), sizes(fi), path)
+		elements, bytes, pointers = "1", strconv.FormatInt(size, 10), ptrs
+	default:
+		return fmt.Errorf("pmm bug: an allocation of %s at %s", t, s.Position())
+	}
+	state, enter, exit := sg.name("state"), sg.name("enter"), sg.name("exit")
+	var body []string
+	if skip != "" {
+		body = append(body, "if "+skip+" {", "\treturn v", "}")
+	}
+	body = append(body, "n := int64("+bytes+")", "if n == 0 {", "\treturn v // the runtime allocates no zero-size object", "}")
+	if sg.caps[plan.CapElements] {
+		body = append(body, "s.elems = "+elements)
+	}
+	if sg.caps[plan.CapBytes] {
+		body = append(body, "s.bytes = n")
+	}
+	if sg.caps[plan.CapHeapBytes] {
+		body = append(body, fmt.Sprintf("s.heap = int64(%s.HeapBytes(uintptr(n), %t))", rt, pointers))
+	}
+	st := "&s"
+	if isAppend {
+		st = "s" // the state at the top of the body
+	}
+	body = append(body, enter+"("+st+")", exit+"("+st+")", "return v")
+	decls := append([]string{sg.stateDecl()}, sg.enterDecls(nil)...)
+	decls = append(decls, sg.exitDecl(nil, nil))
+	name := sg.name("alloc")
+	params := "v " + ts
+	open := name + "("
+	if isAppend {
+		// The state holds the capacity before the append, which keep
+		// takes of the append's first argument as it is evaluated.
+		call := e.(*ast.CallExpr)
+		fbody := enclosingBody(path)
+		if fbody == nil {
+			return fmt.Errorf("an append outside a function body is not instrumented")
+		}
+		v, keep := sg.name("a"), sg.name("keep")
+		decls = append(decls, fmt.Sprintf("func %s(s *%s, v %s) %s {\n\ts.before = cap(v)\n\treturn v\n}", keep, state, ts, ts))
+		params = "s *" + state + ", " + params
+		body = append([]string{"if cap(v) == s.before {", "\treturn v // it did not grow", "}"}, body...)
+		open += "&" + v + ", "
+		at := fi.tf.Offset(fbody.Lbrace) + 1
+		first := fi.tf.Offset(call.Args[0].Pos())
+		sg.edits = append(sg.edits,
+			Edit{Off: at, End: at, Text: "var " + v + " " + state + ";", Order: orderDefinition},
+			Edit{Off: first, End: first, Text: keep + "(&" + v + ", ", Order: outerFirst(first, fi.tf.Offset(call.Args[0].End()))},
+			Edit{Off: fi.tf.Offset(call.Args[0].End()), End: fi.tf.Offset(call.Args[0].End()), Text: ")", Order: orderWrapEnd})
+	} else {
+		body = append([]string{"var s " + state}, body...)
+	}
+	decls = append(decls, fmt.Sprintf("func %s(%s) %s {\n\t%s\n}", name, params, ts, strings.Join(body, "\n\t")))
+	if elided {
+		written := t
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			written = p.Elem()
+			open += "&"
+		}
+		tn, err := sg.typeName(written)
+		if err != nil {
+			return err
+		}
+		open += tn
+	}
+	from, to := fi.tf.Offset(e.Pos()), fi.tf.Offset(e.End())
+	sg.edits = append(sg.edits,
+		Edit{Off: from, End: from, Text: open, Order: outerFirst(from, to)},
+		Edit{Off: to, End: to, Text: ")", Order: orderWrapEnd})
+	if why := allocInexact(info, s.Label, e, path, sizes(fi)); why != "" {
+		for _, t := range s.Targets {
+			g.code.Inexact = append(g.code.Inexact, plan.Inexact{Site: s, Target: t, Reason: why})
+		}
+	}
+	if err := sg.finish(decls...); err != nil {
+		return err
+	}
+	g.done[s] = true
+	return nil
+}
+
+// sizes are the sizes of types of fi's package.
+func sizes(fi *fileInfo) types.Sizes {
+	if fi.pkg.TypesSizes != nil {
+		return fi.pkg.TypesSizes
+	}
+	return types.SizesFor("gc", "amd64")
+}
+
+// stackAppendBytes is the compiler's bound (its VariableMakeThreshold)
+// on the element size of a slice whose appends it may back with a
+// buffer in the frame.
+const stackAppendBytes = 32
+
+// allocInexact says why the allocations pmm records at the allocation
+// e of kind may not be those of the program without pmm, or "".
+func allocInexact(info *types.Info, kind string, e ast.Expr, path []ast.Node, sz types.Sizes) string {
+	switch kind {
+	case "concat":
+		// Go returns the one non-empty operand without allocating: not
+		// when two operands are non-empty constants.
+		nonEmpty := 0
+		for x := e; ; {
+			b, ok := ast.Unparen(x).(*ast.BinaryExpr)
+			if !ok {
+				if tv := info.Types[x]; tv.Value != nil && constant.StringVal(tv.Value) != "" {
+					nonEmpty++
+				}
+				break
+			}
+			if tv := info.Types[b.Y]; tv.Value != nil && constant.StringVal(tv.Value) != "" {
+				nonEmpty++
+			}
+			x = b.X
+		}
+		if nonEmpty < 2 {
+			return "a concatenation whose operands but one are empty returns that one without allocating; pmm counts an allocation of its length"
+		}
+	case "append":
+		// s = append(s, ...) of a local slice of small elements: Go
+		// 1.26 may back its first growths with a buffer in the frame
+		// and move the slice to the heap where it escapes; through
+		// pmm's helper it does not.
+		call := e.(*ast.CallExpr)
+		as, ok := parentOf(path, e).(*ast.AssignStmt)
+		if !ok || len(as.Lhs) != 1 || len(call.Args) == 0 {
+			return ""
+		}
+		lhs, ok1 := ast.Unparen(as.Lhs[0]).(*ast.Ident)
+		arg, ok2 := ast.Unparen(call.Args[0]).(*ast.Ident)
+		if !ok1 || !ok2 || lhs.Name != arg.Name {
+			return ""
+		}
+		v, ok := info.Uses[arg].(*types.Var)
+		if !ok || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
+			return ""
+		}
+		if sl, ok := v.Type().Underlying().(*types.Slice); ok && sz.Sizeof(sl.Elem()) <= stackAppendBytes {
+			return "Go may keep the first growths of this append (to 32 bytes) on the stack and move the slice to the heap where it escapes; " +
+				"through pmm's helper it allocates each growth on the heap: pmm counts those of the instrumented program"
+		}
+	}
+	return ""
+}
+
+// enclosingBody is the body of the innermost function on path.
+func enclosingBody(path []ast.Node) *ast.BlockStmt {
+	for i := len(path) - 1; i >= 0; i-- {
+		switch f := path[i].(type) {
+		case *ast.FuncDecl:
+			return f.Body
+		case *ast.FuncLit:
+			return f.Body
+		}
+	}
+	return nil
+}
+
+func isByteSlice(t types.Type) bool {
+	s, ok := t.Underlying().(*types.Slice)
+	if !ok {
+		return false
+	}
+	b, ok := s.Elem().Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Byte
+}
+
+// hasPointers reports whether an object of type t holds pointers the
+// garbage collector scans (the heap then adds a header to a large one).
+func hasPointers(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&types.IsString != 0 || u.Kind() == types.UnsafePointer
+	case *types.Array:
+		return u.Len() > 0 && hasPointers(u.Elem())
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if hasPointers(u.Field(i).Type()) {
+				return true
+			}
+		}
+		return false
+	}
+	return true // pointers, slices, maps, chans, funcs, interfaces
+}
+
+// closureSize is the size of the object a function literal that
+// captures variables allocates, and whether it holds pointers: its code
+// pointer, then each captured variable, by value when the compiler
+// captures it so (at most 128 bytes, never assigned after its
+// declaration nor its address taken), else by reference.
+func closureSize(info *types.Info, lit *ast.FuncLit, sizes types.Sizes, path []ast.Node) (int64, bool) {
+	var outer ast.Node = lit
+	for i := len(path) - 2; i >= 0; i-- {
+		if _, ok := path[i].(*ast.FuncDecl); ok {
+			outer = path[i]
+			break
+		}
+	}
+	// The variables assigned or addressed anywhere in the outermost
+	// function, after their declaration.
+	changed := map[*types.Var]bool{}
+	mark := func(e ast.Expr) {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			if v, ok := info.Uses[id].(*types.Var); ok {
+				changed[v] = true
+			}
+		}
+	}
+	ast.Inspect(outer, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok != token.DEFINE {
+				for _, l := range n.Lhs {
+					mark(l)
+				}
+			}
+		case *ast.IncDecStmt:
+			mark(n.X)
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				mark(n.X)
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				mark(n.Key)
+				if n.Value != nil {
+					mark(n.Value)
+				}
+			}
+		}
+		return true
+	})
+	fields := []*types.Var{types.NewField(token.NoPos, nil, "F", types.Typ[types.Uintptr], false)}
+	pointers := false
+	seen := map[*types.Var]bool{}
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		v, ok := info.Uses[id].(*types.Var)
+		if !ok || seen[v] || v.IsField() || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() || v.Pos() >= lit.Pos() && v.Pos() < lit.End() {
+			return true
+		}
+		seen[v] = true
+		t := v.Type()
+		if changed[v] || sizes.Sizeof(t) > 128 {
+			t = types.NewPointer(t)
+		}
+		if hasPointers(t) {
+			pointers = true
+		}
+		fields = append(fields, types.NewField(token.NoPos, nil, "x"+strconv.Itoa(len(fields)), t, false))
+		return true
+	})
+	return sizes.Sizeof(types.NewStruct(fields, nil)), pointers
+}
