@@ -131,7 +131,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	sg := g.newSiteGen(s, fi)
 	isAppend := s.Label == "append"
 	if isAppend {
-		sg.declare("before", "int")
+		sg.declare("capBefore", "int")
 	}
 	sg.common()
 	sg.takeClocks()
@@ -202,9 +202,9 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			return fmt.Errorf("an append outside a function body is not instrumented")
 		}
 		v, keep := sg.name("a"), sg.name("keep")
-		decls = append(decls, fmt.Sprintf("func %s(s *%s, v %s) %s {\n\ts.before = cap(v)\n\treturn v\n}", keep, state, ts, ts))
+		decls = append(decls, fmt.Sprintf("func %s(s *%s, v %s) %s {\n\ts.capBefore = cap(v)\n\treturn v\n}", keep, state, ts, ts))
 		params = "s *" + state + ", " + params
-		body = append([]string{"if cap(v) == s.before {", "\treturn v // it did not grow", "}"}, body...)
+		body = append([]string{"if cap(v) == s.capBefore {", "\treturn v // it did not grow", "}"}, body...)
 		open += "&" + v + ", "
 		at := fi.tf.Offset(fbody.Lbrace) + 1
 		first := fi.tf.Offset(call.Args[0].Pos())

@@ -131,7 +131,7 @@ func id(f ...Field) []Field { return append([]Field{{Cap: CapID}}, f...) }
 // template parameters follow from the captures (package instrument).
 func igmFields(n need) ([]Field, bool) {
 	switch n.prim {
-	case "exec", "region", "iteration", "blocking", "allocation":
+	case "exec", "region", "iteration", "blocking", "alloc":
 		return id(Field{Cap: CapSite}), true
 	case "end":
 		return id(Field{Cap: CapEnd}), true

@@ -777,11 +777,11 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 		case spec.SiteBlocking:
 			exec = need{prim: "blocking"}
 		case spec.SiteAllocation:
-			exec = need{prim: "allocation"}
+			exec = need{prim: "alloc"}
 		}
 	}
 	// An allocation is an instant: its id is its begin and its end.
-	instant := exec.prim == "allocation"
+	instant := exec.prim == "alloc"
 	needs = append(needs, exec)
 	root.EachAtom(func(a *spec.Atom) {
 		if a.Prim.Kind != spec.Attribute && a.Prim.Kind != spec.ControlRelation {

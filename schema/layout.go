@@ -17,7 +17,7 @@ const (
 	kindBlocking  = "blocking"
 	// kindAllocation holds allocations, instants (id, site): an
 	// allocation's begin and end are its id, it has no end row.
-	kindAllocation = "allocation"
+	kindAllocation = "alloc"
 	kindEnd        = "end"
 	kindGoroutine  = spec.AttrGoroutine
 	// KindCells is the table of an aggregate question's cells: the
