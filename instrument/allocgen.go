@@ -169,11 +169,11 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		return fmt.Errorf("pmm bug: an allocation of %s at %s", t, s.Position())
 	}
 	state, enter, exit := sg.name("state"), sg.name("enter"), sg.name("exit")
-	var body []string
+	body := []string{"if !" + rt + ".Enabled() {", "\treturn v", "}"}
 	if skip != "" {
 		body = append(body, "if "+skip+" {", "\treturn v", "}")
 	}
-	body = append(body, "n := int64("+bytes+")", "if n == 0 {", "\treturn v // the runtime allocates no zero-size object", "}")
+	body = append(body, "var n int64 = "+bytes, "if n == 0 {", "\treturn v // the runtime allocates no zero-size object", "}")
 	if sg.caps[plan.CapElements] {
 		body = append(body, "s.elems = "+elements)
 	}

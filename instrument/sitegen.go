@@ -432,7 +432,7 @@ func (sg *siteGen) execPair(rt string, t *plan.Target, tuples []plan.Emit) (stri
 		return "", false
 	}
 	switch other.Fields[1].Cap {
-	case plan.CapDuration, plan.CapGoroutine, plan.CapEnd: // what the runtime's EmitExecPair says it packs
+	case plan.CapDuration, plan.CapGoroutine, plan.CapEnd, plan.CapHeapBytes, plan.CapBytes, plan.CapElements: // what the runtime's EmitExecPair says it packs
 	default:
 		return "", false
 	}

@@ -79,10 +79,11 @@ func BenchmarkInstrumentationOverhead(b *testing.B) {
 }
 
 // runBenchBinary runs the benchmarks of test binary bin, built in dir,
-// benchtime each, recording into dir's .pmm or with recording off, and
-// returns their ns/op by name; the logs are removed after.
-func runBenchBinary(b *testing.B, dir, bin string, record bool, benchtime string) map[string]float64 {
-	cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", ".", "-test.benchtime", benchtime)
+// benchtime each (with the test flags extra), recording into dir's .pmm
+// or with recording off, and returns their ns/op by name; the logs are
+// removed after.
+func runBenchBinary(b *testing.B, dir, bin string, record bool, benchtime string, extra ...string) map[string]float64 {
+	cmd := exec.Command(bin, append([]string{"-test.run", "^$", "-test.bench", ".", "-test.benchtime", benchtime}, extra...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PMM_DIR="+filepath.Join(dir, ".pmm"))
 	if !record {
@@ -352,6 +353,48 @@ func BenchmarkRegionCosts(b *testing.B) {
 		metrics["ns-lock-disabled"] = append(metrics["ns-lock-disabled"], off["Lock"]-base["Lock"])
 		metrics["ns-chan-op-recorded"] = append(metrics["ns-chan-op-recorded"], (on["Send"]-base["Send"])/2)
 		metrics["ns-chan-op-disabled"] = append(metrics["ns-chan-op-disabled"], (off["Send"]-base["Send"])/2)
+	}
+	for name, xs := range metrics {
+		b.ReportMetric(median(xs), name)
+	}
+}
+
+// BenchmarkAllocations is the cost of recording every heap allocation
+// (issue 13): testdata/allocbench's allocation-heavy benchmarks (Work:
+// a node and a 100-byte slice; Grid: seed 003's [2][3][5]int as nine
+// slices; List: eight nodes, a concatenation and a closure), with a
+// question on every allocation and its heap bytes, against the plain
+// build, and the plain build under runtime.MemProfileRate = 1 (the heap
+// profile's exact mode, -test.memprofilerate=1), in interleaved runs of
+// one benchmark run: medians over 7 rounds of instrumented ÷ plain
+// (x-recorded-NAME) and profiled ÷ plain (x-memprofile1-NAME).
+//
+//	go test ./cmd/pmm -run '^$' -bench Allocations -benchtime 1x
+func BenchmarkAllocations(b *testing.B) {
+	dir := copyModule(b, "../../testdata/allocbench")
+	if code, out, errOut := runPMM(b, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+		b.Fatalf("pmm instrument: %s%s", out, errOut)
+	}
+	compile := func(bin string, overlay ...string) string {
+		bin = filepath.Join(dir, bin)
+		cmd := exec.Command("go", append(append([]string{"test", "-c", "-vet=off", "-o", bin}, overlay...), ".")...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go test -c: %v\n%s", err, out)
+		}
+		return bin
+	}
+	plain := compile("plain.test")
+	inst := compile("inst.test", "-overlay", filepath.Join(dir, ".pmm", "overlay.json"))
+	metrics := map[string][]float64{}
+	for round := 0; round < 7; round++ {
+		on := runBenchBinary(b, dir, inst, true, "200000x")
+		base := runBenchBinary(b, dir, plain, false, "200000x")
+		profiled := runBenchBinary(b, dir, plain, false, "200000x", "-test.memprofilerate", "1")
+		for _, name := range []string{"Work", "Grid", "List"} {
+			metrics["x-recorded-"+name] = append(metrics["x-recorded-"+name], on[name]/base[name])
+			metrics["x-memprofile1-"+name] = append(metrics["x-memprofile1-"+name], profiled[name]/base[name])
+		}
 	}
 	for name, xs := range metrics {
 		b.ReportMetric(median(xs), name)
