@@ -108,9 +108,6 @@ func outerFirst(from, to int) int { return orderCall*1_000_000 + (1_000_000 - (t
 // allocationSite generates allocation site s, of expression e (path:
 // the nodes from the file to e).
 func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path []ast.Node) error {
-	if why := allocNotRecorded[s.Label]; why != "" {
-		return fmt.Errorf("%s", why)
-	}
 	if tps := enclosingTypeParams(fi, e.Pos()); tps != nil && tps.Len() > 0 {
 		return fmt.Errorf("the allocations of %s are not instrumented: pmm does not instrument them in generic functions yet", s.Function)
 	}
@@ -143,7 +140,6 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		return err
 	}
 	rt := sg.pc.Imports[g.rtPath]
-	unsafe := sg.pc.importName("unsafe")
 	// elements and bytes are the allocation's, as Go expressions over
 	// the value v; pointers whether the object holds pointers; none are
 	// events when skip.
@@ -151,11 +147,11 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	var pointers bool
 	switch u := t.Underlying().(type) {
 	case *types.Pointer:
-		elements, bytes = "1", "int64("+unsafe+".Sizeof(*v))"
+		elements, bytes = "1", "int64("+sg.pc.importName("unsafe")+".Sizeof(*v))"
 		pointers = hasPointers(u.Elem())
 	case *types.Slice:
 		elements = "int64(cap(v))"
-		bytes = "int64(cap(v)) * int64(" + unsafe + ".Sizeof(v[0]))"
+		bytes = "int64(cap(v)) * int64(" + sg.pc.importName("unsafe") + ".Sizeof(v[0]))"
 		pointers = hasPointers(u.Elem())
 	case *types.Basic: // a string: a concatenation or a conversion
 		elements, bytes = "int64(len(v))", "int64(len(v))"

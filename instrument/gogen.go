@@ -367,6 +367,9 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 	start := lineColOffset(fi.tf, s.Line, s.Col)
 	end := lineColOffset(fi.tf, s.EndLine, s.EndCol)
 	if s.Kind == spec.SiteAllocation {
+		if why := allocNotRecorded[s.Label]; why != "" {
+			return nil, nil, nil, fmt.Errorf("%s", why)
+		}
 		e, path := allocExpr(fi, start, end)
 		if e == nil {
 			return nil, nil, nil, fmt.Errorf("no allocation at %s:%d:%d", s.File, s.Line, s.Col)
