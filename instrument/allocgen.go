@@ -147,7 +147,13 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	var pointers bool
 	switch u := t.Underlying().(type) {
 	case *types.Pointer:
-		elements, bytes = "1", "int64("+sg.pc.importName("unsafe")+".Sizeof(*v))"
+		size := sizes(fi).Sizeof(u.Elem())
+		if size == 0 {
+			// The runtime allocates no zero-size object: no event.
+			g.done[s] = true
+			return nil
+		}
+		elements, bytes = "1", strconv.FormatInt(size, 10)
 		pointers = hasPointers(u.Elem())
 	case *types.Slice:
 		elements = "int64(cap(v))"
@@ -169,15 +175,26 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if skip != "" {
 		body = append(body, "if "+skip+" {", "\treturn v", "}")
 	}
-	body = append(body, "var n int64 = "+bytes, "if n == 0 {", "\treturn v // the runtime allocates no zero-size object", "}")
+	if _, err := strconv.ParseInt(bytes, 10, 64); err != nil {
+		body = append(body, "var n int64 = "+bytes, "if n == 0 {", "\treturn v // the runtime allocates no zero-size object", "}")
+	}
 	if sg.caps[plan.CapElements] {
 		body = append(body, "s.elems = "+elements)
 	}
 	if sg.caps[plan.CapBytes] {
-		body = append(body, "s.bytes = n")
+		body = append(body, "s.bytes = "+bytes)
 	}
 	if sg.caps[plan.CapHeapBytes] {
-		body = append(body, fmt.Sprintf("s.heap = int64(%s.HeapBytes(uintptr(n), %t))", rt, pointers))
+		heap := fmt.Sprintf("int64(%s.HeapBytes(%s, %t))", rt, bytes, pointers)
+		if _, err := strconv.ParseInt(bytes, 10, 64); err == nil {
+			// A constant size: its heap bytes are taken once.
+			name := sg.name("heap")
+			sg.decls = append(sg.decls, "var "+name+" = "+heap)
+			heap = name
+		} else {
+			heap = fmt.Sprintf("int64(%s.HeapBytes(uintptr(n), %t))", rt, pointers)
+		}
+		body = append(body, "s.heap = "+heap)
 	}
 	st := "&s"
 	if isAppend {
