@@ -177,6 +177,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	if _, err := strconv.ParseInt(bytes, 10, 64); err != nil {
 		body = append(body, "var n int64 = "+bytes, "if n == 0 {", "\treturn v // the runtime allocates no zero-size object", "}")
+		bytes = "n"
 	}
 	if sg.caps[plan.CapElements] {
 		body = append(body, "s.elems = "+elements)
@@ -186,13 +187,13 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	if sg.caps[plan.CapHeapBytes] {
 		heap := fmt.Sprintf("int64(%s.HeapBytes(%s, %t))", rt, bytes, pointers)
-		if _, err := strconv.ParseInt(bytes, 10, 64); err == nil {
+		if bytes == "n" {
+			heap = fmt.Sprintf("int64(%s.HeapBytes(uintptr(n), %t))", rt, pointers)
+		} else {
 			// A constant size: its heap bytes are taken once.
 			name := sg.name("heap")
 			sg.decls = append(sg.decls, "var "+name+" = "+heap)
 			heap = name
-		} else {
-			heap = fmt.Sprintf("int64(%s.HeapBytes(uintptr(n), %t))", rt, pointers)
 		}
 		body = append(body, "s.heap = "+heap)
 	}
