@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"pmm.dev/pmm/plan"
+	"pmm.dev/pmm/static"
 )
 
 // Allocation sites (issue 13): an expression that allocates on the
@@ -31,64 +32,29 @@ import (
 // expression that ends where the site ends and that the compiler names
 // where the site begins (static.allocFinder's positions).
 func allocExpr(fi *fileInfo, start, end int) (ast.Expr, []ast.Node) {
-	var found ast.Expr
-	var stack, path []ast.Node
-	ast.Inspect(fi.file, func(n ast.Node) bool {
-		if n == nil {
-			stack = stack[:len(stack)-1]
+	at := func(p token.Pos) bool { return p.IsValid() && fi.tf.Offset(p) == start }
+	n, path := firstPath(fi.file, func(n ast.Node) bool {
+		if _, ok := n.(ast.Expr); !ok || fi.tf.Offset(n.End()) != end {
 			return false
 		}
-		if found != nil {
-			return false
-		}
-		stack = append(stack, n)
-		e, ok := n.(ast.Expr)
-		if !ok || fi.tf.Offset(n.End()) != end {
-			return true
-		}
-		at := func(p token.Pos) bool { return p.IsValid() && fi.tf.Offset(p) == start }
-		match := false
-		switch e := e.(type) {
+		switch e := n.(type) {
 		case *ast.CallExpr:
-			match = at(e.Lparen) || len(e.Args) == 1 && at(compilerPos(e.Args[0]))
+			return at(e.Lparen) || len(e.Args) == 1 && at(static.CompilerPos(e.Args[0]))
 		case *ast.UnaryExpr:
-			match = at(e.OpPos)
+			return at(e.OpPos)
 		case *ast.CompositeLit:
-			match = at(e.Lbrace)
+			return at(e.Lbrace)
 		case *ast.BinaryExpr:
-			match = at(e.OpPos)
+			return at(e.OpPos)
 		case *ast.FuncLit:
-			match = at(e.Type.Func)
+			return at(e.Type.Func)
 		}
-		if match {
-			found, path = e, append([]ast.Node(nil), stack...)
-			return false
-		}
-		return true
+		return false
 	})
-	return found, path
-}
-
-// compilerPos is where the compiler's diagnostics name an expression (as
-// package static places a conversion's site).
-func compilerPos(e ast.Expr) token.Pos {
-	switch e := e.(type) {
-	case *ast.ParenExpr:
-		return compilerPos(e.X)
-	case *ast.BinaryExpr:
-		return e.OpPos
-	case *ast.CallExpr:
-		return e.Lparen
-	case *ast.CompositeLit:
-		return e.Lbrace
-	case *ast.SliceExpr:
-		return e.Lbrack
-	case *ast.IndexExpr:
-		return e.Lbrack
-	case *ast.IndexListExpr:
-		return e.Lbrack
+	if n == nil {
+		return nil, nil
 	}
-	return e.Pos()
+	return n.(ast.Expr), path
 }
 
 // allocNotRecorded are the kinds of allocation sites (static.db's

@@ -108,7 +108,7 @@ func (a *allocFinder) call(e *ast.CallExpr, owner *function) {
 	if tv.IsType() {
 		if len(e.Args) == 1 && copies(tv.Type, a.info.TypeOf(e.Args[0])) {
 			// The compiler names a conversion at its operand.
-			a.add(compilerPos(e.Args[0]), e.End(), owner, allocConversion, tv.Type, nil, -1)
+			a.add(CompilerPos(e.Args[0]), e.End(), owner, allocConversion, tv.Type, nil, -1)
 		}
 		return
 	}
@@ -271,11 +271,13 @@ func typeString(t types.Type) string {
 	return types.TypeString(t, symbolPrefix)
 }
 
-// compilerPos is where the compiler's diagnostics name an expression.
-func compilerPos(e ast.Expr) token.Pos {
+// CompilerPos is where the compiler's diagnostics name an expression:
+// where the allocations table places a site (package instrument finds
+// the expression of a site by it).
+func CompilerPos(e ast.Expr) token.Pos {
 	switch e := e.(type) {
 	case *ast.ParenExpr:
-		return compilerPos(e.X)
+		return CompilerPos(e.X)
 	case *ast.BinaryExpr:
 		return e.OpPos
 	case *ast.CallExpr:

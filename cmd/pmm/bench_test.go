@@ -78,6 +78,21 @@ func BenchmarkInstrumentationOverhead(b *testing.B) {
 	}
 }
 
+// compileBenchBinaries compiles the test binaries of the package in dir,
+// plain and with pmm's overlay, and returns their paths.
+func compileBenchBinaries(b *testing.B, dir string) (plain, inst string) {
+	compile := func(bin string, overlay ...string) string {
+		bin = filepath.Join(dir, bin)
+		cmd := exec.Command("go", append(append([]string{"test", "-c", "-vet=off", "-o", bin}, overlay...), ".")...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go test -c: %v\n%s", err, out)
+		}
+		return bin
+	}
+	return compile("plain.test"), compile("inst.test", "-overlay", filepath.Join(dir, ".pmm", "overlay.json"))
+}
+
 // runBenchBinary runs the benchmarks of test binary bin, built in dir,
 // benchtime each (with the test flags extra), recording into dir's .pmm
 // or with recording off, and returns their ns/op by name; the logs are
@@ -329,17 +344,7 @@ func BenchmarkRegionCosts(b *testing.B) {
 	if code, out, errOut := runPMM(b, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
 		b.Fatalf("pmm instrument: %s%s", out, errOut)
 	}
-	compile := func(bin string, overlay ...string) string {
-		bin = filepath.Join(dir, bin)
-		cmd := exec.Command("go", append(append([]string{"test", "-c", "-vet=off", "-o", bin}, overlay...), ".")...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("go test -c: %v\n%s", err, out)
-		}
-		return bin
-	}
-	plain := compile("plain.test")
-	inst := compile("inst.test", "-overlay", filepath.Join(dir, ".pmm", "overlay.json"))
+	plain, inst := compileBenchBinaries(b, dir)
 	run := func(bin string, record bool) map[string]float64 {
 		return runBenchBinary(b, dir, bin, record, "1000000x")
 	}
@@ -375,17 +380,7 @@ func BenchmarkAllocations(b *testing.B) {
 	if code, out, errOut := runPMM(b, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
 		b.Fatalf("pmm instrument: %s%s", out, errOut)
 	}
-	compile := func(bin string, overlay ...string) string {
-		bin = filepath.Join(dir, bin)
-		cmd := exec.Command("go", append(append([]string{"test", "-c", "-vet=off", "-o", bin}, overlay...), ".")...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("go test -c: %v\n%s", err, out)
-		}
-		return bin
-	}
-	plain := compile("plain.test")
-	inst := compile("inst.test", "-overlay", filepath.Join(dir, ".pmm", "overlay.json"))
+	plain, inst := compileBenchBinaries(b, dir)
 	metrics := map[string][]float64{}
 	for round := 0; round < 7; round++ {
 		on := runBenchBinary(b, dir, inst, true, "200000x")
