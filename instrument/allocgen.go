@@ -217,11 +217,45 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			g.code.Inexact = append(g.code.Inexact, plan.Inexact{Site: s, Target: t, Reason: why})
 		}
 	}
+	if fd := enclosingDecl(path); fd != nil && !g.notInlined[fd] && !hasDirective(fd, "//go:noinline") {
+		// An inlined copy of the function may keep the value on the
+		// stack, where the helper would still record it: not inlined,
+		// the function's own escape analysis decides for every call.
+		if g.notInlined == nil {
+			g.notInlined = map[*ast.FuncDecl]bool{}
+		}
+		g.notInlined[fd] = true
+		at := fi.tf.Offset(fd.Pos())
+		sg.edits = append(sg.edits, Edit{Off: at, End: at, Text: "//go:noinline\n", Order: orderDefinition})
+	}
 	if err := sg.finish(decls...); err != nil {
 		return err
 	}
 	g.done[s] = true
 	return nil
+}
+
+// enclosingDecl is the function declaration on path, or nil.
+func enclosingDecl(path []ast.Node) *ast.FuncDecl {
+	for _, n := range path {
+		if fd, ok := n.(*ast.FuncDecl); ok {
+			return fd
+		}
+	}
+	return nil
+}
+
+// hasDirective reports whether fd's doc comment holds the directive.
+func hasDirective(fd *ast.FuncDecl, directive string) bool {
+	if fd.Doc == nil {
+		return false
+	}
+	for _, c := range fd.Doc.List {
+		if strings.TrimSpace(c.Text) == directive {
+			return true
+		}
+	}
+	return false
 }
 
 // sizes are the sizes of types of fi's package.

@@ -314,6 +314,9 @@ type generator struct {
 	// pass that state.
 	twinState map[int]string
 	stateUsed map[int]bool
+	// notInlined are the functions whose allocation sites pmm records,
+	// kept from being inlined (allocgen.go).
+	notInlined map[*ast.FuncDecl]bool
 	// failed are the tests decided at run time, on in the plan, that some
 	// site could not take part in (Code.Off).
 	failed map[plan.RunTimeTest]bool

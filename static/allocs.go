@@ -43,6 +43,9 @@ type allocation struct {
 	// heapInlined: some copy of it inlined into another function
 	// allocates on the heap (1), none does (0), not analysed (-1).
 	heapInlined int
+	// inlinable: the compiler may inline owner into its callers (1),
+	// does not (0), not analysed (-1).
+	inlinable int
 }
 
 // allocFinder finds the allocation sites of one package's bodies (the
@@ -179,7 +182,7 @@ func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, e
 	owner.used = true
 	al := &allocation{
 		key: k, owner: owner, where: a.c.span(pos, end), kind: kind,
-		typ: typeString(t), elements: -1, bytes: -1, heap: -1, heapInlined: -1,
+		typ: typeString(t), elements: -1, bytes: -1, heap: -1, heapInlined: -1, inlinable: -1,
 	}
 	switch kind {
 	case allocNew, allocComposite, allocVariable:
@@ -209,7 +212,7 @@ func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, e
 func (c *collector) variable(k posKey, v *types.Var, owner *function, where Span, sizes types.Sizes) *allocation {
 	al := &allocation{
 		key: k, owner: owner, where: where, kind: allocVariable, typ: typeString(v.Type()),
-		elements: -1, bytes: sizeOf(sizes, v.Type()), heap: 1, heapInlined: 0,
+		elements: -1, bytes: sizeOf(sizes, v.Type()), heap: 1, heapInlined: 0, inlinable: -1,
 	}
 	c.allocs[k] = al
 	c.allocList = append(c.allocList, al)

@@ -139,6 +139,20 @@ func Stack() int64 {
 	return p.v
 }
 
+// mk is small enough for the compiler to inline: where its caller keeps
+// the node, the inlined copy stays on the stack.
+func mk(v int64) *Node { return &Node{v: v} }
+
+// Inlined keeps the node mk makes: no heap allocation in the plain
+// build, where mk is inlined; one in the instrumented build, where pmm
+// keeps mk from being inlined.
+//
+//go:noinline
+func Inlined() int64 {
+	p := mk(4)
+	return p.v
+}
+
 // Outer allocates one node itself and calls Inner, which allocates two.
 //
 //go:noinline
@@ -216,6 +230,7 @@ func main() {
 	measure("Strings", Strings)
 	measure("Closure", func() { Closure(7) })
 	measure("Stack", func() { Stack() })
+	measure("Inlined", func() { Inlined() })
 	measure("Outer", Outer)
 	measure("Inner", Inner)
 	fmt.Println(sinkFn(), len(sinkGrid), len(sinkInts), len(sinkStr), len(sinkBytes), sinkBig != nil)
