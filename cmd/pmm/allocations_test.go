@@ -58,6 +58,12 @@ func TestAllocations(t *testing.T) {
 					t.Errorf("Outer by itself: %s %v, the program measured %d", unit, got, outer-inner)
 				}
 			}
+			// Rows' allocations are at its two makes.
+			src := "../../testdata/allocations"
+			rowsLines := siteLine(t, src, "main.go", "r := make([][]int, b)") + "," + siteLine(t, src, "main.go", "r[j] = make([]int, c)")
+			if got := queryStrings(t, db, "SELECT group_concat(l, ',') FROM (SELECT DISTINCT l FROM lines JOIN allocs USING (a) WHERE f = 'main.Rows' ORDER BY l)"); got[0] != rowsLines {
+				t.Errorf("the lines of Rows' allocations: %s, want %s", got[0], rowsLines)
+			}
 			// Every allocation's heap bytes are its requested bytes
 			// rounded up to a size class, never fewer.
 			if got := queryStrings(t, db, "SELECT count(*) FROM allocs WHERE h < b OR b <= 0"); got[0] != "0" {
