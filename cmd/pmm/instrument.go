@@ -303,12 +303,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pg.Step("analysing the packages")
-	if usesAllocations(prog) {
-		// Allocations are recorded where escape analysis puts them on
-		// the heap (docs/MEMORY.md).
-		escape := true
-		analysis.escape = &escape
-	}
+	analysis.escapeFor(prog)
 	res, code := analysis.build(ctx, e, "instrument", patterns)
 	if res == nil {
 		return nil, code
@@ -398,17 +393,6 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	return pr, exitOK
-}
-
-// usesAllocations reports whether a question of prog has an allocation
-// event.
-func usesAllocations(prog *spec.Program) bool {
-	for _, q := range prog.Questions {
-		if slices.Contains(q.Primitives(), spec.TypeAllocation) {
-			return true
-		}
-	}
-	return false
 }
 
 // inSpan is the SQL condition of a call of static.db's calls table made
