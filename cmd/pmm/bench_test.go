@@ -372,7 +372,9 @@ func BenchmarkRegionCosts(b *testing.B) {
 // build, and the plain build under runtime.MemProfileRate = 1 (the heap
 // profile's exact mode, -test.memprofilerate=1), in interleaved runs of
 // one benchmark run: medians over 7 rounds of instrumented ÷ plain
-// (x-recorded-NAME) and profiled ÷ plain (x-memprofile1-NAME).
+// (x-recorded-NAME), profiled ÷ plain (x-memprofile1-NAME), the plain
+// ns/op (ns-plain-NAME) and what recording adds per allocation
+// (ns-recorded-per-alloc-NAME).
 //
 //	go test ./cmd/pmm -run '^$' -bench Allocations -benchtime 1x
 func BenchmarkAllocations(b *testing.B) {
@@ -386,9 +388,11 @@ func BenchmarkAllocations(b *testing.B) {
 		on := runBenchBinary(b, dir, inst, true, "200000x")
 		base := runBenchBinary(b, dir, plain, false, "200000x")
 		profiled := runBenchBinary(b, dir, plain, false, "200000x", "-test.memprofilerate", "1")
-		for _, name := range []string{"Work", "Grid", "List"} {
+		for name, allocs := range map[string]float64{"Work": 2, "Grid": 9, "List": 10} {
 			metrics["x-recorded-"+name] = append(metrics["x-recorded-"+name], on[name]/base[name])
 			metrics["x-memprofile1-"+name] = append(metrics["x-memprofile1-"+name], profiled[name]/base[name])
+			metrics["ns-plain-"+name] = append(metrics["ns-plain-"+name], base[name])
+			metrics["ns-recorded-per-alloc-"+name] = append(metrics["ns-recorded-per-alloc-"+name], (on[name]-base[name])/allocs)
 		}
 	}
 	for name, xs := range metrics {
