@@ -91,6 +91,11 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if _, ok := t.Underlying().(*types.Map); ok {
 		return fmt.Errorf("%s", allocNotRecorded["make-map"])
 	}
+	if p, ok := t.Underlying().(*types.Pointer); ok && sizes(fi).Sizeof(p.Elem()) == 0 {
+		// The runtime allocates no zero-size object: no event, no code.
+		g.done[s] = true
+		return nil
+	}
 	sg := g.newSiteGen(s, fi)
 	isAppend := s.Label == "append"
 	if isAppend {
@@ -113,13 +118,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	var pointers bool
 	switch u := t.Underlying().(type) {
 	case *types.Pointer:
-		size := sizes(fi).Sizeof(u.Elem())
-		if size == 0 {
-			// The runtime allocates no zero-size object: no event.
-			g.done[s] = true
-			return nil
-		}
-		elements, bytes = "1", strconv.FormatInt(size, 10)
+		elements, bytes = "1", strconv.FormatInt(sizes(fi).Sizeof(u.Elem()), 10)
 		pointers = hasPointers(u.Elem())
 	case *types.Slice:
 		elements = "int64(cap(v))"
@@ -217,19 +216,23 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			g.code.Inexact = append(g.code.Inexact, plan.Inexact{Site: s, Target: t, Reason: why})
 		}
 	}
-	if fd := enclosingDecl(path); fd != nil && !g.notInlined[fd] && !hasDirective(fd, "//go:noinline") {
+	fd := enclosingDecl(path)
+	noinline := fd != nil && !g.notInlined[fd] && !hasDirective(fd, "//go:noinline")
+	if noinline {
 		// An inlined copy of the function may keep the value on the
 		// stack, where the helper would still record it: not inlined,
 		// the function's own escape analysis decides for every call.
-		if g.notInlined == nil {
-			g.notInlined = map[*ast.FuncDecl]bool{}
-		}
-		g.notInlined[fd] = true
 		at := fi.tf.Offset(fd.Pos())
 		sg.edits = append(sg.edits, Edit{Off: at, End: at, Text: "//go:noinline\n", Order: orderDefinition})
 	}
 	if err := sg.finish(decls...); err != nil {
 		return err
+	}
+	if noinline {
+		if g.notInlined == nil {
+			g.notInlined = map[*ast.FuncDecl]bool{}
+		}
+		g.notInlined[fd] = true
 	}
 	g.done[s] = true
 	return nil

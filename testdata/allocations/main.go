@@ -37,6 +37,7 @@ var (
 	sinkStr   string
 	sinkBytes []byte
 	sinkFn    func() int
+	sinkEmpty *struct{}
 	// text is a string the compiler cannot fold into a constant.
 	text = strings.Repeat("x", 40)
 )
@@ -139,6 +140,15 @@ func Stack() int64 {
 	return p.v
 }
 
+// Zero allocates nothing on the heap, though both values escape: Go
+// allocates no zero-size object.
+//
+//go:noinline
+func Zero(n int) {
+	sinkEmpty = new(struct{})
+	sinkInts = make([]Node, n)
+}
+
 // mk is small enough for the compiler to inline: where its caller keeps
 // the node, the inlined copy stays on the stack.
 func mk(v int64) *Node { return &Node{v: v} }
@@ -231,6 +241,7 @@ func main() {
 	measure("Closure", func() { Closure(7) })
 	measure("Stack", func() { Stack() })
 	measure("Inlined", func() { Inlined() })
+	measure("Zero", func() { Zero(0) })
 	measure("Outer", Outer)
 	measure("Inner", Inner)
 	fmt.Println(sinkFn(), len(sinkGrid), len(sinkInts), len(sinkStr), len(sinkBytes), sinkBig != nil)
