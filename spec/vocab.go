@@ -423,9 +423,9 @@ var vocabulary = []*Primitive{
 			{Name: "kind", Kind: ArgValue, Value: ValText},
 			{Name: "type", Kind: ArgValue, Value: ValText},
 		},
-		Doc: "a is a heap allocation of kind kind (new, composite, make-slice, make-chan, append, concat, conversion, closure) " +
+		Doc: "a is a heap allocation of kind kind (new, composite, make-slice, append, concat, conversion, closure) " +
 			"at a site in the body of the function called name that the compiler's escape analysis puts on the heap, of Go type type " +
-			"(the object's for new and composite, else the slice, chan, string or func type): the point at which the allocated value is ready.",
+			"(the object's for new and &T{...}, else the slice, string or func type): the point at which the allocated value is ready.",
 		Example: `(allocation a "main.Parse" "make-slice" "[]byte")`,
 		Sites:   []SiteKind{SiteAllocation},
 	},
@@ -497,10 +497,10 @@ var vocabulary = []*Primitive{
 		"n is the index, from 0 in source order, of the case by which the select b proceeded; -1 when b is not a select.",
 		`(select-case b n)`, &Recording{Capture: "case"})),
 	eventNamed("a", attribute("allocation-elements", allocation, ValInt,
-		"n is the number of elements allocation a made room for: a slice's capacity (of a make, a literal, an append that grew, a conversion to a slice), a string's length, a channel's buffer; 1 for new, &T{...} and a closure.",
+		"n is the number of elements allocation a made room for: a slice's capacity (of a make, a literal, an append that grew, a conversion to a slice), a string's length; 1 for new, &T{...} and a closure.",
 		`(allocation-elements a n)`, &Recording{Capture: "elements"})),
 	eventNamed("a", attribute("allocation-bytes", allocation, ValInt,
-		"n is the number of bytes allocation a requested: the elements times the element's size (a channel's buffer, without the channel's header).",
+		"n is the number of bytes allocation a requested: the elements times the element's size; a closure's code pointer and captured variables.",
 		`(allocation-bytes a n)`, &Recording{Capture: "bytes"})),
 	eventNamed("a", attribute("allocation-heap-bytes", allocation, ValInt,
 		"n is the number of bytes the heap took for allocation a: its requested bytes rounded up to the allocator's size class (what runtime.MemStats.TotalAlloc counts).",
