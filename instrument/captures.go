@@ -41,6 +41,9 @@ var captureCodes = map[plan.Capture]captureCode{
 	plan.CapIndex:     {field: "index", typ: "int64", int64: "s.index"},           // set by the iteration's code
 	plan.CapCase:      {field: "scase", typ: "int64", int64: "s.scase"},           // set by the blocking operation's code
 	plan.CapObject:    {field: "obj", typ: "int64", int64: "s.obj"},               // set by the blocking operation's code
+	plan.CapElements:  {field: "elems", typ: "int64", int64: "s.elems"},           // set by the allocation's helper
+	plan.CapBytes:     {field: "bytes", typ: "int64", int64: "s.bytes"},           // set by the allocation's helper
+	plan.CapHeapBytes: {field: "heap", typ: "int64", int64: "s.heap"},             // set by the allocation's helper
 	plan.CapDuration:  {int64: "s.t1 - s.t0", compensated: "s.t1 - s.t0 - s.comp"},
 	plan.CapPanicked:  {boolean: "!s.ok"},
 	plan.CapParam:     {field: "p", value: true, numbered: true},

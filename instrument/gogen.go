@@ -160,7 +160,7 @@ const runtimeName = "rt"
 // to their state variables; go sites before call sites, whose wrapper
 // of the same go statement takes their part (goStart).
 func generatedKinds() []spec.SiteKind {
-	return []spec.SiteKind{spec.SiteDefinition, spec.SiteGo, spec.SiteCall, spec.SiteRegion, spec.SiteIteration, spec.SiteBlocking}
+	return []spec.SiteKind{spec.SiteDefinition, spec.SiteGo, spec.SiteCall, spec.SiteRegion, spec.SiteIteration, spec.SiteBlocking, spec.SiteAllocation}
 }
 
 // Generate produces the code of every site of plan p, typed by the
@@ -317,6 +317,9 @@ type generator struct {
 	// pass that state.
 	twinState map[int]string
 	stateUsed map[int]bool
+	// notInlined are the functions whose allocation sites pmm records,
+	// kept from being inlined (allocgen.go).
+	notInlined map[*ast.FuncDecl]bool
 	// failed are the tests decided at run time, on in the plan, that some
 	// site could not take part in (Code.Off).
 	failed map[plan.RunTimeTest]bool
@@ -373,10 +376,50 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 	}
 	start := lineColOffset(fi.tf, s.Line, s.Col)
 	end := lineColOffset(fi.tf, s.EndLine, s.EndCol)
+	if s.Kind == spec.SiteAllocation {
+		if why := allocNotRecorded[s.Label]; why != "" {
+			return nil, nil, nil, fmt.Errorf("%s", why)
+		}
+		e, path := allocExpr(fi, start, end)
+		if e == nil {
+			return nil, nil, nil, fmt.Errorf("no allocation at %s:%d:%d", s.File, s.Line, s.Col)
+		}
+		return fi, e, path, nil
+	}
+	found, path := firstPath(fi.file, func(n ast.Node) bool {
+		off := fi.tf.Offset(n.Pos())
+		match := off == start && (end < 0 || fi.tf.Offset(n.End()) == end)
+		switch n.(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			if s.Kind == spec.SiteDefinition && off == start {
+				return true
+			}
+		case *ast.CallExpr:
+			if (s.Kind == spec.SiteCall || s.Kind == spec.SiteBlocking || s.Kind == spec.SiteGo) && match {
+				return true
+			}
+		case *ast.SendStmt, *ast.UnaryExpr, *ast.SelectStmt, *ast.RangeStmt:
+			if s.Kind == spec.SiteBlocking && match {
+				return true
+			}
+		}
+		// A region's first statement: a labeled one, or the first of
+		// those a comment marks (the span ends with the last).
+		_, stmt := n.(ast.Stmt)
+		return stmt && (s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration) && off == start
+	})
+	if found == nil {
+		return nil, nil, nil, fmt.Errorf("no %s at %s:%d:%d", s.Kind, s.File, s.Line, s.Col)
+	}
+	return fi, found, path, nil
+}
+
+// firstPath returns the first node below root, depth first, that match
+// accepts, and the nodes from root to it (root first, the node last).
+func firstPath(root ast.Node, match func(ast.Node) bool) (ast.Node, []ast.Node) {
 	var found ast.Node
-	var stack []ast.Node
-	var path []ast.Node
-	ast.Inspect(fi.file, func(n ast.Node) bool {
+	var stack, path []ast.Node
+	ast.Inspect(root, func(n ast.Node) bool {
 		if n == nil {
 			stack = stack[:len(stack)-1]
 			return false
@@ -385,40 +428,13 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 			return false
 		}
 		stack = append(stack, n)
-		off := fi.tf.Offset(n.Pos())
-		match := off == start && (end < 0 || fi.tf.Offset(n.End()) == end)
-		switch n.(type) {
-		case *ast.FuncDecl, *ast.FuncLit:
-			if s.Kind == spec.SiteDefinition && off == start {
-				found, path = n, append([]ast.Node(nil), stack...)
-				return false
-			}
-		case *ast.CallExpr:
-			if (s.Kind == spec.SiteCall || s.Kind == spec.SiteBlocking || s.Kind == spec.SiteGo) && match {
-				found, path = n, append([]ast.Node(nil), stack...)
-				return false
-			}
-		case *ast.SendStmt, *ast.UnaryExpr, *ast.SelectStmt, *ast.RangeStmt:
-			if s.Kind == spec.SiteBlocking && match {
-				found, path = n, append([]ast.Node(nil), stack...)
-				return false
-			}
-		}
-		switch n.(type) {
-		case ast.Stmt:
-			// A region's first statement: a labeled one, or the first of
-			// those a comment marks (the span ends with the last).
-			if (s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration) && off == start {
-				found, path = n, append([]ast.Node(nil), stack...)
-				return false
-			}
+		if match(n) {
+			found, path = n, append([]ast.Node(nil), stack...)
+			return false
 		}
 		return true
 	})
-	if found == nil {
-		return nil, nil, nil, fmt.Errorf("no %s at %s:%d:%d", s.Kind, s.File, s.Line, s.Col)
-	}
-	return fi, found, path, nil
+	return found, path
 }
 
 func lineColOffset(tf *token.File, line, col int) int {

@@ -47,6 +47,8 @@ func (g *generator) site(s *plan.Site) (err error) {
 		return g.blockingSite(s, fi, n, nodes)
 	case spec.SiteGo:
 		return g.goSite(s, fi, n.(*ast.CallExpr), nodes)
+	case spec.SiteAllocation:
+		return g.allocationSite(s, fi, n.(ast.Expr), nodes)
 	}
 	return g.call(s, fi, n.(*ast.CallExpr), nodes)
 }
@@ -167,7 +169,7 @@ func (sg *siteGen) common() {
 	}
 	sg.compensation(rt)
 	sg.declare("ok", "bool") // set when the execution returns
-	for _, c := range []plan.Capture{plan.CapCaller, plan.CapIndex, plan.CapCase, plan.CapObject} {
+	for _, c := range []plan.Capture{plan.CapCaller, plan.CapIndex, plan.CapCase, plan.CapObject, plan.CapElements, plan.CapBytes, plan.CapHeapBytes} {
 		if cc := captureCodes[c]; sg.caps[c] {
 			sg.declare(cc.field, cc.typ)
 		}
@@ -432,7 +434,7 @@ func (sg *siteGen) execPair(rt string, t *plan.Target, tuples []plan.Emit) (stri
 		return "", false
 	}
 	switch other.Fields[1].Cap {
-	case plan.CapDuration, plan.CapGoroutine, plan.CapEnd: // what the runtime's EmitExecPair says it packs
+	case plan.CapDuration, plan.CapGoroutine, plan.CapEnd, plan.CapHeapBytes, plan.CapBytes, plan.CapElements: // what the runtime's EmitExecPair says it packs
 	default:
 		return "", false
 	}
@@ -579,8 +581,8 @@ func (sg *siteGen) encodeField(t *plan.Target, f plan.Field) ([]string, error) {
 	case plan.CapFunction:
 		return []string{"r.Str(" + strconv.Quote(t.Function) + ")"}, nil
 	case plan.CapCallLine:
-		if sg.s.Kind != spec.SiteCall {
-			return nil, fmt.Errorf("%s: only a call site knows the line of the call (sites/ records at call sites what reads it)", sg.s.Span.File)
+		if sg.s.Kind != spec.SiteCall && sg.s.Kind != spec.SiteAllocation {
+			return nil, fmt.Errorf("%s: only a call or allocation site knows its line (sites/ records at those sites what reads it)", sg.s.Span.File)
 		}
 		return []string{"r.Str(" + strconv.Quote(sg.s.File+":"+strconv.Itoa(sg.s.Line)) + ")"}, nil
 	case plan.CapParams, plan.CapResults:

@@ -9,34 +9,38 @@ type Capture string
 // Go, its state field and its place among the six template parameters
 // (package instrument, captureCodes).
 const (
-	CapID        Capture = "id"       // a new event id, taken when the event begins (it orders begins)
-	CapSite      Capture = "site"     // the site's number (pmm_sites)
-	CapEnd       Capture = "end"      // a new sequence number, taken when the event ends
-	CapGoroutine Capture = "g"        // the goroutine id
-	CapDuration  Capture = "d"        // the clock at the end minus the clock at the begin
-	CapBegin     Capture = "t0"       // the clock at the begin
-	CapFinish    Capture = "t1"       // the clock at the end
-	CapParams    Capture = "params"   // all parameters, as a list
-	CapParam     Capture = "param"    // parameter N
-	CapResults   Capture = "results"  // all results, as a list
-	CapResult    Capture = "result"   // result N
-	CapReceiver  Capture = "recv"     // the receiver
-	CapPanicked  Capture = "panicked" // whether the execution ended by panicking
-	CapCaller    Capture = "caller"   // the id of the enclosing recorded execution (call sites)
-	CapDataCond  Capture = "datacond" // the value of a Go expression at the begin or end point
-	CapConst     Capture = "const"    // a constant field: N, or the expression text
-	CapFunction  Capture = "function" // the name of the function the site records, as pmm_sites has it
-	CapCallLine  Capture = "line"     // the file:line of a call site (call sites only)
-	CapIndex     Capture = "index"    // the index of a loop's iteration in its execution (iteration sites)
-	CapCase      Capture = "case"     // the case by which a select proceeded, -1 for another operation (blocking sites)
-	CapObject    Capture = "object"   // the address of what a blocking operation operates on (blocking sites)
+	CapID        Capture = "id"        // a new event id, taken when the event begins (it orders begins)
+	CapSite      Capture = "site"      // the site's number (pmm_sites)
+	CapEnd       Capture = "end"       // a new sequence number, taken when the event ends
+	CapGoroutine Capture = "g"         // the goroutine id
+	CapDuration  Capture = "d"         // the clock at the end minus the clock at the begin
+	CapBegin     Capture = "t0"        // the clock at the begin
+	CapFinish    Capture = "t1"        // the clock at the end
+	CapParams    Capture = "params"    // all parameters, as a list
+	CapParam     Capture = "param"     // parameter N
+	CapResults   Capture = "results"   // all results, as a list
+	CapResult    Capture = "result"    // result N
+	CapReceiver  Capture = "recv"      // the receiver
+	CapPanicked  Capture = "panicked"  // whether the execution ended by panicking
+	CapCaller    Capture = "caller"    // the id of the enclosing recorded execution (call sites)
+	CapDataCond  Capture = "datacond"  // the value of a Go expression at the begin or end point
+	CapConst     Capture = "const"     // a constant field: N, or the expression text
+	CapFunction  Capture = "function"  // the name of the function the site records, as pmm_sites has it
+	CapCallLine  Capture = "line"      // the file:line of a call or allocation site (known when generated)
+	CapIndex     Capture = "index"     // the index of a loop's iteration in its execution (iteration sites)
+	CapCase      Capture = "case"      // the case by which a select proceeded, -1 for another operation (blocking sites)
+	CapObject    Capture = "object"    // the address of what a blocking operation operates on (blocking sites)
+	CapElements  Capture = "elements"  // the elements an allocation made room for (allocation sites)
+	CapBytes     Capture = "bytes"     // the bytes an allocation requested (allocation sites)
+	CapHeapBytes Capture = "heapbytes" // the bytes the heap took for an allocation, size-class rounded (allocation sites)
 )
 
 // Captures returns all the captures, for the tests that check that every
 // table of them covers each.
 func Captures() []Capture {
 	return []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
-		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine, CapIndex, CapCase, CapObject}
+		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine, CapIndex, CapCase, CapObject,
+		CapElements, CapBytes, CapHeapBytes}
 }
 
 // captureMeaning is when a capture is known, and what the site takes
@@ -72,6 +76,9 @@ var captureMeanings = map[Capture]captureMeaning{
 	CapIndex:     {},
 	CapCase:      {atEnd: true},
 	CapObject:    {},
+	CapElements:  {},
+	CapBytes:     {},
+	CapHeapBytes: {},
 }
 
 // AtEnd reports whether the value of f is known only when the execution
@@ -124,7 +131,7 @@ func id(f ...Field) []Field { return append([]Field{{Cap: CapID}}, f...) }
 // template parameters follow from the captures (package instrument).
 func igmFields(n need) ([]Field, bool) {
 	switch n.prim {
-	case "exec", "region", "iteration", "blocking", "go":
+	case "exec", "region", "iteration", "blocking", "go", "alloc":
 		return id(Field{Cap: CapSite}), true
 	case "end":
 		return id(Field{Cap: CapEnd}), true

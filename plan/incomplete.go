@@ -179,9 +179,9 @@ func (n *NestedClocks) Notes() []Incomplete {
 }
 
 // InBody reports whether s records a part of a body: a region's
-// executions or iterations, or a blocking operation.
+// executions or iterations, a blocking operation or an allocation.
 func (s *Site) InBody() bool {
-	return s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration || s.Kind == spec.SiteBlocking
+	return s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration || s.Kind == spec.SiteBlocking || s.Kind == spec.SiteAllocation
 }
 
 // holds reports whether site c, in the same function as region site s,

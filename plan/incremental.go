@@ -169,7 +169,7 @@ func available(a *spec.Atom, alias map[string]spec.Point) spec.Point {
 func aliases(c *spec.Conj) map[string]spec.Point {
 	m := map[string]spec.Point{}
 	c.EachAtom(func(a *spec.Atom) {
-		if a.Prim.Kind == spec.PointEvent && a.Args[0].Lit == nil && a.Args[1].Lit == nil {
+		if a.Prim.PointOf() && a.Args[0].Lit == nil && a.Args[1].Lit == nil {
 			m[a.Args[0].Var] = spec.Point{Var: a.Args[1].Var, End: a.Prim.Denotes}
 		}
 	})

@@ -100,6 +100,8 @@ func (s *Site) regionName() string {
 		return strings.TrimSpace("the "+s.Label+" "+s.Operand) + " in " + s.Function
 	case spec.SiteGo:
 		return "the go statement that starts " + strings.Join(s.Functions(), ", ")
+	case spec.SiteAllocation:
+		return "the allocation (" + s.Label + ", " + s.Operand + ") in " + s.Function
 	}
 	return "the region " + s.Label + " of " + s.Function
 }
@@ -751,7 +753,7 @@ func (b *builder) plan() *Plan {
 func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees []need) {
 	points := map[string]int{} // point variable of v → 0 begin, 1 end
 	root.EachAtom(func(a *spec.Atom) {
-		if a.Prim.Kind == spec.PointEvent && a.Args[1].Var == v && a.Args[1].Lit == nil {
+		if a.Prim.PointOf() && a.Args[1].Var == v && a.Args[1].Lit == nil {
 			points[a.Args[0].Var] = int(a.Prim.Denotes)
 		}
 	})
@@ -778,8 +780,12 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 			exec = need{prim: "blocking"}
 		case spec.SiteGo:
 			exec = need{prim: "go"}
+		case spec.SiteAllocation:
+			exec = need{prim: "alloc"}
 		}
 	}
+	// An allocation is an instant: its id is its begin and its end.
+	instant := exec.prim == "alloc"
 	needs = append(needs, exec)
 	root.EachAtom(func(a *spec.Atom) {
 		if a.Prim.Kind != spec.Attribute && a.Prim.Kind != spec.ControlRelation {
@@ -805,7 +811,9 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 			}
 			if first || second {
 				for _, t := range tables {
-					needs = append(needs, need{prim: t})
+					if t != "end" || !instant {
+						needs = append(needs, need{prim: t})
+					}
 				}
 			}
 		}

@@ -269,12 +269,13 @@ func (a *applier) emit(lo, hi int, active []int) error {
 }
 
 // insert writes text that is not the user's, and when it holds
-// statements, says where the user's next token (at offset next) is:
-// gofmt breaks the line after inserted statements.
+// statements or ends a line (a directive), says where the user's next
+// token (at offset next) is: gofmt breaks the line after inserted
+// statements.
 func (a *applier) insert(text string, next int) {
 	start := a.b.Len()
 	a.b.WriteString(text)
-	if strings.Contains(text, ";") {
+	if strings.ContainsAny(text, ";\n") {
 		line, col := position(a.lines, next)
 		fmt.Fprintf(&a.b, "/*line %s:%d:%d*/", a.file, line, col)
 	}

@@ -16,8 +16,11 @@ const (
 	kindIteration = "iteration"
 	kindBlocking  = "blocking"
 	kindGo        = "go"
-	kindEnd       = "end"
-	kindGoroutine = spec.AttrGoroutine
+	// kindAllocation holds allocations, instants (id, site): an
+	// allocation's begin and end are its id, it has no end row.
+	kindAllocation = "alloc"
+	kindEnd        = "end"
+	kindGoroutine  = spec.AttrGoroutine
 	// KindCells is the table of an aggregate question's cells: the
 	// groups of the partial results the run-time keeps, each with the
 	// number of its cell in CellsTable.
@@ -29,7 +32,7 @@ const (
 // holds executions, one row (id, site) per execution recorded: of
 // functions or of regions.
 func IsExecutions(prim string) bool {
-	return prim == kindExec || prim == kindRegion || prim == kindIteration || prim == kindBlocking || prim == kindGo
+	return prim == kindExec || prim == kindRegion || prim == kindIteration || prim == kindBlocking || prim == kindGo || prim == kindAllocation
 }
 
 // storedPair returns the column names of the control relation named
@@ -57,6 +60,8 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 		return []string{kindBlocking}, nil
 	case p.Name == spec.TypeGoroutine:
 		return []string{kindGo}, nil
+	case p.Name == spec.TypeAllocation:
+		return []string{kindAllocation}, nil
 	case p.IsEvent(), p.Kind == spec.ValueRelation:
 		// A point is (execution, 0 or 1); comparisons read other columns.
 		return nil, nil
@@ -78,7 +83,7 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 func columns(kind string) []Column {
 	id := Column{Name: "id", Type: "INTEGER", Event: true}
 	switch kind {
-	case kindExec, kindRegion, kindIteration, kindBlocking, kindGo:
+	case kindExec, kindRegion, kindIteration, kindBlocking, kindGo, kindAllocation:
 		return []Column{id, {Name: "site", Type: "INTEGER"}}
 	case kindEnd:
 		return []Column{id, {Name: "seq", Type: "INTEGER", Event: true}}
@@ -196,7 +201,7 @@ func sqlType(v spec.ValueType) string {
 // kindOrder ranks stored relation kinds so that a question's tables come
 // in a fixed order: executions, end points, then the vocabulary's order.
 func kindOrder() []string {
-	order := []string{kindExec, kindRegion, kindIteration, kindBlocking, kindGo, kindEnd}
+	order := []string{kindExec, kindRegion, kindIteration, kindBlocking, kindGo, kindAllocation, kindEnd}
 	for _, p := range spec.Vocabulary() {
 		if p.Kind == spec.Attribute && p.Recorded != nil || isPair(p.Name) {
 			order = append(order, p.Name)

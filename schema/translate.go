@@ -327,6 +327,9 @@ type binding struct {
 	row   string // an execution's alias of the question's executions
 	site  string // an execution's site column
 	point string // a point: "0" for the begin, "1" for the end
+	// instant says the execution is an event at one point (an
+	// allocation): its id is its begin and its end.
+	instant bool
 }
 
 // value is the variable's column value: an execution is its id; a point
@@ -431,12 +434,12 @@ func (s *scope) fill(c *spec.Conj) {
 		switch a.Pred() {
 		case spec.TypeFunctionExecution:
 			s.declareExecution(a)
-		case spec.TypeRegionExecution, spec.TypeIteration, spec.TypeBlocking, spec.TypeGoroutine:
+		case spec.TypeRegionExecution, spec.TypeIteration, spec.TypeBlocking, spec.TypeGoroutine, spec.TypeAllocation:
 			s.declareRegion(a)
 		}
 	}
 	for _, a := range c.Atoms {
-		if a.Prim.IsEvent() && !spec.IsInterval(a.Pred()) {
+		if a.Prim.PointOf() {
 			s.declarePoint(a)
 		}
 	}
@@ -575,7 +578,7 @@ func (s *scope) newExecution(x string) binding { return s.newEvent(kindExec, x) 
 // executions kind (of functions or of regions).
 func (s *scope) newEvent(kind, x string) binding {
 	alias := s.join(kind, x, x, nil)
-	b := binding{kind: execVar, name: x, expr: alias + ".id", row: alias, site: alias + ".site"}
+	b := binding{kind: execVar, name: x, expr: alias + ".id", row: alias, site: alias + ".site", instant: kind == kindAllocation}
 	s.t.sites[alias] = &siteUse{}
 	if s.t.ownSites {
 		s.restrictSite(b, s.t.varSites(x))
@@ -751,13 +754,13 @@ func (s *scope) nest(outer, inner binding, driver string) {
 }
 
 // seq is the sequence number of the begin (or end) of event b: an
-// execution begins at its id and ends at its end row's seq; a point is
-// its own begin and end.
+// execution begins at its id and ends at its end row's seq; a point and
+// an allocation are their own begin and end.
 func (s *scope) seq(b binding, end bool) string {
 	if b.kind == pointVar {
 		end = b.point == "1"
 	}
-	if !end {
+	if !end || b.instant {
 		return b.expr
 	}
 	return s.attr(kindEnd, b.name, [][2]string{{"id", b.expr}}) + ".seq"

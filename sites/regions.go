@@ -40,6 +40,31 @@ type bodyEvents struct {
 	where   string // a condition on the table's rows, if any
 	what    string // the rows, in messages
 	reason  string // why a row's site is chosen, before its label
+	// operandWord comes between the label and the operand in reason.
+	operandWord string
+	// gaps are the rows whose events the answers may miss or count
+	// wrongly (those where leaves out but that an event of the type may
+	// still happen at, among them), each with the reason the answer
+	// gives (pmm_incomplete).
+	gaps []bodyGap
+}
+
+// bodyGap is a condition on a table's rows (of static.db) and why the
+// answers miss the events at them.
+type bodyGap struct{ where, reason string }
+
+// allocationGaps are the allocation sites not recorded although the
+// program may allocate on the heap there, and those recorded whose
+// allocations may not be those of the program without pmm
+// (docs/MEMORY.md).
+var allocationGaps = []bodyGap{
+	{"r.heap IS NULL", "the compiler's escape analysis did not decide whether this allocation site is on the heap (a test file, which go build does not compile): it is not recorded"},
+	{"r.heap = 0 AND r.heap_inlined = 1", "the compiler keeps this allocation on the stack in its function's own body, where pmm records allocations, " +
+		"but on the heap in a copy of the function inlined into a caller: those are not recorded"},
+	// Recorded, but of a program that differs from the plain one.
+	{"r.heap = 1 AND r.inlinable = 1", "the compiler may inline this allocation's function into callers, where copies of it may stay on the stack: " +
+		"pmm keeps a declared function from being inlined (//go:noinline), so the instrumented program allocates on the heap at every call, and pmm counts those " +
+		"(a function literal it cannot keep so: pmm may count copies on the stack)"},
 }
 
 var bodyEventsOf = map[string]bodyEvents{
@@ -48,7 +73,9 @@ var bodyEventsOf = map[string]bodyEvents{
 	spec.TypeIteration: {table: "regions", columns: []string{"label"}, where: "r.loop = 1",
 		what: "labeled for or range loop, nor loop a //pmm:region comment marks,", reason: "the body of the loop labeled "},
 	spec.TypeBlocking: {table: "blocking", columns: []string{"kind", "operand"},
-		what: "blocking operation", reason: "the blocking operation "},
+		what: "blocking operation", reason: "the blocking operation ", operandWord: "on"},
+	spec.TypeAllocation: {table: "allocations", columns: []string{"kind", "type"}, where: "r.heap = 1",
+		what: "allocation site that the compiler puts on the heap", reason: "the allocation ", operandWord: "of", gaps: allocationGaps},
 }
 
 // regionVariable selects the sites of variable v, of type typ (a part of
@@ -106,7 +133,7 @@ func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error)
 		site.Function, site.FuncID = f.Name, f.ID
 		site.Reason = be.reason + site.Label
 		if site.Operand != "" {
-			site.Reason += " on " + site.Operand
+			site.Reason += " " + be.operandWord + " " + site.Operand
 		}
 		vs.Sites = append(vs.Sites, site)
 		if !seen[f.ID] {
@@ -117,10 +144,43 @@ func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.bodyGaps(vs, be, where); err != nil {
+		return nil, err
+	}
 	if n := vs.Candidates - len(vs.Sites); n > 0 && (len(described) > 0 || be.where != "") {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: n, Reason: "not " + strings.TrimSuffix(be.what, ",") + " " + strings.Join(described, ", ")})
 	}
 	return vs, nil
+}
+
+// bodyGaps adds to vs the gaps of be among the rows that the conditions
+// where (be.where first, when be has one) select, be.where aside.
+func (s *selector) bodyGaps(vs *Var, be bodyEvents, where []string) error {
+	if be.where != "" {
+		where = where[1:]
+	}
+	for _, g := range be.gaps {
+		query := "SELECT r.file, r.line, r.col FROM " + be.table + " r JOIN functions f ON f.id = r.function_id WHERE " +
+			strings.Join(append([]string{g.where}, where...), " AND ") + " ORDER BY r.file, r.line, r.col"
+		rows, err := s.db.QueryContext(s.ctx, query)
+		if err != nil {
+			return fmt.Errorf("%s: %w", query, err)
+		}
+		for rows.Next() {
+			var file string
+			var line, col int
+			if err := rows.Scan(&file, &line, &col); err != nil {
+				rows.Close()
+				return err
+			}
+			vs.Gaps = append(vs.Gaps, Gap{Reason: g.reason, Position: fmt.Sprintf("%s:%d:%d", file, line, col)})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // regionWarning explains why a region variable matches no statement.

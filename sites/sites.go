@@ -108,10 +108,10 @@ type Site struct {
 }
 
 // InBody reports whether the site is a part of a function's body: a
-// region recording its executions or its iterations, or a blocking
-// operation.
+// region recording its executions or its iterations, a blocking
+// operation or an allocation.
 func (s Site) InBody() bool {
-	return s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration || s.Kind == spec.SiteBlocking
+	return s.Kind == spec.SiteRegion || s.Kind == spec.SiteIteration || s.Kind == spec.SiteBlocking || s.Kind == spec.SiteAllocation
 }
 
 // Position is file:line:col.
@@ -542,7 +542,7 @@ func overFunctions(a *spec.Atom, alias map[string]string, types spec.VarTypes) b
 func intervalOf(atoms []*spec.Atom) map[string]string {
 	alias := map[string]string{}
 	for _, a := range atoms {
-		if a.Prim.Kind == spec.PointEvent && a.Args[0].Lit == nil && a.Args[1].Lit == nil {
+		if a.Prim.PointOf() && a.Args[0].Lit == nil && a.Args[1].Lit == nil {
 			alias[a.Args[0].Var] = a.Args[1].Var
 		}
 	}

@@ -32,6 +32,7 @@ var namesOutsideSpec = map[string]string{
 	"instrument/captures.go: end":       "a field of the generated state",
 	"plan/igm.go: panicked":             "the capture the row's Recorded.Capture names",
 	"plan/igm.go: end":                  "the stored relation of end sequence numbers (Storage.Derived), and its capture",
+	"plan/plan.go: end":                 "the stored relation of end sequence numbers (Storage.Derived)",
 	"schema/layout.go: end":             "the stored relation of end sequence numbers (Storage.Derived)",
 	"schema/layout.go: point":           "the column that says which point of an execution a tuple is of",
 	"schema/translate.go: point":        "the column that says which point of an execution a tuple is of",

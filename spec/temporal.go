@@ -43,7 +43,7 @@ type TemporalGraph struct {
 func BuildTemporalGraph(c *Conj, types VarTypes) *TemporalGraph {
 	alias := map[string]Point{} // point variable → the interval point it is
 	for _, a := range c.Atoms {
-		if a.Prim.Kind == PointEvent && a.Args[0].Lit == nil && a.Args[1].Lit == nil {
+		if a.Prim.PointOf() && a.Args[0].Lit == nil && a.Args[1].Lit == nil {
 			alias[a.Args[0].Var] = Point{Var: a.Args[1].Var, End: a.Prim.Denotes}
 		}
 	}
@@ -51,7 +51,7 @@ func BuildTemporalGraph(c *Conj, types VarTypes) *TemporalGraph {
 		if p, ok := alias[v]; ok {
 			return p
 		}
-		if types[v] == TypePoint {
+		if IsInstant(types[v]) {
 			return Point{Var: v, End: Begin}
 		}
 		return Point{Var: v, End: end}

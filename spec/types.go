@@ -156,6 +156,9 @@ func declaration(events []string, v string) string {
 	if slices.Contains(events, TypeGoroutine) {
 		return fmt.Sprintf("(goroutine-execution %s NAME)", v)
 	}
+	if slices.Contains(events, TypeAllocation) {
+		return fmt.Sprintf("(allocation %s NAME KIND TYPE)", v)
+	}
 	return fmt.Sprintf("(begin %s x) or (end %s x)", v, v)
 }
 

@@ -60,6 +60,7 @@ const (
 	TypeIteration         = "loop-iteration"
 	TypeBlocking          = "blocking-operation"
 	TypeGoroutine         = "goroutine-execution"
+	TypeAllocation        = "allocation"
 	TypePoint             = "point"
 )
 
@@ -73,12 +74,16 @@ func IsInterval(t string) bool {
 
 // IsRegion reports whether the event type t is one recorded at a part of
 // a function's body, named by a function and a label or a kind: a
-// region's executions, a loop's iterations, a blocking operation, and a
-// goroutine (at its go statement, named by the function it starts). Run
-// time tests none of them: SQL decides their questions.
+// region's executions, a loop's iterations, a blocking operation, a
+// goroutine (at its go statement, named by the function it starts), an
+// allocation. Run time tests none of them: SQL decides their questions.
 func IsRegion(t string) bool {
-	return t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking || t == TypeGoroutine
+	return t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking || t == TypeGoroutine || t == TypeAllocation
 }
+
+// IsInstant reports whether the event type t is of events at one point
+// of execution, their own begin and end: a point, an allocation.
+func IsInstant(t string) bool { return t == TypePoint || t == TypeAllocation }
 
 // AttrGoroutine is the attribute whose stored relation the views of the
 // control relations that stay on one goroutine read (Storage.Derived).
@@ -145,6 +150,7 @@ const (
 	SiteIteration  SiteKind = "iteration"  // the body of a labeled loop
 	SiteBlocking   SiteKind = "blocking"   // an operation that may block its goroutine
 	SiteGo         SiteKind = "go"         // a go statement
+	SiteAllocation SiteKind = "allocation" // an expression that allocates on the heap
 )
 
 // Primitive is one row of the vocabulary: an event type, attribute,
@@ -273,6 +279,12 @@ func (p *Primitive) OfPoints() bool {
 	return false
 }
 
+// PointOf reports whether p is a point event of an interval: begin or
+// end, whose first argument is the point and second the interval.
+func (p *Primitive) PointOf() bool {
+	return p.Kind == PointEvent && len(p.Args) == 2 && p.Args[1].Kind == ArgEvent
+}
+
 // Keys are the arguments of attribute p between its event and its value:
 // which parameter or result, which Go expression.
 func (p *Primitive) Keys() []Arg {
@@ -307,13 +319,17 @@ func (p *Primitive) EndsBefore() bool {
 func (p *Primitive) Arity() int { return len(p.Args) }
 
 var (
-	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking, TypeGoroutine, TypePoint}
+	anyEvent = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking, TypeGoroutine, TypeAllocation, TypePoint}
 	fnExec   = []string{TypeFunctionExecution}
 	// intervals are the executions of functions and of regions, the
 	// iterations of loops, blocking operations and goroutines: what
 	// durations, goroutines, points and containment apply to.
 	intervals = []string{TypeFunctionExecution, TypeRegionExecution, TypeIteration, TypeBlocking, TypeGoroutine}
 	point     = []string{TypePoint}
+	// onGoroutine are the events that run on one goroutine: intervals
+	// and allocations.
+	onGoroutine = append(slices.Clone(intervals), TypeAllocation)
+	allocation  = []string{TypeAllocation}
 	// fnExecOrPoint are the events whose scope a Go expression can be
 	// evaluated in.
 	fnExecOrPoint = []string{TypeFunctionExecution, TypePoint}
@@ -415,6 +431,20 @@ var vocabulary = []*Primitive{
 		Example: `(goroutine-execution g "main.worker")`,
 		Sites:   []SiteKind{SiteGo},
 	},
+	{
+		Name: TypeAllocation, Kind: PointEvent,
+		Args: []Arg{
+			{Name: "a", Kind: ArgEvent, Events: allocation},
+			{Name: "name", Kind: ArgFuncName},
+			{Name: "kind", Kind: ArgValue, Value: ValText},
+			{Name: "type", Kind: ArgValue, Value: ValText},
+		},
+		Doc: "a is a heap allocation of kind kind (new, composite, make-slice, append, concat, conversion, closure) " +
+			"at a site in the body of the function called name that the compiler's escape analysis puts on the heap, of Go type type " +
+			"(the object's for new and &T{...}, else the slice, string or func type): the point at which the allocated value is ready.",
+		Example: `(allocation a "main.Parse" "make-slice" "[]byte")`,
+		Sites:   []SiteKind{SiteAllocation},
+	},
 	// Seed A.1: an interval is a new type of entity, with a starting and
 	// an ending point; function invocations are its only subtype in Go's
 	// vocabulary today. A point occurs at a single point of execution.
@@ -482,7 +512,19 @@ var vocabulary = []*Primitive{
 	eventNamed("b", attribute("select-case", []string{TypeBlocking}, ValInt,
 		"n is the index, from 0 in source order, of the case by which the select b proceeded; -1 when b is not a select.",
 		`(select-case b n)`, &Recording{Capture: "case"})),
-	attribute(AttrGoroutine, intervals, ValInt,
+	eventNamed("a", attribute("allocation-elements", allocation, ValInt,
+		"n is the number of elements allocation a made room for: a slice's capacity (of a make, a literal, an append that grew, a conversion to a slice), a string's length; 1 for new, &T{...} and a closure.",
+		`(allocation-elements a n)`, &Recording{Capture: "elements"})),
+	eventNamed("a", attribute("allocation-bytes", allocation, ValInt,
+		"n is the number of bytes allocation a requested: the elements times the element's size; a closure's code pointer and captured variables.",
+		`(allocation-bytes a n)`, &Recording{Capture: "bytes"})),
+	eventNamed("a", attribute("allocation-heap-bytes", allocation, ValInt,
+		"n is the number of bytes the heap took for allocation a: its requested bytes rounded up to the allocator's size class (what runtime.MemStats.TotalAlloc counts).",
+		`(allocation-heap-bytes a n)`, &Recording{Capture: "heapbytes"})),
+	eventNamed("a", attribute("allocation-line", allocation, ValText,
+		"l is the position of allocation a's site, file:line with the file relative to the module root.",
+		`(allocation-line a l)`, &Recording{Capture: "line"})),
+	attribute(AttrGoroutine, onGoroutine, ValInt,
 		"g is the id of the goroutine x runs on.",
 		`(goroutine x g)`, &Recording{Capture: "g", Column: "g"}),
 	{

@@ -43,6 +43,9 @@ type allocation struct {
 	// heapInlined: some copy of it inlined into another function
 	// allocates on the heap (1), none does (0), not analysed (-1).
 	heapInlined int
+	// inlinable: the compiler may inline owner into its callers (1),
+	// does not (0), not analysed (-1).
+	inlinable int
 }
 
 // allocFinder finds the allocation sites of one package's bodies (the
@@ -108,7 +111,7 @@ func (a *allocFinder) call(e *ast.CallExpr, owner *function) {
 	if tv.IsType() {
 		if len(e.Args) == 1 && copies(tv.Type, a.info.TypeOf(e.Args[0])) {
 			// The compiler names a conversion at its operand.
-			a.add(compilerPos(e.Args[0]), e.End(), owner, allocConversion, tv.Type, nil, -1)
+			a.add(CompilerPos(e.Args[0]), e.End(), owner, allocConversion, tv.Type, nil, -1)
 		}
 		return
 	}
@@ -179,7 +182,7 @@ func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, e
 	owner.used = true
 	al := &allocation{
 		key: k, owner: owner, where: a.c.span(pos, end), kind: kind,
-		typ: typeString(t), elements: -1, bytes: -1, heap: -1, heapInlined: -1,
+		typ: typeString(t), elements: -1, bytes: -1, heap: -1, heapInlined: -1, inlinable: -1,
 	}
 	switch kind {
 	case allocNew, allocComposite, allocVariable:
@@ -209,7 +212,7 @@ func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, e
 func (c *collector) variable(k posKey, v *types.Var, owner *function, where Span, sizes types.Sizes) *allocation {
 	al := &allocation{
 		key: k, owner: owner, where: where, kind: allocVariable, typ: typeString(v.Type()),
-		elements: -1, bytes: sizeOf(sizes, v.Type()), heap: 1, heapInlined: 0,
+		elements: -1, bytes: sizeOf(sizes, v.Type()), heap: 1, heapInlined: 0, inlinable: -1,
 	}
 	c.allocs[k] = al
 	c.allocList = append(c.allocList, al)
@@ -271,11 +274,13 @@ func typeString(t types.Type) string {
 	return types.TypeString(t, symbolPrefix)
 }
 
-// compilerPos is where the compiler's diagnostics name an expression.
-func compilerPos(e ast.Expr) token.Pos {
+// CompilerPos is where the compiler's diagnostics name an expression:
+// where the allocations table places a site (package instrument finds
+// the expression of a site by it).
+func CompilerPos(e ast.Expr) token.Pos {
 	switch e := e.(type) {
 	case *ast.ParenExpr:
-		return compilerPos(e.X)
+		return CompilerPos(e.X)
 	case *ast.BinaryExpr:
 		return e.OpPos
 	case *ast.CallExpr:

@@ -18,31 +18,32 @@ import (
 func TestAllocations(t *testing.T) {
 	_, db := build(t, "../testdata/allocs", Config{Escape: true})
 	// function: kind type elem_type elements bytes heap heap_inlined
+	// inlinable (every function is //go:noinline but mk)
 	want := map[string]string{
-		"main.NewHeap":    "new main.Node <nil> <nil> 16 1 0",
-		"main.NewStack":   "new main.Node <nil> <nil> 16 0 0",
-		"main.LitHeap":    "composite main.Node <nil> <nil> 16 1 0",
-		"main.MakeHeap":   "make-slice []byte byte <nil> <nil> 1 0",
-		"main.MakeConst":  "make-slice []int64 int64 10 80 1 0",
-		"main.MakeStack":  "make-slice []int64 int64 4 32 0 0",
-		"main.SliceLit":   "composite []int64 int64 3 24 1 0",
-		"main.MapMake":    "make-map map[int]int <nil> <nil> <nil> 1 0",
-		"main.ChanMake":   "make-chan chan int <nil> <nil> <nil> 1 0",
-		"main.Concat":     "concat string <nil> <nil> <nil> 1 0",
-		"main.Convert":    "conversion string <nil> <nil> <nil> 1 0",
-		"main.Closure":    "closure func() int <nil> <nil> <nil> 1 0",
-		"main.Moved":      "variable main.Node <nil> <nil> 16 1 0",
-		"main.AppendGrow": "append []int64 int64 <nil> <nil> 1 0",
-		"main.mk":         "composite main.Node <nil> <nil> 16 1 1",
+		"main.NewHeap":    "new main.Node <nil> <nil> 16 1 0 0",
+		"main.NewStack":   "new main.Node <nil> <nil> 16 0 0 0",
+		"main.LitHeap":    "composite main.Node <nil> <nil> 16 1 0 0",
+		"main.MakeHeap":   "make-slice []byte byte <nil> <nil> 1 0 0",
+		"main.MakeConst":  "make-slice []int64 int64 10 80 1 0 0",
+		"main.MakeStack":  "make-slice []int64 int64 4 32 0 0 0",
+		"main.SliceLit":   "composite []int64 int64 3 24 1 0 0",
+		"main.MapMake":    "make-map map[int]int <nil> <nil> <nil> 1 0 0",
+		"main.ChanMake":   "make-chan chan int <nil> <nil> <nil> 1 0 0",
+		"main.Concat":     "concat string <nil> <nil> <nil> 1 0 0",
+		"main.Convert":    "conversion string <nil> <nil> <nil> 1 0 0",
+		"main.Closure":    "closure func() int <nil> <nil> <nil> 1 0 0",
+		"main.Moved":      "variable main.Node <nil> <nil> 16 1 0 0",
+		"main.AppendGrow": "append []int64 int64 <nil> <nil> 1 0 0",
+		"main.mk":         "composite main.Node <nil> <nil> 16 1 1 1",
 		// the slice literal, and its element's elided &Node{...}
-		"main.Elided":      "composite []*main.Node *main.Node 1 8 1 0; composite main.Node <nil> <nil> 16 1 0",
-		"main.ConvertPart": "conversion string <nil> <nil> <nil> 1 0",
-		"main.Variadic":    "variadic []int64 int64 3 24 1 0",
-		"main.Gen[...]":    "new T <nil> <nil> <nil> 1 0", // no size: T's
+		"main.Elided":      "composite []*main.Node *main.Node 1 8 1 0 0; composite main.Node <nil> <nil> 16 1 0 0",
+		"main.ConvertPart": "conversion string <nil> <nil> <nil> 1 0 0",
+		"main.Variadic":    "variadic []int64 int64 3 24 1 0 0",
+		"main.Gen[...]":    "new T <nil> <nil> <nil> 1 0 0", // no size: T's
 	}
 	got := map[string]string{}
 	for _, r := range rows(t, db, `
-		SELECT f.name, a.kind, a.type, a.elem_type, a.elements, a.bytes, a.heap, a.heap_inlined
+		SELECT f.name, a.kind, a.type, a.elem_type, a.elements, a.bytes, a.heap, a.heap_inlined, a.inlinable
 		FROM allocations a JOIN functions f ON f.id = a.function_id WHERE f.name <> 'main.main'`) {
 		name, rest, _ := strings.Cut(r, " ")
 		if got[name] != "" {
@@ -88,13 +89,13 @@ func TestAllocations(t *testing.T) {
 		wantAllocs, requested := 0, 0
 		for _, site := range strings.Split(want["main."+strings.Replace(f[0], "Inlined", "mk", 1)], "; ") {
 			cols := strings.Fields(site) // a type may have spaces: read from the end
-			heap := cols[len(cols)-2]
+			heap := cols[len(cols)-3]
 			if f[0] == "Inlined" {
-				heap = cols[len(cols)-1]
+				heap = cols[len(cols)-2]
 			}
 			if heap == "1" {
 				wantAllocs++
-				if req, err := strconv.Atoi(cols[len(cols)-3]); err == nil {
+				if req, err := strconv.Atoi(cols[len(cols)-4]); err == nil {
 					requested += req
 				}
 			}

@@ -79,11 +79,14 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 			continue // go build compiles no test file: left unknown
 		}
 		at[lineCol{al.key.file, al.where.Line, al.where.Col}] = al
-		al.heap, al.heapInlined = 0, 0
+		al.heap, al.heapInlined, al.inlinable = 0, 0, 0
 		if al.kind == allocMakeChan {
 			al.heap = 1 // the compiler never puts a channel on the stack
 		}
 	}
+	// The functions the compiler may inline: "can inline F" at the line
+	// of F's name (where "func" is), F without its package.
+	inlinable := map[lineCol][]string{}
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -99,6 +102,9 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		}
 		p, msg := lineCol{filepath.Clean(file), line, col}, m[4]
 		switch {
+		case strings.HasPrefix(msg, "can inline "):
+			at := lineCol{p.file, p.line, 0}
+			inlinable[at] = append(inlinable[at], strings.TrimPrefix(msg, "can inline "))
 		case strings.HasPrefix(msg, "moved to heap: "):
 			if al := at[p]; al != nil {
 				al.heap = 1
@@ -110,6 +116,20 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 			// "... argument"; the others there are an inlined callee's.
 			if al := at[p]; al != nil && (al.kind == allocVariadic) == strings.HasPrefix(msg, "... argument") {
 				al.heap = 1
+			}
+		}
+	}
+	for _, al := range at {
+		al.inlinable = 0
+		if o := al.owner; o != nil {
+			names := inlinable[lineCol{filepath.Join(c.root, filepath.FromSlash(o.where.File)), o.where.Line, 0}]
+			// The name without its package: main's is "main.F".
+			short := strings.TrimPrefix(o.name, o.pkg+".")
+			if short == o.name {
+				short = strings.TrimPrefix(o.name, "main.")
+			}
+			if slices.Contains(names, short) {
+				al.inlinable = 1
 			}
 		}
 	}

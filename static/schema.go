@@ -128,7 +128,8 @@ CREATE TABLE allocations (
 	elements     INTEGER,
 	bytes        INTEGER,
 	heap         INTEGER,
-	heap_inlined INTEGER
+	heap_inlined INTEGER,
+	inlinable    INTEGER
 );
 CREATE INDEX allocations_function ON allocations(function_id);
 

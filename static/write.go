@@ -144,9 +144,9 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 	}
 	for _, al := range c.allocList {
 		w := al.where
-		ins.row("INSERT INTO allocations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		ins.row("INSERT INTO allocations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			al.id, idOf(al.owner), w.File, w.Line, w.Col, w.EndLine, w.EndCol, al.kind, al.typ,
-			nullable(al.elemType), known(al.elements), known(al.bytes), known(int64(al.heap)), known(int64(al.heapInlined)))
+			nullable(al.elemType), known(al.elements), known(al.bytes), known(int64(al.heap)), known(int64(al.heapInlined)), known(int64(al.inlinable)))
 	}
 	if ins.err != nil {
 		return ins.err

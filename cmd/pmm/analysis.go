@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"pmm.dev/pmm/spec"
@@ -30,6 +31,19 @@ func defineAnalysisFlags(fs *flag.FlagSet) *analysisFlags {
 		algorithm: fs.String("callgraph", static.VTA, "call-graph `algorithm`: vta, cha or static"),
 		dbPath:    fs.String("db", "", "static database `file` (default .pmm/static.db at the module root)"),
 		escape:    fs.Bool("escape", false, "run the compiler's escape analysis (a go build) to fill the heap columns of the allocations table"),
+	}
+}
+
+// escapeFor turns on the escape analysis when a question of prog has an
+// allocation event: allocations are recorded where it puts them on the
+// heap (docs/MEMORY.md).
+func (a *analysisFlags) escapeFor(prog *spec.Program) {
+	for _, q := range prog.Questions {
+		if slices.Contains(q.Primitives(), spec.TypeAllocation) {
+			escape := true
+			a.escape = &escape
+			return
+		}
 	}
 }
 

@@ -78,11 +78,27 @@ func BenchmarkInstrumentationOverhead(b *testing.B) {
 	}
 }
 
+// compileBenchBinaries compiles the test binaries of the package in dir,
+// plain and with pmm's overlay, and returns their paths.
+func compileBenchBinaries(b *testing.B, dir string) (plain, inst string) {
+	compile := func(bin string, overlay ...string) string {
+		bin = filepath.Join(dir, bin)
+		cmd := exec.Command("go", append(append([]string{"test", "-c", "-vet=off", "-o", bin}, overlay...), ".")...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go test -c: %v\n%s", err, out)
+		}
+		return bin
+	}
+	return compile("plain.test"), compile("inst.test", "-overlay", filepath.Join(dir, ".pmm", "overlay.json"))
+}
+
 // runBenchBinary runs the benchmarks of test binary bin, built in dir,
-// benchtime each, recording into dir's .pmm or with recording off, and
-// returns their ns/op by name; the logs are removed after.
-func runBenchBinary(b *testing.B, dir, bin string, record bool, benchtime string) map[string]float64 {
-	cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", ".", "-test.benchtime", benchtime)
+// benchtime each (with the test flags extra), recording into dir's .pmm
+// or with recording off, and returns their ns/op by name; the logs are
+// removed after.
+func runBenchBinary(b *testing.B, dir, bin string, record bool, benchtime string, extra ...string) map[string]float64 {
+	cmd := exec.Command(bin, append([]string{"-test.run", "^$", "-test.bench", ".", "-test.benchtime", benchtime}, extra...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PMM_DIR="+filepath.Join(dir, ".pmm"))
 	if !record {
@@ -332,17 +348,7 @@ func BenchmarkRegionCosts(b *testing.B) {
 	if code, out, errOut := runPMM(b, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
 		b.Fatalf("pmm instrument: %s%s", out, errOut)
 	}
-	compile := func(bin string, overlay ...string) string {
-		bin = filepath.Join(dir, bin)
-		cmd := exec.Command("go", append(append([]string{"test", "-c", "-vet=off", "-o", bin}, overlay...), ".")...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("go test -c: %v\n%s", err, out)
-		}
-		return bin
-	}
-	plain := compile("plain.test")
-	inst := compile("inst.test", "-overlay", filepath.Join(dir, ".pmm", "overlay.json"))
+	plain, inst := compileBenchBinaries(b, dir)
 	run := func(bin string, record bool) map[string]float64 {
 		return runBenchBinary(b, dir, bin, record, "1000000x")
 	}
@@ -358,6 +364,42 @@ func BenchmarkRegionCosts(b *testing.B) {
 		metrics["ns-chan-op-disabled"] = append(metrics["ns-chan-op-disabled"], (off["Send"]-base["Send"])/2)
 		metrics["ns-go-recorded"] = append(metrics["ns-go-recorded"], on["Spawn"]-base["Spawn"])
 		metrics["ns-go-disabled"] = append(metrics["ns-go-disabled"], off["Spawn"]-base["Spawn"])
+	}
+	for name, xs := range metrics {
+		b.ReportMetric(median(xs), name)
+	}
+}
+
+// BenchmarkAllocations is the cost of recording every heap allocation
+// (issue 13): testdata/allocbench's allocation-heavy benchmarks (Work:
+// a node and a 100-byte slice; Grid: seed 003's [2][3][5]int as nine
+// slices; List: eight nodes, a concatenation and a closure), with a
+// question on every allocation and its heap bytes, against the plain
+// build, and the plain build under runtime.MemProfileRate = 1 (the heap
+// profile's exact mode, -test.memprofilerate=1), in interleaved runs of
+// one benchmark run: medians over 7 rounds of instrumented ÷ plain
+// (x-recorded-NAME), profiled ÷ plain (x-memprofile1-NAME), the plain
+// ns/op (ns-plain-NAME) and what recording adds per allocation
+// (ns-recorded-per-alloc-NAME).
+//
+//	go test ./cmd/pmm -run '^$' -bench Allocations -benchtime 1x
+func BenchmarkAllocations(b *testing.B) {
+	dir := copyModule(b, "../../testdata/allocbench")
+	if code, out, errOut := runPMM(b, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+		b.Fatalf("pmm instrument: %s%s", out, errOut)
+	}
+	plain, inst := compileBenchBinaries(b, dir)
+	metrics := map[string][]float64{}
+	for round := 0; round < 7; round++ {
+		on := runBenchBinary(b, dir, inst, true, "200000x")
+		base := runBenchBinary(b, dir, plain, false, "200000x")
+		profiled := runBenchBinary(b, dir, plain, false, "200000x", "-test.memprofilerate", "1")
+		for name, allocs := range map[string]float64{"Work": 2, "Grid": 9, "List": 10} {
+			metrics["x-recorded-"+name] = append(metrics["x-recorded-"+name], on[name]/base[name])
+			metrics["x-memprofile1-"+name] = append(metrics["x-memprofile1-"+name], profiled[name]/base[name])
+			metrics["ns-plain-"+name] = append(metrics["ns-plain-"+name], base[name])
+			metrics["ns-recorded-per-alloc-"+name] = append(metrics["ns-recorded-per-alloc-"+name], (on[name]-base[name])/allocs)
+		}
 	}
 	for name, xs := range metrics {
 		b.ReportMetric(median(xs), name)

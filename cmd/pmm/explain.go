@@ -45,6 +45,7 @@ Example:
 					return code
 				}
 				ctx := context.Background()
+				analysis.escapeFor(prog)
 				_, db, code := analysis.open(ctx, e, "explain", patterns)
 				if db == nil {
 					return code

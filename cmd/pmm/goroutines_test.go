@@ -29,7 +29,7 @@ func TestGoroutines(t *testing.T) {
 		"per_spawner": "SELECT group_concat(f || '=' || n, ',') FROM (SELECT f, count(DISTINCT g) AS n FROM per_spawner GROUP BY f ORDER BY f)",
 		// The same, by pmm's aggregate.
 		"spawned_count": "SELECT group_concat(f || '=' || count, ',') FROM (SELECT f, count FROM spawned_count ORDER BY f)",
-		"per_name":    "SELECT group_concat(name || '=' || n, ',') FROM (SELECT name, count(DISTINCT g) AS n FROM per_name GROUP BY name ORDER BY name)",
+		"per_name":      "SELECT group_concat(name || '=' || n, ',') FROM (SELECT name, count(DISTINCT g) AS n FROM per_name GROUP BY name ORDER BY name)",
 	}
 	src, err := os.ReadFile("../../testdata/goroutines/main.go")
 	if err != nil {

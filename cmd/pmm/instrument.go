@@ -303,6 +303,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pg.Step("analysing the packages")
+	analysis.escapeFor(prog)
 	res, code := analysis.build(ctx, e, "instrument", patterns)
 	if res == nil {
 		return nil, code
@@ -626,7 +627,7 @@ func loadSitePackages(ctx context.Context, root string, p *plan.Plan, analysis *
 	cfg := &packages.Config{
 		Context: ctx, Dir: root, Tests: tests,
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
-			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
+			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedTypesSizes,
 	}
 	if *analysis.tags != "" {
 		cfg.BuildFlags = []string{"-tags=" + *analysis.tags}

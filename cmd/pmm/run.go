@@ -499,10 +499,10 @@ func writeAnswerSchema(p *plan.Project, dbPath string) error {
 	return tx.Commit()
 }
 
-// operandOf is the operand of a blocking site (a select's is ""), NULL
-// for the other sites.
+// operandOf is the operand of a blocking site (a select's is ""), or the
+// type of an allocation site; NULL for the other sites.
 func operandOf(s plan.ProjectSite) any {
-	if s.Kind != string(spec.SiteBlocking) {
+	if s.Kind != string(spec.SiteBlocking) && s.Kind != string(spec.SiteAllocation) {
 		return nil
 	}
 	return s.Operand

@@ -138,7 +138,8 @@ func Emit3(table uint16, a, b, c int64) { emitInts(&std, table, logfmt.FormatInt
 // EmitExecPair appends the tuple (id, site) of the execution table exec
 // and the tuple (id, v) of table, in one record of 24 bytes where Emit2
 // would write two (the loader reads both tuples): an execution with its
-// duration (a timed event), its goroutine or its end. Values that do not
+// duration (a timed event), its goroutine or its end, an allocation with
+// its bytes or elements. Values that do not
 // fit the packed layout (an id from 2^40, a site from 2^24, table not
 // among the 255 tables after exec) take two Emit2 records instead.
 func EmitExecPair(exec, table uint16, id uint64, site int, v int64) {

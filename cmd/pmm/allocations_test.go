@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestAllocations builds and runs testdata/allocations in every mode:
+// for each function the program measures (runtime.MemStats's Mallocs
+// and TotalAlloc around one call, one goroutine, the collector off),
+// pmm's heap allocations and heap bytes during that execution, its
+// callees included, must be the program's own; by the function itself
+// (its own body's sites), Outer's measure less its callee Inner's; for
+// JP's Fig. 3 shapes, the allocations and elements of each slice type
+// the program computes; an allocation escape analysis keeps on the
+// stack is none. The plain program must measure what the instrumented
+// one does, but at the append whose growths Go keeps on the stack
+// without pmm's helper, and at the allocation of a function Go inlines
+// without pmm (where its copy stays on the stack), which the answer
+// says may be inexact.
+func TestAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	measured := []string{"Fig3", "List", "Grow", "Strings", "Closure", "Stack", "Inlined", "Zero", "Outer", "Inner"}
+	// last is the last execution of function f (the program measures
+	// five alike), in the rows of view as alias.
+	last := func(view, alias, f string) string {
+		return fmt.Sprintf("%s.f = 'main.%s' AND %s.x = (SELECT max(x) FROM %s WHERE f = 'main.%s')", alias, f, alias, view, f)
+	}
+	queries := map[string]string{}
+	for _, f := range measured {
+		queries[f+"_objects"] = "SELECT count(DISTINCT a) FROM during WHERE " + last("during", "during", f)
+		queries[f+"_bytes"] = "SELECT coalesce(sum(h), 0) FROM (SELECT DISTINCT a, h FROM during WHERE " + last("during", "during", f) + ")"
+	}
+	for _, typ := range []string{"[][][]int", "[][]int", "[]int"} {
+		queries["Fig3_"+typ] = "SELECT count(*) || ':' || coalesce(sum(n), 0) FROM (SELECT DISTINCT d.a, s.n FROM during d JOIN allocs s ON s.a = d.a WHERE " +
+			last("during", "d", "Fig3") + " AND s.t = '" + typ + "')"
+	}
+	queries["Grow_grew"] = "SELECT count(DISTINCT d.a) FROM during d JOIN allocs s ON s.a = d.a WHERE " + last("during", "d", "Grow") + " AND s.k = 'append'"
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			out, db := instrumentInMode(t, "../../testdata/allocations", mode)
+			want := wantLines(out)
+			checkWant(t, db, want, queries)
+			// By Outer itself: its measure less Inner's.
+			for _, unit := range []string{"objects", "bytes"} {
+				outer, _ := strconv.Atoi(want["Outer_"+unit])
+				inner, _ := strconv.Atoi(want["Inner_"+unit])
+				q := "SELECT count(DISTINCT a) FROM by_itself WHERE " + last("by_itself", "by_itself", "Outer")
+				if unit == "bytes" {
+					q = "SELECT coalesce(sum(h), 0) FROM (SELECT DISTINCT a, h FROM by_itself WHERE " + last("by_itself", "by_itself", "Outer") + ")"
+				}
+				if got := queryStrings(t, db, q); len(got) != 1 || got[0] != strconv.Itoa(outer-inner) {
+					t.Errorf("Outer by itself: %s %v, the program measured %d", unit, got, outer-inner)
+				}
+			}
+			// Rows' allocations are at its two makes.
+			src := "../../testdata/allocations"
+			rowsLines := siteLine(t, src, "main.go", "r := make([][]int, b)") + "," + siteLine(t, src, "main.go", "r[j] = make([]int, c)")
+			if got := queryStrings(t, db, "SELECT group_concat(l, ',') FROM (SELECT DISTINCT l FROM lines JOIN allocs USING (a) WHERE f = 'main.Rows' ORDER BY l)"); got[0] != rowsLines {
+				t.Errorf("the lines of Rows' allocations: %s, want %s", got[0], rowsLines)
+			}
+			// Every allocation's heap bytes are its requested bytes
+			// rounded up to a size class, never fewer.
+			if got := queryStrings(t, db, "SELECT count(*) FROM allocs WHERE h < b OR b <= 0"); got[0] != "0" {
+				t.Errorf("%s allocations with heap bytes under their requested bytes, or no bytes", got[0])
+			}
+			// The sites where the instrumented program allocates more
+			// than the plain one are said so: Grow's append, mk's &T{}.
+			for reason, site := range map[string]string{"Go may keep the first growths": "append", "pmm keeps a declared function from being inlined": "mk"} {
+				if got := queryStrings(t, db, "SELECT count(*) FROM pmm_incomplete WHERE question = 'during' AND reason LIKE '%"+reason+"%'"); got[0] != "1" {
+					t.Errorf("pmm_incomplete: %s reasons about %s (%s...), want 1", got[0], site, reason)
+				}
+			}
+			if mode != modeCombined {
+				return
+			}
+			plain := exec.Command("go", "run", ".")
+			plain.Dir = "../../testdata/allocations"
+			b, err := plain.Output()
+			if err != nil {
+				t.Fatalf("go run: %v", err)
+			}
+			for name, v := range wantLines(string(b)) {
+				if !strings.HasPrefix(name, "Grow_") && !strings.HasPrefix(name, "Inlined_") && want[name] != v {
+					t.Errorf("%s: the plain program measured %s, the instrumented one %s", name, v, want[name])
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/allocations
+
+go 1.22

@@ -1,0 +1,248 @@
+// Command allocations allocates on the heap in the shapes of seed 003's
+// Fig. 3 (JP's multi-dimensional arrays, as nested slices, with
+// zero-length dimensions) and in Go's other ways (new, &T{...}, slice
+// literals, appends that grow, concatenations, conversions, closures
+// that capture). It measures each function itself, with one goroutine
+// and the collector off: runtime.MemStats's Mallocs and TotalAlloc
+// before and after a call, printed as "want NAME VALUE" lines that
+// cmd/pmm's TestAllocations compares with pmm's answers for the last
+// call of each function.
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// Node is 16 bytes on 64-bit systems, with a pointer: never the tiny
+// allocator's.
+type Node struct {
+	next *Node
+	v    int64
+}
+
+// Big is 200 bytes with a pointer: a size class of 208.
+type Big struct {
+	next *Big
+	pad  [24]int64
+}
+
+var (
+	sinkGrid  [][][]int
+	sinkNodes []*Node
+	sinkBig   *Big
+	sinkInts  []Node
+	sinkStr   string
+	sinkBytes []byte
+	sinkFn    func() int
+	sinkEmpty *struct{}
+	// text is a string the compiler cannot fold into a constant.
+	text = strings.Repeat("x", 40)
+)
+
+// Grid allocates a [a][b][c]int as nested slices: JP's
+// new int[a][b][c], whose zero-length dimensions allocate nothing in Go.
+//
+//go:noinline
+func Grid(a, b, c int) [][][]int {
+	g := make([][][]int, a)
+	for i := range g {
+		g[i] = Rows(b, c)
+	}
+	return g
+}
+
+// Rows allocates a [b][c]int.
+//
+//go:noinline
+func Rows(b, c int) [][]int {
+	r := make([][]int, b)
+	for j := range r {
+		r[j] = make([]int, c)
+	}
+	return r
+}
+
+// Fig3 allocates the four int shapes of Fig. 3 one after the other.
+//
+//go:noinline
+func Fig3() {
+	sinkGrid = Grid(2, 3, 5)
+	sinkGrid = Grid(2, 3, 0)
+	sinkGrid = Grid(2, 0, 5)
+	sinkGrid = Grid(0, 3, 5)
+}
+
+// List allocates a list of n nodes, half with new and half with &T{...},
+// and a slice literal of its head and tail.
+//
+//go:noinline
+func List(n int) {
+	var head *Node
+	for i := 0; i < n; i++ {
+		if i%2 == 0 {
+			p := new(Node)
+			p.next, p.v = head, int64(i)
+			head = p
+		} else {
+			head = &Node{next: head, v: int64(i)}
+		}
+	}
+	sinkNodes = []*Node{head, head.next, nil}
+	sinkBig = &Big{}
+}
+
+// Grow appends n nodes one by one to a nil slice: an allocation each
+// time the slice grows, which the program counts itself (in the plain
+// build, Go keeps the first growths on the stack).
+//
+//go:noinline
+func Grow(n int) int {
+	var s []Node
+	grew := 0
+	for i := 0; i < n; i++ {
+		before := cap(s)
+		s = append(s, Node{v: int64(i)})
+		if cap(s) != before {
+			grew++
+		}
+	}
+	sinkInts = s
+	return grew
+}
+
+// Strings concatenates and converts strings of 40 bytes and more.
+//
+//go:noinline
+func Strings() {
+	sinkStr = text + "-" + text
+	sinkBytes = []byte(sinkStr)
+	sinkStr = string(sinkBytes[:30])
+}
+
+// Closure makes a closure that captures n by value: a code pointer and
+// an int, 16 bytes.
+//
+//go:noinline
+func Closure(n int) {
+	sinkFn = func() int { return n + 1 }
+}
+
+// Stack allocates a node that does not outlive it: escape analysis
+// keeps it on the stack, and it is no heap allocation.
+//
+//go:noinline
+func Stack() int64 {
+	p := new(Node)
+	p.v = 3
+	return p.v
+}
+
+// Zero allocates nothing on the heap, though both values escape: Go
+// allocates no zero-size object.
+//
+//go:noinline
+func Zero(n int) {
+	sinkEmpty = new(struct{})
+	sinkInts = make([]Node, n)
+}
+
+// mk is small enough for the compiler to inline: where its caller keeps
+// the node, the inlined copy stays on the stack.
+func mk(v int64) *Node { return &Node{v: v} }
+
+// Inlined keeps the node mk makes: no heap allocation in the plain
+// build, where mk is inlined; one in the instrumented build, where pmm
+// keeps mk from being inlined.
+//
+//go:noinline
+func Inlined() int64 {
+	p := mk(4)
+	return p.v
+}
+
+// Outer allocates one node itself and calls Inner, which allocates two.
+//
+//go:noinline
+func Outer() {
+	sinkNodes = append(sinkNodes[:0], &Node{v: 1})
+	Inner()
+}
+
+//go:noinline
+func Inner() {
+	sinkBig = &Big{}
+	sinkNodes[0] = &Node{v: 2}
+}
+
+// count is the allocations and elements of one type of slice.
+type count struct{ allocs, elements int }
+
+// fig3 prints, for the shapes Fig3 allocates, the heap allocations and
+// elements of each type of slice: JP's Fig. 3 counts in Go, where a
+// slice of no elements allocates nothing.
+func fig3() {
+	byType := map[string]*count{"[][][]int": {}, "[][]int": {}, "[]int": {}}
+	add := func(t string, n, each int) {
+		if each > 0 {
+			byType[t].allocs += n
+			byType[t].elements += n * each
+		}
+	}
+	for _, d := range [][3]int{{2, 3, 5}, {2, 3, 0}, {2, 0, 5}, {0, 3, 5}} {
+		a, b, c := d[0], d[1], d[2]
+		add("[][][]int", 1, a)
+		add("[][]int", a, b)
+		add("[]int", a*b, c)
+	}
+	for _, t := range []string{"[][][]int", "[][]int", "[]int"} {
+		fmt.Printf("want Fig3_%s %d:%d\n", t, byType[t].allocs, byType[t].elements)
+	}
+}
+
+// measure prints the heap objects and bytes one call of f allocates:
+// the least of five calls, since pmm's runtime, when instrumented,
+// allocates now and then on a goroutine of its own (a log segment made
+// ready in advance), which MemStats counts too; f allocates the same
+// every call.
+func measure(name string, f func()) {
+	var before, after runtime.MemStats
+	objects, bytes := ^uint64(0), ^uint64(0)
+	for i := 0; i < 5; i++ {
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		objects = min(objects, after.Mallocs-before.Mallocs)
+		bytes = min(bytes, after.TotalAlloc-before.TotalAlloc)
+	}
+	fmt.Printf("want %s_objects %d\n", name, objects)
+	fmt.Printf("want %s_bytes %d\n", name, bytes)
+}
+
+func main() {
+	debug.SetGCPercent(-1)
+	// The first calls warm up what the runtime allocates once.
+	Fig3()
+	List(6)
+	Grow(100)
+	Strings()
+	Closure(1)
+	Outer()
+	sinkNodes = make([]*Node, 0, 4)
+	measure("Fig3", Fig3)
+	fig3()
+	measure("List", func() { List(6) })
+	grew := 0
+	measure("Grow", func() { grew = Grow(100) })
+	fmt.Printf("want Grow_grew %d\n", grew)
+	measure("Strings", Strings)
+	measure("Closure", func() { Closure(7) })
+	measure("Stack", func() { Stack() })
+	measure("Inlined", func() { Inlined() })
+	measure("Zero", func() { Zero(0) })
+	measure("Outer", Outer)
+	measure("Inner", Inner)
+	fmt.Println(sinkFn(), len(sinkGrid), len(sinkInts), len(sinkStr), len(sinkBytes), sinkBig != nil)
+}

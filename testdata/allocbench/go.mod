@@ -1,0 +1,3 @@
+module example.com/allocbench
+
+go 1.22
