@@ -199,24 +199,16 @@ func (s *aggSet) cell(table uint16, key []byte, kind uint64) *aggCell {
 // and calls pmm__cell1.Count() where the execution begins. The package's
 // initialization makes the cell (the variable is initialized before any
 // function of the package can run: the initializers that call one
-// depend on it), so that Count, inlined, is a load and the add.
-//
-// Count tests no gate: the recording state is folded into where it
-// adds. While recording is on, count points at the cell's count word;
-// otherwise at the Cell's own word off, which nothing reads, and
-// pointCells moves every Cell when the state changes. This halves what
-// Count costs the inliner (8 instead of 15, paid again for every
-// instrumented function inlined into another), so that fewer small
-// functions stop being inlined. An execution that begins while the
-// state changes counts on either side, as one that read the gate just
-// before the change did.
+// depend on it), so that Count, inlined, is the gate and the add.
 type Cell struct {
-	off   uint64         // what Count adds to while recording is off; first, for 64-bit alignment
-	count unsafe.Pointer // *uint64: where Count adds, the cell's count word or &off
-	cell  *uint64        // the cell's count word; nil when it cannot be made (the log is broken). Under aggMu
+	count unsafe.Pointer // *uint64: the count word of the cell, or countDropped
 	table uint16
 	group []byte // the group's encoded fields
 }
+
+// countDropped is the count word of a Cell whose cell cannot be made (the
+// log is broken, a chunk cannot be created): never read.
+var countDropped uint64
 
 // NewCell makes the cell of a count of table for the group that group
 // encodes (it adds the group's fields to r, as for AggInt), as AggInt
@@ -232,48 +224,30 @@ func NewCell(table uint16, group func(r *Rec)) *Cell {
 	return c
 }
 
-// Count adds one execution to the cell when recording is on: one atomic
-// load (where to add), then one atomic add.
+// Count adds one execution to the cell when recording is on: an atomic
+// load (the gate), then one atomic add.
 func (c *Cell) Count() {
-	atomic.AddUint64((*uint64)(atomic.LoadPointer(&c.count)), 1)
+	if atomic.LoadInt32(&state) == stateOn {
+		atomic.AddUint64((*uint64)(atomic.LoadPointer(&c.count)), 1)
+	}
 }
 
-// make makes c's cell in s: a cell of an int count whose sum, minimum
-// and maximum are 0, what adding 0 sets them to, so that adding one to
-// the count is the whole of a later addition. A cell that cannot be made
-// counts nothing. aggMu is held.
+// make points c at its cell in s, making the cell: a cell of an int
+// count whose sum, minimum and maximum are 0, what adding 0 sets them
+// to, so that adding one to the count is the whole of a later addition.
+// A cell that cannot be made counts nothing. aggMu is held.
 func (c *Cell) make(s *aggSet) {
 	var cell *aggCell
 	if atomic.LoadInt32(&state) != stateBroken {
 		cell = s.cellLocked(c.table, c.group, logfmt.AggKindInt)
 	}
-	c.cell = nil
-	if cell != nil && atomic.LoadUint64(&cell.kind) == logfmt.AggKindInt {
-		cell.setInt(0)
-		s.counted = append(s.counted, c)
-		c.cell = &cell.count
+	if cell == nil || atomic.LoadUint64(&cell.kind) != logfmt.AggKindInt {
+		atomic.StorePointer(&c.count, unsafe.Pointer(&countDropped))
+		return
 	}
-	c.point()
-}
-
-// point makes Count add to the cell while recording is on, to c.off
-// otherwise. aggMu is held.
-func (c *Cell) point() {
-	to := unsafe.Pointer(&c.off)
-	if c.cell != nil && atomic.LoadInt32(&state) == stateOn {
-		to = unsafe.Pointer(c.cell)
-	}
-	atomic.StorePointer(&c.count, to)
-}
-
-// pointCells points every Cell where the recording state says, after
-// the state changed.
-func pointCells() {
-	aggMu.Lock()
-	defer aggMu.Unlock()
-	for _, c := range (*aggSet)(atomic.LoadPointer(&aggCur)).counted {
-		c.point()
-	}
+	cell.setInt(0)
+	s.counted = append(s.counted, c)
+	atomic.StorePointer(&c.count, unsafe.Pointer(&cell.count))
 }
 
 func (c *aggCell) addInt(v int64) {

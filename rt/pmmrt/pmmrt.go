@@ -62,18 +62,10 @@ func Enabled() bool { return atomic.LoadInt32(&state) == stateOn }
 
 // Begin starts recording (Monitor-Begin). The program may call it, for
 // instance when it was started with PMM_RECORD=off.
-func Begin() {
-	if atomic.CompareAndSwapInt32(&state, stateOff, stateOn) {
-		pointCells()
-	}
-}
+func Begin() { atomic.CompareAndSwapInt32(&state, stateOff, stateOn) }
 
 // End stops recording (Monitor-End). Tuples already recorded are kept.
-func End() {
-	if atomic.CompareAndSwapInt32(&state, stateOn, stateOff) {
-		pointCells()
-	}
-}
+func End() { atomic.CompareAndSwapInt32(&state, stateOn, stateOff) }
 
 // NextID returns a new event id, unique within this process and never 0.
 // The loader makes ids from different processes of a run distinct.

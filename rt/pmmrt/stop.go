@@ -18,12 +18,7 @@ var stopOnce sync.Once // the message and the stop file, once per process
 // directory of the log files; "" when there is none). The program goes
 // on: records are dropped from now on.
 func stop(dir string, err error) {
-	if atomic.SwapInt32(&state, stateBroken) != stateBroken {
-		// The Cells count elsewhere from now on; pointed by another
-		// goroutine, for aggMu may be held here (a chunk or a cell's
-		// record that could not be written).
-		go pointCells()
-	}
+	atomic.StoreInt32(&state, stateBroken)
 	stopOnce.Do(func() {
 		reason := stopReason(err)
 		fmt.Fprintf(os.Stderr, "pmm: recording stopped: %s (%v); the program goes on unrecorded\n", reason, err)
