@@ -87,15 +87,24 @@ var (
 // before, is the same count instrumented by that one (a commit before a
 // change), and x-pmm-before compares the two in the same run.
 func BenchmarkCountVsCoverage(b *testing.B) {
-	configs := []benchConfig{plainConfig, atomicConfig, countConfig}
-	pairs := [][2]string{{"pmm", "plain"}, {"pmm", "atomic"}, {"atomic", "plain"}}
-	if before := os.Getenv("PMM_BENCH_BEFORE"); before != "" {
-		c := countConfig
-		c.name, c.pmm = "before", before
-		configs = append(configs, c)
-		pairs = append(pairs, [2]string{"pmm", "before"}, [2]string{"before", "plain"})
-	}
+	configs, pairs := withBefore([]benchConfig{plainConfig, atomicConfig, countConfig},
+		[][2]string{{"pmm", "plain"}, {"pmm", "atomic"}, {"atomic", "plain"}})
 	compareBenchmarks(b, configs, pairs)
+}
+
+// withBefore adds to configs, when PMM_BENCH_BEFORE names another pmm
+// binary, a build named before: the last of configs instrumented by that
+// pmm (one built from a commit before a change), and to pairs its
+// comparisons with that build and with plain.
+func withBefore(configs []benchConfig, pairs [][2]string) ([]benchConfig, [][2]string) {
+	before := os.Getenv("PMM_BENCH_BEFORE")
+	if before == "" {
+		return configs, pairs
+	}
+	c := configs[len(configs)-1]
+	name := c.name
+	c.name, c.pmm = "before", before
+	return append(configs, c), append(pairs, [2]string{name, "before"}, [2]string{"before", "plain"})
 }
 
 // BenchmarkDurationsVsPlain is BenchmarkCountVsCoverage's comparison of
@@ -103,11 +112,13 @@ func BenchmarkCountVsCoverage(b *testing.B) {
 // execution of every function with its duration (durationQuestions: a
 // tuple per execution, written to the log), reported as x-durations-plain
 // (issue 12: at most 5x on go-toml). The logs of each run are removed
-// after it. The same environment variables apply:
+// after it. The same environment variables apply, PMM_BENCH_BEFORE
+// included (x-durations-before):
 //
 //	go test ./e2e/realmodules -run '^$' -bench DurationsVsPlain -benchtime 1x -timeout 60m
 func BenchmarkDurationsVsPlain(b *testing.B) {
-	compareBenchmarks(b, []benchConfig{plainConfig, durationsConfig}, [][2]string{{"durations", "plain"}})
+	configs, pairs := withBefore([]benchConfig{plainConfig, durationsConfig}, [][2]string{{"durations", "plain"}})
+	compareBenchmarks(b, configs, pairs)
 }
 
 // BenchmarkSuiteCount fetches each module of benchModules, builds the
