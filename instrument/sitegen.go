@@ -251,11 +251,12 @@ func (sg *siteGen) action() error {
 			continue
 		}
 		// The site's counter of entries checked (seed table 6.2): the times
-		// the instrumentation ran with recording on. Only sites with
-		// filters count: elsewhere every entry checked is recorded, and the
-		// recorded ones are counted from the data (pmm stats).
+		// the instrumentation ran with recording on. Only sites whose
+		// filters may drop an execution count (plan.Site.ChecksEntries):
+		// elsewhere every entry checked is recorded, and the recorded ones
+		// are counted from the data (pmm stats).
 		var check []string
-		if sg.filtered() {
+		if sg.s.ChecksEntries() {
 			check = []string{fmt.Sprintf("%s.Check(%s)", rt, sg.siteID(t))}
 		}
 		// The tuples of each question, under its post-condition when the

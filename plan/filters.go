@@ -75,6 +75,20 @@ func (f *Filters) dropsSome() bool {
 		f.Absent != nil || len(f.Absences) > 0 || len(f.Contexts) > 0 || f.Aggregate != nil || f.Buffered
 }
 
+// ChecksEntries reports whether the site counts its entries checked (the
+// times its code ran with recording on: pmmrt.Check, the site_counts
+// table): it has run-time filters and they may drop an execution that
+// reaches it. Where, for some question, they drop none, every entry
+// checked is recorded and pmm stats counts them from the data, as at a
+// site without filters: an atomic add less per execution.
+func (s *Site) ChecksEntries() bool {
+	if len(s.Targets) != 1 || s.Targets[0].Filters == nil {
+		return false
+	}
+	t := s.Targets[0]
+	return len(t.Emits) == 0 || !t.recordsEvery()
+}
+
 // recordsEvery reports whether the target records tuples of every
 // execution that reaches its site, for some question: one without
 // filters (a mode without them), or whose filters drop none.

@@ -98,7 +98,7 @@ type ProjectSite struct {
 	Operand   string   `json:"operand,omitempty"` // a blocking site's operand
 	Questions []string `json:"questions"`         // the questions it records for
 	Vars      []string `json:"vars"`              // the events it records, as QUESTION/VARIABLE
-	Filtered  bool     `json:"filtered"`          // it has run-time filters and counts its entries checked
+	Filtered  bool     `json:"filtered"`          // it counts its entries checked (Site.ChecksEntries)
 	// Every says it records tuples for every execution of the function
 	// that reaches it: no run-time test of it can drop one.
 	Every bool `json:"every,omitempty"`
@@ -141,7 +141,7 @@ func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, i
 		}
 		for _, t := range s.Targets {
 			ps := ProjectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col, Label: s.Label, Operand: s.Operand,
-				Vars: t.Vars, Filtered: len(s.Targets) == 1 && t.Filters != nil, Every: len(t.Emits) > 0 && t.recordsEvery()}
+				Vars: t.Vars, Filtered: s.ChecksEntries(), Every: len(t.Emits) > 0 && t.recordsEvery()}
 			seen := map[string]bool{}
 			for _, e := range t.Emits {
 				if !seen[e.Question] {

@@ -26,9 +26,9 @@ instrumentation ran with recording on) and the entries it recorded (the
 events that passed its tests and whose tuples it stored), then the
 totals: how much the tests at the sites saved of what recording every
 event would store.
-Sites with run-time filters count their entries checked in the
-site_counts table of .pmm/pmm.db; elsewhere every entry checked is
-recorded. The entries recorded are the executions in the stored
+Sites whose run-time filters may drop an execution count their entries
+checked in the site_counts table of .pmm/pmm.db; elsewhere every entry
+checked is recorded. The entries recorded are the executions in the stored
 relations. An aggregate question that run time decides records no tuple:
 its executions are added to cells, one per group, and stats prints the
 cells and the additions of each such question after the table, then the

@@ -5,6 +5,11 @@
 // function equals the count Go's own coverage instrumentation gives for
 // the first block of the function's body.
 //
+// Its benchmarks measure what pmm costs on such modules (issue 12,
+// docs/PERFORMANCE.md): their own benchmarks and test suites plain,
+// counted, timed and under Go's atomic coverage, run interleaved, and
+// pmm instrument against go vet.
+//
 // The modules are downloaded into the module cache and copied to a
 // temporary directory; nothing of theirs is committed. The slow test runs
 // only with PMM_REAL_MODULES=1; see docs/EVALUATION-MODULES.md.

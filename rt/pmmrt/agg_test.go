@@ -588,6 +588,54 @@ func TestCellOff(t *testing.T) {
 	}
 }
 
+// TestCellStateChanges checks Count while recording is switched off and
+// on by other goroutines (the race detector's part) and that, once it
+// is on again, every execution counts in the cell and none while off.
+func TestCellStateChanges(t *testing.T) {
+	dir := useTestAgg(t, true)
+	c := NewCell(1, func(r *Rec) { r.Int(9) })
+	const workers, adds = 4, 20000
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				End()
+				Begin()
+			}
+		}
+	}()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < adds; i++ {
+				c.Count()
+			}
+		}()
+	}
+	wg.Wait()
+	close(done)
+	Flush()
+	toggled := values(readAggs(t, dir))["1[9]"].count
+	if toggled > workers*adds {
+		t.Fatalf("%d counted of %d executions", toggled, workers*adds)
+	}
+	End()
+	c.Count()
+	Begin()
+	for i := 0; i < adds; i++ {
+		c.Count()
+	}
+	Flush()
+	if got := values(readAggs(t, dir))["1[9]"].count; got != toggled+adds {
+		t.Errorf("counted %d after %d, want %d more", got, toggled, adds)
+	}
+}
+
 // TestCellNoAllocation checks that Count allocates nothing.
 func TestCellNoAllocation(t *testing.T) {
 	useTestAgg(t, true)
