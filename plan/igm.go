@@ -1,6 +1,9 @@
 package plan
 
-import "pmm.dev/pmm/spec"
+import (
+	"pmm.dev/pmm/schema"
+	"pmm.dev/pmm/spec"
+)
 
 // Capture is a value a site takes when the event it records happens.
 type Capture string
@@ -130,9 +133,10 @@ func id(f ...Field) []Field { return append([]Field{{Cap: CapID}}, f...) }
 // event with the first event's id in CapCaller (seed Table 4.1). The six
 // template parameters follow from the captures (package instrument).
 func igmFields(n need) ([]Field, bool) {
-	switch n.prim {
-	case "exec", "region", "iteration", "blocking", "go", "alloc":
+	if schema.IsExecutions(n.prim) {
 		return id(Field{Cap: CapSite}), true
+	}
+	switch n.prim {
 	case "end":
 		return id(Field{Cap: CapEnd}), true
 	}

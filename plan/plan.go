@@ -767,25 +767,15 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 		end, ok := points[t.Var]
 		return ok, end
 	}
-	exec := need{prim: "exec"}
+	// The variable's sites record one event type (a region variable's
+	// sites are all regions, ...): the need of its stored relation.
+	exec, instant := need{prim: "exec"}, false
 	if len(at) > 0 {
-		// A region variable's sites are all regions, an iteration
-		// variable's all iterations.
-		switch at[0].Kind {
-		case spec.SiteRegion: // the kinds of InBody sites
-			exec = need{prim: "region"}
-		case spec.SiteIteration:
-			exec = need{prim: "iteration"}
-		case spec.SiteBlocking:
-			exec = need{prim: "blocking"}
-		case spec.SiteGo:
-			exec = need{prim: "go"}
-		case spec.SiteAllocation:
-			exec = need{prim: "alloc"}
+		if t := spec.RecordedAt(at[0].Kind); t != nil {
+			// An instant (an allocation): its id is its begin and its end.
+			exec, instant = need{prim: t.Table}, spec.IsInstant(t.Name)
 		}
 	}
-	// An allocation is an instant: its id is its begin and its end.
-	instant := exec.prim == "alloc"
 	needs = append(needs, exec)
 	root.EachAtom(func(a *spec.Atom) {
 		if a.Prim.Kind != spec.Attribute && a.Prim.Kind != spec.ControlRelation {

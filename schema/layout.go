@@ -2,20 +2,20 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 
 	"pmm.dev/pmm/spec"
 )
 
-// The stored relations that are not named after a primitive: executions
-// of functions and of regions and the iterations of loops, their end points (the counter value taken when they end); and the
-// goroutine they run on, an attribute's, which the derived control
-// relations also read.
+// The stored relations that are not named after a primitive: the events
+// of each recorded event type (its row's Table: executions of functions
+// and of regions, iterations, ...), their end points (the counter value
+// taken when they end); and the goroutine they run on, an attribute's,
+// which the derived control relations also read.
 const (
-	kindExec      = "exec"
-	kindRegion    = "region"
-	kindIteration = "iteration"
-	kindBlocking  = "blocking"
-	kindGo        = "go"
+	// kindExec holds function executions; the other recorded event
+	// types' relations are named by their rows (spec.EventTables).
+	kindExec = "exec"
 	// kindAllocation holds allocations, instants (id, site): an
 	// allocation's begin and end are its id, it has no end row.
 	kindAllocation = "alloc"
@@ -32,7 +32,7 @@ const (
 // holds executions, one row (id, site) per execution recorded: of
 // functions or of regions.
 func IsExecutions(prim string) bool {
-	return prim == kindExec || prim == kindRegion || prim == kindIteration || prim == kindBlocking || prim == kindGo || prim == kindAllocation
+	return slices.Contains(spec.EventTables(), prim)
 }
 
 // storedPair returns the column names of the control relation named
@@ -50,18 +50,8 @@ func storedPair(kind string) ([2]string, bool) {
 // using primitive p needs.
 func StoredRelations(p *spec.Primitive) ([]string, error) {
 	switch {
-	case p.Name == spec.TypeFunctionExecution:
-		return []string{kindExec}, nil
-	case p.Name == spec.TypeRegionExecution:
-		return []string{kindRegion}, nil
-	case p.Name == spec.TypeIteration:
-		return []string{kindIteration}, nil
-	case p.Name == spec.TypeBlocking:
-		return []string{kindBlocking}, nil
-	case p.Name == spec.TypeGoroutine:
-		return []string{kindGo}, nil
-	case p.Name == spec.TypeAllocation:
-		return []string{kindAllocation}, nil
+	case p.Table != "":
+		return []string{p.Table}, nil
 	case p.IsEvent(), p.Kind == spec.ValueRelation:
 		// A point is (execution, 0 or 1); comparisons read other columns.
 		return nil, nil
@@ -82,10 +72,10 @@ func StoredRelations(p *spec.Primitive) ([]string, error) {
 // column excluded).
 func columns(kind string) []Column {
 	id := Column{Name: "id", Type: "INTEGER", Event: true}
-	switch kind {
-	case kindExec, kindRegion, kindIteration, kindBlocking, kindGo, kindAllocation:
+	switch {
+	case IsExecutions(kind):
 		return []Column{id, {Name: "site", Type: "INTEGER"}}
-	case kindEnd:
+	case kind == kindEnd:
 		return []Column{id, {Name: "seq", Type: "INTEGER", Event: true}}
 	}
 	if pair, ok := storedPair(kind); ok {
@@ -201,7 +191,7 @@ func sqlType(v spec.ValueType) string {
 // kindOrder ranks stored relation kinds so that a question's tables come
 // in a fixed order: executions, end points, then the vocabulary's order.
 func kindOrder() []string {
-	order := []string{kindExec, kindRegion, kindIteration, kindBlocking, kindGo, kindAllocation, kindEnd}
+	order := append(spec.EventTables(), kindEnd)
 	for _, p := range spec.Vocabulary() {
 		if p.Kind == spec.Attribute && p.Recorded != nil || isPair(p.Name) {
 			order = append(order, p.Name)

@@ -431,10 +431,10 @@ func (s *scope) attr(kind, name string, keys [][2]string) string {
 // and control relations, then comparisons, then negations.
 func (s *scope) fill(c *spec.Conj) {
 	for _, a := range c.Atoms {
-		switch a.Pred() {
-		case spec.TypeFunctionExecution:
+		switch {
+		case a.Pred() == spec.TypeFunctionExecution:
 			s.declareExecution(a)
-		case spec.TypeRegionExecution, spec.TypeIteration, spec.TypeBlocking, spec.TypeGoroutine, spec.TypeAllocation:
+		case spec.IsRegion(a.Pred()):
 			s.declareRegion(a)
 		}
 	}

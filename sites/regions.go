@@ -123,7 +123,7 @@ func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error)
 		return nil, fmt.Errorf("%s: %w", vs.SQL, err)
 	}
 	defer rows.Close()
-	seen := map[int64]bool{}
+	seen := map[int64]bool{} // the functions of vs.Functions
 	for rows.Next() {
 		var f Function
 		site := Site{Kind: kind}
@@ -135,11 +135,7 @@ func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error)
 		if site.Operand != "" {
 			site.Reason += " " + be.operandWord + " " + site.Operand
 		}
-		vs.Sites = append(vs.Sites, site)
-		if !seen[f.ID] {
-			seen[f.ID] = true
-			vs.Functions = append(vs.Functions, f)
-		}
+		vs.addBodySite(site, f, seen)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -259,7 +255,7 @@ func (s *selector) goroutineVariable(v string, all []*spec.Atom, vars []*Var) (*
 		return nil, fmt.Errorf("%s: %w", vs.SQL, err)
 	}
 	defer rows.Close()
-	seen := map[int64]bool{}
+	seen := map[int64]bool{} // the functions of vs.Functions
 	for rows.Next() {
 		var f Function
 		var targets string
@@ -270,11 +266,7 @@ func (s *selector) goroutineVariable(v string, all []*spec.Atom, vars []*Var) (*
 		site.CallTargets = dynamicTargets(targets)
 		site.Function, site.FuncID = f.Name, f.ID
 		site.Reason = "the go statement in " + site.Caller + " that starts " + f.Name
-		vs.Sites = append(vs.Sites, site)
-		if !seen[f.ID] {
-			seen[f.ID] = true
-			vs.Functions = append(vs.Functions, f)
-		}
+		vs.addBodySite(site, f, seen)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -326,4 +318,14 @@ func (s *selector) unresolvedGoStatements(vs *Var, conds []string) error {
 // statement.
 func goroutineWarning(vs *Var) string {
 	return fmt.Sprintf("event %s: no go statement matches %s, so nothing will be recorded for it", vs.Name, atomList(vs.atoms))
+}
+
+// addBodySite adds a site in (or a go statement starting) function f,
+// and f once: seen holds the functions added before.
+func (vs *Var) addBodySite(site Site, f Function, seen map[int64]bool) {
+	vs.Sites = append(vs.Sites, site)
+	if !seen[f.ID] {
+		seen[f.ID] = true
+		vs.Functions = append(vs.Functions, f)
+	}
 }

@@ -65,25 +65,65 @@ const (
 )
 
 // IsInterval reports whether the event type t is recorded as an interval
-// with an id taken at its begin and an end sequence number: a function's
-// or a region's execution, a loop's iteration, a blocking operation, a
-// goroutine.
+// with an id taken at its begin and an end sequence number: a recorded
+// event type (one with a Table) that is an interval event.
 func IsInterval(t string) bool {
-	return t == TypeFunctionExecution || t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking || t == TypeGoroutine
+	p := recordedType(t)
+	return p != nil && p.Kind == IntervalEvent
 }
 
 // IsRegion reports whether the event type t is one recorded at a part of
 // a function's body, named by a function and a label or a kind: a
 // region's executions, a loop's iterations, a blocking operation, a
 // goroutine (at its go statement, named by the function it starts), an
-// allocation. Run time tests none of them: SQL decides their questions.
+// allocation; every recorded type but function-execution. Run time
+// tests none of them: SQL decides their questions.
 func IsRegion(t string) bool {
-	return t == TypeRegionExecution || t == TypeIteration || t == TypeBlocking || t == TypeGoroutine || t == TypeAllocation
+	return recordedType(t) != nil && t != TypeFunctionExecution
 }
 
 // IsInstant reports whether the event type t is of events at one point
-// of execution, their own begin and end: a point, an allocation.
-func IsInstant(t string) bool { return t == TypePoint || t == TypeAllocation }
+// of execution, their own begin and end: a point, or a recorded point
+// event type (an allocation).
+func IsInstant(t string) bool {
+	if t == TypePoint {
+		return true
+	}
+	p := recordedType(t)
+	return p != nil && p.Kind == PointEvent
+}
+
+// recordedType returns the row of event type t when sites record its
+// events (its Table), else nil.
+func recordedType(t string) *Primitive {
+	if p := Lookup(t); p != nil && p.Table != "" {
+		return p
+	}
+	return nil
+}
+
+// EventTables returns the stored relations of the recorded event types
+// (their rows' Table), in the vocabulary's order.
+func EventTables() []string {
+	var tables []string
+	for _, p := range vocabulary {
+		if p.Table != "" {
+			tables = append(tables, p.Table)
+		}
+	}
+	return tables
+}
+
+// RecordedAt returns the recorded event type whose events sites of kind
+// k record, or nil.
+func RecordedAt(k SiteKind) *Primitive {
+	for _, p := range vocabulary {
+		if p.Table != "" && slices.Contains(p.Sites, k) {
+			return p
+		}
+	}
+	return nil
+}
 
 // AttrGoroutine is the attribute whose stored relation the views of the
 // control relations that stay on one goroutine read (Storage.Derived).
@@ -185,6 +225,10 @@ type Primitive struct {
 	// its value (sites/ records the event only there), empty when all do;
 	// empty for other primitives.
 	Sites []SiteKind
+	// Table, for an event type that sites record, is its stored
+	// relation: one (id, site) row per event recorded, ids from one
+	// counter, so that every later stage reads each type alike.
+	Table string
 	// Denotes, for the point events begin and end, which point of the
 	// interval (the second argument) the point (the first argument) is.
 	Denotes End
@@ -368,6 +412,7 @@ var vocabulary = []*Primitive{
 		Example: `(function-execution x "main.F")`,
 		Static:  "{1}.match_name = {2}",
 		Sites:   []SiteKind{SiteDefinition, SiteCall},
+		Table:   "exec",
 	},
 	// Seed A.1: function-execution is derived from function-invocation
 	// and function-name. pmm records function-execution, so the two are
@@ -393,6 +438,7 @@ var vocabulary = []*Primitive{
 			"a //pmm:region label comment marks, in the body of the function called name: from its begin to the first point where control leaves it.",
 		Example: `(region-execution r "main.F" "parse")`,
 		Sites:   []SiteKind{SiteRegion},
+		Table:   "region",
 	},
 	{
 		Name: TypeIteration, Kind: IntervalEvent,
@@ -405,6 +451,7 @@ var vocabulary = []*Primitive{
 			"in the body of the function called name: from the top of its body to the top of the next iteration's, or to where control leaves the loop.",
 		Example: `(loop-iteration i "main.F" "rows")`,
 		Sites:   []SiteKind{SiteIteration},
+		Table:   "iteration",
 	},
 	{
 		Name: TypeBlocking, Kind: IntervalEvent,
@@ -418,6 +465,7 @@ var vocabulary = []*Primitive{
 			"on operand (the channel, mutex, wait group or condition as written; \"\" for a select): from its begin to when it proceeds, the time its goroutine may be blocked.",
 		Example: `(blocking-operation b "main.Handle" "lock" "s.mu")`,
 		Sites:   []SiteKind{SiteBlocking},
+		Table:   "blocking",
 	},
 	{
 		Name: TypeGoroutine, Kind: IntervalEvent,
@@ -430,6 +478,7 @@ var vocabulary = []*Primitive{
 			"to when that function returns, panics or calls runtime.Goexit; its goroutine is the new one.",
 		Example: `(goroutine-execution g "main.worker")`,
 		Sites:   []SiteKind{SiteGo},
+		Table:   "go",
 	},
 	{
 		Name: TypeAllocation, Kind: PointEvent,
@@ -444,6 +493,7 @@ var vocabulary = []*Primitive{
 			"(the object's for new and &T{...}, else the slice, string or func type): the point at which the allocated value is ready.",
 		Example: `(allocation a "main.Parse" "make-slice" "[]byte")`,
 		Sites:   []SiteKind{SiteAllocation},
+		Table:   "alloc",
 	},
 	// Seed A.1: an interval is a new type of entity, with a starting and
 	// an ending point; function invocations are its only subtype in Go's

@@ -29,6 +29,7 @@ func TestLanguageDocCoversVocabulary(t *testing.T) {
 // well-formed use of its primitive, temporal edges name real arguments,
 // and events have sites.
 func TestVocabularyIsWellFormed(t *testing.T) {
+	tables := map[string]string{} // the event type of each Table
 	for _, p := range Vocabulary() {
 		if Lookup(strings.ToUpper(p.Name)) != p {
 			t.Errorf("Lookup(%q) is not case-insensitive", p.Name)
@@ -50,6 +51,23 @@ func TestVocabularyIsWellFormed(t *testing.T) {
 		}
 		if p.Kind == IntervalEvent && len(p.Sites) == 0 {
 			t.Errorf("%s: an interval event with no sites", p.Name)
+		}
+		if p.IsEvent() && len(p.Sites) > 0 && p.Table == "" {
+			t.Errorf("%s: an event type that sites record has no Table to store its events in", p.Name)
+		}
+		if p.Table != "" {
+			if !p.IsEvent() || len(p.Sites) == 0 {
+				t.Errorf("%s: a Table of events for a row that is not an event type sites record", p.Name)
+			}
+			if tables[p.Table] != "" {
+				t.Errorf("%s: its Table %q is %s's too", p.Name, p.Table, tables[p.Table])
+			}
+			tables[p.Table] = p.Name
+			for _, k := range p.Sites {
+				if RecordedAt(k) != p {
+					t.Errorf("%s: its sites of kind %s record %s", p.Name, k, RecordedAt(k).Name)
+				}
+			}
 		}
 		if p.Kind == Attribute && p.Static != "" {
 			t.Errorf("%s: attributes have no static approximation (seed 4.2.3)", p.Name)
