@@ -91,9 +91,6 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 		}
 		group = append(group, o)
 	}
-	if tps := enclosingTypeParams(fi, body.Pos()); tps != nil && tps.Len() > 0 {
-		return group, fmt.Errorf("the regions of %s are not instrumented: pmm does not instrument regions of generic functions yet", s.Function)
-	}
 	// A statement's Region, and its sites: its executions', its
 	// iterations', or both.
 	type sites struct{ exec, iter *plan.Site }
@@ -149,12 +146,19 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 	var sgs []*siteGen
 	var decls []string
 	enter, leave, iterate := map[*plan.Site]string{}, map[*plan.Site]string{}, map[*plan.Site]string{}
+	// In a generic function the states, their functions and the body's
+	// variable are generic in its type parameters: the helpers name them
+	// renamed (targs), the function's body by their own names (uargs).
+	tps := enclosingTypeParams(fi, body.Pos())
 	for _, r := range br.Regions {
 		for _, site := range []*plan.Site{siteOf[r].exec, siteOf[r].iter} {
 			if site == nil {
 				continue
 			}
 			sg := g.newSiteGen(site, fi)
+			if err := sg.typeParams(tps); err != nil {
+				return group, fmt.Errorf("the regions of %s are not instrumented: %v", s.Function, err)
+			}
 			sg.common()
 			indexed := sg.caps[plan.CapIndex]
 			if indexed {
@@ -171,14 +175,16 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 			decls = append(decls, sg.stateDecl())
 			decls = append(decls, sg.enterDecls(nil)...)
 			decls = append(decls, sg.exitDecl(nil, nil))
-			decls = append(decls, fmt.Sprintf("func %s(s *%s) {\n\tif s.on {\n\t\t%s(s)\n\t\ts.on = false\n\t}\n}", sg.name("leave"), state, sg.name("exit")))
+			decls = append(decls, fmt.Sprintf("func %s%s(s *%s%s) {\n\tif s.on {\n\t\t%s%s(s)\n\t\ts.on = false\n\t}\n}",
+				sg.name("leave"), sg.tparam, state, sg.targs, sg.name("exit"), sg.targs))
 			enter[site], leave[site] = sg.name("enter"), sg.name("leave")
 			if site.Kind == spec.SiteIteration {
 				number := ""
 				if indexed {
 					number = "\n\ts.index = s.next\n\ts.next++"
 				}
-				decls = append(decls, fmt.Sprintf("func %s(s *%s) {\n\t%s(s)%s\n\t%s(s)\n}", sg.name("iterate"), state, sg.name("leave"), number, sg.name("enter")))
+				decls = append(decls, fmt.Sprintf("func %s%s(s *%s%s) {\n\t%s%s(s)%s\n\t%s%s(s)\n}",
+					sg.name("iterate"), sg.tparam, state, sg.targs, sg.name("leave"), sg.targs, number, sg.name("enter"), sg.targs))
 				iterate[site] = sg.name("iterate")
 				if !indexed {
 					enter[site] = "" // an iteration begins at the top of the loop's body only
@@ -192,9 +198,9 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 	vtype, v := first.name("regions"), first.name("rg")
 	var fields []string
 	for _, sg := range sgs {
-		fields = append(fields, "r"+strconv.Itoa(g.local[sg.s])+" "+sg.name("state"))
+		fields = append(fields, "r"+strconv.Itoa(g.local[sg.s])+" "+sg.name("state")+sg.targs)
 	}
-	decls = append(decls, "type "+vtype+" struct {\n\t"+strings.Join(fields, "\n\t")+"\n}")
+	decls = append(decls, "type "+vtype+first.tparam+" struct {\n\t"+strings.Join(fields, "\n\t")+"\n}")
 	ref := func(recv string, site *plan.Site) string {
 		return "(&" + recv + ".r" + strconv.Itoa(g.local[site]) + ")"
 	}
@@ -202,24 +208,27 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 	// iteration is inside its execution.
 	inner := slices.Clone(br.Regions)
 	sort.Slice(inner, func(i, j int) bool { return inner[i].Index > inner[j].Index })
-	leaves := func(rs []*Region, recv string) string {
+	// leaves ends regions rs, in the helpers (type arguments targs) or in
+	// the function's body (uargs).
+	leaves := func(rs []*Region, recv, targs string) string {
 		var calls []string
 		for _, r := range rs {
 			for _, site := range []*plan.Site{siteOf[r].iter, siteOf[r].exec} {
 				if site != nil {
-					calls = append(calls, leave[site]+ref(recv, site))
+					calls = append(calls, leave[site]+targs+ref(recv, site))
 				}
 			}
 		}
 		return strings.Join(calls, "; ")
 	}
-	decls = append(decls, "func (rs *"+vtype+") unwind() {\n\t"+leaves(inner, "rs")+"\n}")
+	decls = append(decls, "func (rs *"+vtype+first.targs+") unwind() {\n\t"+leaves(inner, "rs", first.targs)+"\n}")
+	uargs := first.uargs
 	text := regionText{
-		Top: "var " + v + " " + vtype + "; defer " + v + ".unwind();",
+		Top: "var " + v + " " + vtype + uargs + "; defer " + v + ".unwind();",
 		Enter: func(r *Region) string {
 			var stmts []string
 			if site := siteOf[r].exec; site != nil {
-				stmts = append(stmts, enter[site]+ref(v, site))
+				stmts = append(stmts, enter[site]+uargs+ref(v, site))
 			}
 			if site := siteOf[r].iter; site != nil && enter[site] != "" {
 				stmts = append(stmts, v+".r"+strconv.Itoa(g.local[site])+".next = 0")
@@ -228,11 +237,11 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 		},
 		Iterate: func(r *Region) string {
 			if site := siteOf[r].iter; site != nil {
-				return iterate[site] + ref(v, site)
+				return iterate[site] + uargs + ref(v, site)
 			}
 			return ""
 		},
-		Leave:  func(rs []*Region) string { return leaves(rs, v) },
+		Leave:  func(rs []*Region) string { return leaves(rs, v, uargs) },
 		Return: v + ".ret",
 	}
 	if n := sig.Results().Len(); n > 0 {
@@ -246,8 +255,8 @@ func (g *generator) regionBody(s *plan.Site) ([]*plan.Site, error) {
 			results = append(results, ts)
 			names = append(names, "r"+strconv.Itoa(i+1))
 		}
-		decls = append(decls, fmt.Sprintf("func (rs *%s) ret(%s) (%s) {\n\t%s\n\treturn %s\n}",
-			vtype, strings.Join(params, ", "), strings.Join(results, ", "), leaves(inner, "rs"), strings.Join(names, ", ")))
+		decls = append(decls, fmt.Sprintf("func (rs *%s%s) ret(%s) (%s) {\n\t%s\n\treturn %s\n}",
+			vtype, first.targs, strings.Join(params, ", "), strings.Join(results, ", "), leaves(inner, "rs", first.targs), strings.Join(names, ", ")))
 	}
 	edits := regionEdits(fi.tf, body, br, text)
 	// A panic ends the open regions where it happens, before the

@@ -106,6 +106,26 @@ func Sum(xs []int) (s int) {
 	return
 }
 
+// Largest is generic: its labeled loop is left by its end, by a break,
+// and by a return of a value of its type parameter from inside it.
+func Largest[T int | float64](xs []T, stop T) (T, bool) {
+	var best T
+	found := false
+	ran("Largest[...]/scan")
+scan:
+	for _, x := range xs {
+		switch {
+		case x == stop:
+			return x, true
+		case x < 0:
+			break scan
+		case !found || x > best:
+			best, found = x, true
+		}
+	}
+	return best, found
+}
+
 func main() {
 	total := 0
 	for n := 0; n < 5; n++ {
@@ -121,6 +141,14 @@ func main() {
 		}
 	}
 	total += Sum(xs) + Sum(xs[:2])
+	for _, stop := range []int{2, 100} {
+		if v, ok := Largest(xs, stop); ok {
+			total += v
+		}
+	}
+	if v, ok := Largest([]float64{0.5, 2.5}, -1); ok {
+		total += int(v)
+	}
 	for k := 0; k < 3; k++ {
 		if err := Risky(k == 1); err != nil {
 			total++
