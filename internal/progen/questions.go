@@ -70,6 +70,7 @@ func genQuestions(r *rand.Rand, p *Program) (string, []string) {
 	for tries := 0; len(q.names) < want && tries < 200; tries++ {
 		templates[r.Intn(len(templates))]()
 	}
+	q.allocQuestions()
 	return q.b.String(), q.names
 }
 

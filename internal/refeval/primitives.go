@@ -284,26 +284,37 @@ func (e *evaluator) labeled(x, name, label spec.Term, is func(*reftrace.Executio
 // body of the function called name, which matches as in
 // function-execution.
 func (e *evaluator) blocking(b, name, kind, operand spec.Term, k func() bool) bool {
+	return e.namedWith(b, name, kind, operand, (*reftrace.Execution).IsBlocking, e.ops, e.byOpFunc,
+		func(c *reftrace.Execution) (string, string) { return c.Op, c.Operand }, k)
+}
+
+// namedWith binds x to an event that is (is) in the body of the function
+// called name, which matches as in function-execution, and s1 and s2 to
+// the two strings fields gives of it: one of all, or of
+// by[funcname.Key(name)] when name is bound.
+func (e *evaluator) namedWith(x, name, s1, s2 spec.Term, is func(*reftrace.Execution) bool,
+	all []*reftrace.Execution, by map[string][]*reftrace.Execution, fields func(*reftrace.Execution) (string, string), k func() bool) bool {
 	of := func(c *reftrace.Execution) bool {
-		if !c.IsBlocking() {
+		if !is(c) {
 			return true
 		}
-		return e.unify(b, execValue(c), func() bool {
+		f1, f2 := fields(c)
+		return e.unify(x, eventValue(c), func() bool {
 			return e.unifyName(name, c.Func, func() bool {
-				return e.unify(kind, value{kind: vString, s: c.Op}, func() bool {
-					return e.unify(operand, value{kind: vString, s: c.Operand}, k)
+				return e.unify(s1, value{kind: vString, s: f1}, func() bool {
+					return e.unify(s2, value{kind: vString, s: f2}, k)
 				})
 			})
 		})
 	}
-	candidates := e.ops
+	candidates := all
 	if v, ok := e.term(name); ok {
 		if v.kind != vString {
 			return true
 		}
-		candidates = e.byOpFunc[funcname.Key(v.s)]
+		candidates = by[funcname.Key(v.s)]
 	}
-	return e.eachExec(b, candidates, of)
+	return e.eachExec(x, candidates, of)
 }
 
 // goroutine evaluates (goroutine-execution g name): g is a goroutine a go
@@ -318,26 +329,8 @@ func (e *evaluator) goroutine(g, name spec.Term, k func() bool) bool {
 // function called name, which matches as in function-execution; a is a
 // point (eventValue).
 func (e *evaluator) allocation(a, name, kind, typ spec.Term, k func() bool) bool {
-	of := func(c *reftrace.Execution) bool {
-		if !c.IsAllocation() {
-			return true
-		}
-		return e.unify(a, eventValue(c), func() bool {
-			return e.unifyName(name, c.Func, func() bool {
-				return e.unify(kind, value{kind: vString, s: c.Alloc}, func() bool {
-					return e.unify(typ, value{kind: vString, s: c.Type}, k)
-				})
-			})
-		})
-	}
-	candidates := e.tr.Allocs
-	if v, ok := e.term(name); ok {
-		if v.kind != vString {
-			return true
-		}
-		candidates = e.byAlFunc[funcname.Key(v.s)]
-	}
-	return e.eachExec(a, candidates, of)
+	return e.namedWith(a, name, kind, typ, (*reftrace.Execution).IsAllocation, e.tr.Allocs, e.byAlFunc,
+		func(c *reftrace.Execution) (string, string) { return c.Alloc, c.Type }, k)
 }
 
 // eventValue is the value of an execution, or of an allocation: a point.
