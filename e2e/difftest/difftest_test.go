@@ -104,10 +104,11 @@ var defaultFeatures = progen.AllFeatures()
 // has a select's case that continues or breaks the loop around it.
 // Since the goroutine templates and ranges over channels joined the
 // draw, 58 and 92 ask what the others no longer do (calls, result,
-// iter-in, region-in, iter-regions, op-iter). Since allocations joined
-// it (drawn from sources of their own, which leave the rest of each
-// program and its questions as they were), 41 asks alloc-go.
-var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 19, 23, 32, 41, 58, 92}
+// iter-in, region-in, iter-regions, op-iter). Allocations joined it
+// drawn from sources of their own, which leave the rest of each program
+// and its questions as they were: these seeds ask every allocation
+// template.
+var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 19, 23, 32, 58, 92}
 
 // TestDefaultSeedsCoverEveryFeature checks that the programs of the fast
 // test use every construct of the generator and that their questions

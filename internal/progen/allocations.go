@@ -2,7 +2,10 @@ package progen
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
+	"slices"
+	"strings"
 )
 
 // Heap allocations (Features.Allocations): statements of the mids that
@@ -11,7 +14,9 @@ import (
 // the mid's own body: &cell{...}, new(cell), a make([]int, n) and a
 // concatenation with two non-empty constants (which always allocates)
 // held by a cell, and an append to a slice of capacity 1 (which always
-// grows). The twin wraps each allocating expression in a helper that
+// grows). An allocating function is not inlined (//go:noinline): the
+// compiler might keep an inlined copy's allocations on the stack, and pmm
+// says so. The twin wraps each allocating expression in a helper that
 // records it once it is made (trAP, trAS, trAStr): its kind, its type
 // as pmm's static.db writes it, its elements, requested bytes and heap
 // bytes (every object is under 512 bytes: no malloc header). They are
@@ -111,35 +116,57 @@ func (p *Program) allocFuncs() []*Func {
 	return fs
 }
 
-// allocates reports whether f or a function it reaches allocates.
-func allocates(f *Func) bool {
-	if f.allocs {
-		return true
+// allocFunc is the function term of the allocations of a question about
+// those of f or its callees: f, a variable, when no function of the
+// program makes a channel; else, as pmm says the answer is incomplete
+// when a channel may be made at a site it considers (a make of a
+// channel is not recorded yet, and its static call graph lets a call of
+// a function value reach any function literal of its type), one of them
+// that allocates and makes no channel; "" when there is none.
+func (q *qgen) allocFunc(f *Func) string {
+	if !slices.ContainsFunc(q.p.Funcs, (*Func).makesChans) {
+		return "f"
 	}
-	for c := range reach(f) {
-		if c.allocs {
-			return true
+	var fs []*Func
+	for _, c := range append(slices.Collect(maps.Keys(reach(f))), f) {
+		if c.allocs && !c.makesChans() {
+			fs = append(fs, c)
 		}
 	}
-	return false
+	if len(fs) == 0 {
+		return ""
+	}
+	slices.SortFunc(fs, func(a, b *Func) int { return strings.Compare(a.Name, b.Name) })
+	return lit(fs[q.r.Intn(len(fs))])
+}
+
+// noChans are the functions of fs that make no channel.
+func noChans(fs []*Func) []*Func {
+	return slices.DeleteFunc(fs, (*Func).makesChans)
 }
 
 // allocCount counts the allocations of each execution of a function
-// that allocates or calls one that does, by itself or its callees: on
-// its goroutine (contains alone would take in those of goroutines
-// running meanwhile); or their heap bytes.
+// that allocates or calls one that does, by itself or its callees (or
+// those of one of them: allocFunc): on its goroutine (contains alone
+// would take in those of goroutines running meanwhile); or their heap
+// bytes.
 func (q *qgen) allocCount() bool {
-	f := q.pick(func(f *Func) bool { return !f.Worker && allocates(f) })
+	f := q.pick(func(f *Func) bool { return !f.Worker && q.allocFunc(f) != "" })
 	if f == nil {
 		return false
 	}
+	g := q.allocFunc(f)
+	vars := "f k t"
+	if g != "f" {
+		vars = "k t"
+	}
 	n := q.name("alloc-count")
 	if q.r.Intn(2) == 0 {
-		q.define("(defevent %s :definition ((x a) s.t. (exists (f k t) (and (function-execution x %s) (allocation a f k t) (contains x a) (same-goroutine x a)))))", n+"-ev", lit(f))
+		q.define("(defevent %s :definition ((x a) s.t. (exists (%s) (and (function-execution x %s) (allocation a %s k t) (contains x a) (same-goroutine x a)))))", n+"-ev", vars, lit(f), g)
 		q.question(n, "(defquestion %s :definition (count %s (input output)))", n, n+"-ev")
 		return true
 	}
-	q.define("(defevent %s :definition ((x a h) s.t. (exists (f k t) (and (function-execution x %s) (allocation a f k t) (contains x a) (same-goroutine x a) (allocation-heap-bytes a h)))))", n+"-ev", lit(f))
+	q.define("(defevent %s :definition ((x a h) s.t. (exists (%s) (and (function-execution x %s) (allocation a %s k t) (contains x a) (same-goroutine x a) (allocation-heap-bytes a h)))))", n+"-ev", vars, lit(f), g)
 	q.question(n, "(defquestion %s :definition (sum %s (input output output)))", n, n+"-ev")
 	return true
 }
@@ -147,7 +174,10 @@ func (q *qgen) allocCount() bool {
 // allocOwn sums the bytes (requested or heap) a function's executions
 // allocate by themselves, or counts their allocations by kind and type.
 func (q *qgen) allocOwn() bool {
-	fs := q.p.allocFuncs()
+	fs := noChans(q.p.allocFuncs())
+	if len(fs) == 0 {
+		return false
+	}
 	f := fs[q.r.Intn(len(fs))]
 	n := q.name("alloc-own")
 	switch q.r.Intn(3) {
@@ -164,12 +194,21 @@ func (q *qgen) allocOwn() bool {
 
 // allocKinds asks for the allocations' functions, kinds, types,
 // elements, requested and heap bytes, and counts them by function, kind
-// and type.
+// and type: of every function, or of one when some function makes a
+// channel.
 func (q *qgen) allocKinds() bool {
+	f, head, in := "f", "f ", "input "
+	if slices.ContainsFunc(q.p.Funcs, (*Func).makesChans) {
+		fs := noChans(q.p.allocFuncs())
+		if len(fs) == 0 {
+			return false
+		}
+		f, head, in = lit(fs[q.r.Intn(len(fs))]), "", ""
+	}
 	n := q.name("alloc-kinds")
-	q.question(n, "(defquestion %s :definition ((f k t e b h) s.t. (exists (a) (and (allocation a f k t) (allocation-elements a e) (allocation-bytes a b) (allocation-heap-bytes a h)))))", n)
-	q.define("(defevent %s :definition ((a f k t) s.t. (allocation a f k t)))", n+"-ev")
-	q.question(n+"-count", "(defquestion %s :definition (count %s (output input input input)))", n+"-count", n+"-ev")
+	q.question(n, "(defquestion %s :definition ((%sk t e b h) s.t. (exists (a) (and (allocation a %s k t) (allocation-elements a e) (allocation-bytes a b) (allocation-heap-bytes a h)))))", n, head, f)
+	q.define("(defevent %s :definition ((a %sk t) s.t. (allocation a %s k t)))", n+"-ev", head, f)
+	q.question(n+"-count", "(defquestion %s :definition (count %s (output %sinput input)))", n+"-count", n+"-ev", in)
 	return true
 }
 
@@ -177,11 +216,16 @@ func (q *qgen) allocKinds() bool {
 // by kind, type and elements.
 func (q *qgen) allocGo() bool {
 	w := q.worker()
-	if w == nil || !allocates(w) {
+	if w == nil || q.allocFunc(w) == "" {
 		return false
+	}
+	g := q.allocFunc(w)
+	vars := "g a f"
+	if g != "f" {
+		vars = "g a"
 	}
 	n := q.name("alloc-go")
 	q.question(n, `(defquestion %s :definition
-  ((k t e) s.t. (exists (g a f) (and (goroutine-execution g %s) (allocation a f k t) (contains g a) (same-goroutine g a) (allocation-elements a e)))))`, n, lit(w))
+  ((k t e) s.t. (exists (%s) (and (goroutine-execution g %s) (allocation a %s k t) (contains g a) (same-goroutine g a) (allocation-elements a e)))))`, n, vars, lit(w), g)
 	return true
 }
