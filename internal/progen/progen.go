@@ -9,11 +9,13 @@
 // loops, switches, type switches, selects and blocks, left by break,
 // continue, goto, return and panic; and loops a //pmm:region comment
 // marks), blocking operations (channel sends and receives, selects
-// without default, Lock, RLock, wg.Wait) — and prints it twice: the
+// without default, Lock, RLock, wg.Wait), heap allocations (new,
+// &T{...}, make, append, concatenation) — and prints it twice: the
 // plain program, which pmm instruments, and its traced twin, the same
 // program with a hand-written tracer that records every execution of a
-// function and of a region, every iteration of a loop region and every
-// blocking operation, in the internal/reftrace format. The generator also draws questions from
+// function and of a region, every iteration of a loop region, every
+// blocking operation, goroutine and allocation, in the internal/reftrace
+// format. The generator also draws questions from
 // templates over the model, using only what the reference evaluates
 // exactly and deterministically.
 package progen
