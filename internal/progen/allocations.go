@@ -116,28 +116,34 @@ func (p *Program) allocFuncs() []*Func {
 	return fs
 }
 
-// allocFunc is the function term of the allocations of a question about
-// those of f or its callees: f, a variable, when no function of the
-// program makes a channel; else, as pmm says the answer is incomplete
-// when a channel may be made at a site it considers (a make of a
-// channel is not recorded yet, and its static call graph lets a call of
-// a function value reach any function literal of its type), one of them
-// that allocates and makes no channel; "" when there is none.
-func (q *qgen) allocFunc(f *Func) string {
-	if !slices.ContainsFunc(q.p.Funcs, (*Func).makesChans) {
-		return "f"
-	}
-	var fs []*Func
+// allocChoices are the functions a question about the allocations of
+// f or its callees may name: those of them that allocate; free is true
+// when no function of the program makes a channel, and the question may
+// leave the function a variable. Else only those that make no channel:
+// pmm says an answer is incomplete when a channel may be made at a site
+// it considers (a make of a channel is not recorded yet, every
+// allocation site of the module is a candidate of an allocation whose
+// function is a variable, and a call of a function value may reach any
+// function literal of its type).
+func (q *qgen) allocChoices(f *Func) (fs []*Func, free bool) {
+	free = !slices.ContainsFunc(q.p.Funcs, (*Func).makesChans)
 	for _, c := range append(slices.Collect(maps.Keys(reach(f))), f) {
-		if c.allocs && !c.makesChans() {
+		if c.allocs && (free || !c.makesChans()) {
 			fs = append(fs, c)
 		}
 	}
-	if len(fs) == 0 {
-		return ""
-	}
 	slices.SortFunc(fs, func(a, b *Func) int { return strings.Compare(a.Name, b.Name) })
-	return lit(fs[q.r.Intn(len(fs))])
+	return fs, free
+}
+
+// allocTerm is the function term of such a question, with vars, the
+// variables it quantifies, and f when the term is that variable.
+func (q *qgen) allocTerm(f *Func, vars string) (string, string) {
+	fs, free := q.allocChoices(f)
+	if free {
+		return "f", vars + " f"
+	}
+	return lit(fs[q.r.Intn(len(fs))]), vars
 }
 
 // noChans are the functions of fs that make no channel.
@@ -147,19 +153,15 @@ func noChans(fs []*Func) []*Func {
 
 // allocCount counts the allocations of each execution of a function
 // that allocates or calls one that does, by itself or its callees (or
-// those of one of them: allocFunc): on its goroutine (contains alone
+// those of one of them: allocTerm): on its goroutine (contains alone
 // would take in those of goroutines running meanwhile); or their heap
 // bytes.
 func (q *qgen) allocCount() bool {
-	f := q.pick(func(f *Func) bool { return !f.Worker && q.allocFunc(f) != "" })
+	f := q.pick(func(f *Func) bool { fs, _ := q.allocChoices(f); return !f.Worker && len(fs) > 0 })
 	if f == nil {
 		return false
 	}
-	g := q.allocFunc(f)
-	vars := "f k t"
-	if g != "f" {
-		vars = "k t"
-	}
+	g, vars := q.allocTerm(f, "k t")
 	n := q.name("alloc-count")
 	if q.r.Intn(2) == 0 {
 		q.define("(defevent %s :definition ((x a) s.t. (exists (%s) (and (function-execution x %s) (allocation a %s k t) (contains x a) (same-goroutine x a)))))", n+"-ev", vars, lit(f), g)
@@ -216,14 +218,13 @@ func (q *qgen) allocKinds() bool {
 // by kind, type and elements.
 func (q *qgen) allocGo() bool {
 	w := q.worker()
-	if w == nil || q.allocFunc(w) == "" {
+	if w == nil {
 		return false
 	}
-	g := q.allocFunc(w)
-	vars := "g a f"
-	if g != "f" {
-		vars = "g a"
+	if fs, _ := q.allocChoices(w); len(fs) == 0 {
+		return false
 	}
+	g, vars := q.allocTerm(w, "g a")
 	n := q.name("alloc-go")
 	q.question(n, `(defquestion %s :definition
   ((k t e) s.t. (exists (%s) (and (goroutine-execution g %s) (allocation a %s k t) (contains g a) (same-goroutine g a) (allocation-elements a e)))))`, n, vars, lit(w), g)
