@@ -104,7 +104,10 @@ var defaultFeatures = progen.AllFeatures()
 // has a select's case that continues or breaks the loop around it.
 // Since the goroutine templates and ranges over channels joined the
 // draw, 58 and 92 ask what the others no longer do (calls, result,
-// iter-in, region-in, iter-regions, op-iter).
+// iter-in, region-in, iter-regions, op-iter). Allocations joined it
+// drawn from sources of their own, which leave the rest of each program
+// and its questions as they were: these seeds ask every allocation
+// template.
 var defaultSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 19, 23, 32, 58, 92}
 
 // TestDefaultSeedsCoverEveryFeature checks that the programs of the fast
@@ -150,12 +153,19 @@ func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
 		"RWMutex Lock":                "rw.Lock()",
 		"ranges over a channel":       "for v := range ch {",
 		"a range left by a break":     "if v == acc%5 {",
+		// Allocations (internal/progen/allocations.go).
+		"new":                "sink.Store(new(cell))",
+		"composite literals": "sink.Store(&cell{n: a})",
+		"make of a slice":    "make([]int, a&3+1)",
+		"concatenations":     `"<" + strs[a%3] + ">"`,
+		"appends that grow":  "append(make([]int, 1), a)",
 	}
 	templates := []string{"calls", "calls-star", "not-calls", "not-calls-star", "not-called-by", "spawns",
 		"contains", "cache", "cache-count", "panicked", "either", "callee-names", "result", "by-param",
 		"region-count", "region-in", "region-same-g", "region-before", "region-contains",
 		"iter-count", "iter-per-loop", "iter-per-loop-last", "iter-in", "iter-regions", "iter-before", "iter-calls",
-		"op-count", "op-case", "op-in", "op-same-g", "op-iter", "op-region", "op-before", "go-count", "go-first", "go-on"}
+		"op-count", "op-case", "op-in", "op-same-g", "op-iter", "op-region", "op-before", "go-count", "go-first", "go-on",
+		"alloc-count", "alloc-own", "alloc-kinds", "alloc-kinds-count", "alloc-go"}
 	seen := map[string]bool{}
 	for _, seed := range defaultSeeds {
 		p := progen.Generate(seed, defaultFeatures)

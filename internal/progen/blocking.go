@@ -236,10 +236,24 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices, jump stmt) stmt {
 }
 
 // callsSync reports whether f calls sync's methods (Lock, RLock, Wait,
-// and their unlocks).
+// and their unlocks), or sync/atomic's (the allocations' sink.Store).
 func (f *Func) callsSync() bool {
+	if f.allocs {
+		return true
+	}
 	for _, o := range f.ops {
 		if o.kind == "lock" || o.kind == "rlock" || o.kind == "wait" {
+			return true
+		}
+	}
+	return false
+}
+
+// makesChans reports whether f makes channels (for its sends, receives,
+// selects and ranges): allocations pmm does not record yet.
+func (f *Func) makesChans() bool {
+	for _, o := range f.ops {
+		if o.kind != "lock" && o.kind != "rlock" && o.kind != "wait" {
 			return true
 		}
 	}

@@ -41,15 +41,16 @@ func TestQuestionsCompile(t *testing.T) {
 // function of the model that runs appears in it; each iteration is in
 // one execution of its loop's region, numbered from 0 there; each
 // blocking operation ended within the execution it runs in, with a case
-// if it is a select.
+// if it is a select; each allocation is made within the execution of its
+// function it is made in.
 func TestTwinComputesThePlainProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds programs")
 	}
-	allIterations, allOps := 0, 0
+	allIterations, allOps, allAllocs := 0, 0, 0
 	defer func() {
-		if allIterations == 0 || allOps == 0 {
-			t.Errorf("%d iterations and %d blocking operations ran", allIterations, allOps)
+		if allIterations == 0 || allOps == 0 || allAllocs == 0 {
+			t.Errorf("%d iterations, %d blocking operations and %d allocations ran", allIterations, allOps, allAllocs)
 		}
 	}()
 	for _, seed := range []int64{1, 2, 3} {
@@ -116,7 +117,14 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 		if regions == 0 {
 			t.Errorf("seed %d: no region ran", seed)
 		}
-		allIterations, allOps = allIterations+iterations, allOps+ops
+		for _, a := range tr.Allocs {
+			f := p.Func(a.Func)
+			if in := tr.ByID[a.In]; f == nil || !f.allocs || in == nil || in.Func != a.Func || in.Goroutine != a.Goroutine ||
+				a.BeginSeq < in.BeginSeq || in.Ended && a.BeginSeq > in.EndSeq {
+				t.Errorf("seed %d: the allocation %+v in %+v", seed, a, in)
+			}
+		}
+		allIterations, allOps, allAllocs = allIterations+iterations, allOps+ops, allAllocs+len(tr.Allocs)
 	}
 }
 

@@ -335,6 +335,9 @@ func (g *gen) print(tw bool) string {
 		if f.closure > 0 {
 			continue
 		}
+		if f.allocs {
+			p.line("//go:noinline") // its allocations are on the heap in its own body only
+		}
 		p.line("%s%s {", f.sig, p.results(f))
 		p.body(f)
 		p.line("}\n")

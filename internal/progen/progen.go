@@ -9,11 +9,13 @@
 // loops, switches, type switches, selects and blocks, left by break,
 // continue, goto, return and panic; and loops a //pmm:region comment
 // marks), blocking operations (channel sends and receives, selects
-// without default, Lock, RLock, wg.Wait) — and prints it twice: the
+// without default, Lock, RLock, wg.Wait), heap allocations (new,
+// &T{...}, make, append, concatenation) — and prints it twice: the
 // plain program, which pmm instruments, and its traced twin, the same
 // program with a hand-written tracer that records every execution of a
-// function and of a region, every iteration of a loop region and every
-// blocking operation, in the internal/reftrace format. The generator also draws questions from
+// function and of a region, every iteration of a loop region, every
+// blocking operation, goroutine and allocation, in the internal/reftrace
+// format. The generator also draws questions from
 // templates over the model, using only what the reference evaluates
 // exactly and deterministically.
 package progen
@@ -56,6 +58,10 @@ type Features struct {
 	// (the twin records every goroutine from its go statement to the end
 	// of the worker it starts).
 	GoroutineEvents bool
+	// Allocations: heap allocations in the mids (new, &T{...}, make,
+	// append, concatenation), recorded by the twin; and the question
+	// templates over allocation and its attributes.
+	Allocations bool
 
 	// Question templates.
 	Negations   bool // (not (exists ...)) over calls and calls*
@@ -76,7 +82,7 @@ type Features struct {
 func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
 		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
-		Iterations: true, Blocking: true, GoroutineEvents: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
+		Iterations: true, Blocking: true, GoroutineEvents: true, Allocations: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
 		Or: true, Names: true, RegionDefers: true}
 }
 
@@ -121,6 +127,7 @@ type Func struct {
 	literals int      // function literals defined so far (closure)
 	ops      []opInfo // its blocking operations
 	nops     int      // the twin's variables of its blocking operations so far
+	allocs   bool     // its body allocates (Features.Allocations)
 }
 
 // Regions are the labels of f's regions, in source order.
@@ -188,7 +195,7 @@ func findFunc(fs []*Func, name string) *Func {
 
 // Generate builds the program of seed with the features of feat.
 func Generate(seed int64, feat Features) *Program {
-	g := &gen{r: rand.New(rand.NewSource(seed)), feat: feat}
+	g := &gen{r: rand.New(rand.NewSource(seed)), ra: allocSource(seed), feat: feat}
 	g.build()
 	p := &Program{Seed: seed, Features: feat, Funcs: g.funcs}
 	p.Plain = g.print(false)
@@ -199,6 +206,7 @@ func Generate(seed int64, feat Features) *Program {
 
 type gen struct {
 	r     *rand.Rand
+	ra    *rand.Rand // the allocations' draws (allocSource)
 	feat  Features
 	funcs []*Func
 	decls []string // type and variable declarations, in order
@@ -211,6 +219,7 @@ type gen struct {
 	values              int // method values declared so far, for unique names
 	imports             map[string]bool
 	b2i                 *Func
+	allocFuncs          []*Func // the functions with allocations, in order
 }
 
 func (g *gen) newFunc(name string, level int, params []Type, result Type) *Func {
@@ -508,6 +517,7 @@ func (g *gen) mid(i int) *Func {
 	} else {
 		f.body = append(f.body, ret(fmt.Sprintf("(acc + %d) %% 7", g.r.Intn(3))))
 	}
+	g.allocs(f)
 	return f
 }
 

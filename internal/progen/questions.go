@@ -70,6 +70,7 @@ func genQuestions(r *rand.Rand, p *Program) (string, []string) {
 	for tries := 0; len(q.names) < want && tries < 200; tries++ {
 		templates[r.Intn(len(templates))]()
 	}
+	q.allocQuestions()
 	return q.b.String(), q.names
 }
 
@@ -463,8 +464,9 @@ func (q *qgen) either() bool {
 }
 
 // calleeNames counts the direct callees of a function by name: not of
-// main or the spawner, nor of a function that locks a mutex, which call
-// the standard library (fmt, sync), which the twin does not trace.
+// main or the spawner, nor of a function that locks a mutex or
+// allocates, which call the standard library (fmt, sync, sync/atomic),
+// which the twin does not trace.
 func (q *qgen) calleeNames() bool {
 	a := q.pick(func(f *Func) bool {
 		return !f.Worker && len(f.callees) > 0 && f.Name != "main.main" && f.Name != "main.spawn" && !f.callsSync()

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 type trRecord struct {
@@ -39,6 +40,11 @@ type trRecord struct {
 	Panicked  bool   ` + "`json:\"panicked,omitempty\"`" + `
 	Case      *int64 ` + "`json:\"case,omitempty\"`" + `
 	Go        bool   ` + "`json:\"go,omitempty\"`" + `
+	Alloc     string ` + "`json:\"alloc,omitempty\"`" + `
+	Type      string ` + "`json:\"type,omitempty\"`" + `
+	Elements  int64  ` + "`json:\"elems,omitempty\"`" + `
+	Bytes     int64  ` + "`json:\"bytes,omitempty\"`" + `
+	HeapBytes int64  ` + "`json:\"heap,omitempty\"`" + `
 }
 
 // trG is one goroutine's shadow stack.
@@ -248,6 +254,43 @@ func trRUnwind(ids ...*int64) {
 	for _, id := range ids {
 		trRE(id)
 	}
+}
+
+// trAlloc records an allocation of kind and type typ in fn, in the
+// execution of fn running on the calling goroutine, made room for elems
+// elements of bytes bytes.
+func trAlloc(fn, kind, typ string, elems, bytes int64) {
+	g := trState()
+	r := &trRecord{Kind: "alloc", ID: trIDs.Add(1), Func: fn, In: g.stack[len(g.stack)-1], Goroutine: g.num,
+		Alloc: kind, Type: typ, Elements: elems, Bytes: bytes, HeapBytes: trHeap(bytes)}
+	r.Seq = trSeq.Add(1)
+	trWrite(r)
+}
+
+// trHeap is the bytes the heap takes for an object of n bytes, n at most
+// 512 (the runtime adds no malloc header): the size class the runtime
+// rounds the capacity of a byte slice up to when append allocates it.
+func trHeap(n int64) int64 { return int64(cap(append([]byte(nil), make([]byte, n)...))) }
+
+// trAP records the allocation v of kind (new, composite) and type typ in
+// fn, and returns v.
+func trAP[T any](v *T, fn, kind, typ string) *T {
+	trAlloc(fn, kind, typ, 1, int64(unsafe.Sizeof(*v)))
+	return v
+}
+
+// trAS records the allocation of v's array, of kind (make-slice, append)
+// and type typ in fn, and returns v.
+func trAS[E any](v []E, fn, kind, typ string) []E {
+	var z E
+	trAlloc(fn, kind, typ, int64(cap(v)), int64(cap(v))*int64(unsafe.Sizeof(z)))
+	return v
+}
+
+// trAStr records the concatenation v in fn, and returns it.
+func trAStr(v, fn string) string {
+	trAlloc(fn, "concat", "string", int64(len(v)), int64(len(v)))
+	return v
 }
 
 // trFinish writes the trace out when main returns; what goroutines still

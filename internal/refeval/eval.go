@@ -34,6 +34,7 @@ type evaluator struct {
 	ops      []*reftrace.Execution            // the blocking operations, in order of their begin
 	byGoFunc map[string][]*reftrace.Execution // goroutines by funcname.Key of the function they start
 	gors     []*reftrace.Execution            // the goroutines, in order of their begin
+	byAlFunc map[string][]*reftrace.Execution // allocations by funcname.Key of Func
 	children map[int64][]*reftrace.Execution  // by Caller
 	spawned  map[int64][]*reftrace.Execution  // by Spawner: first executions of goroutines, and goroutines
 	byG      map[int64][]*reftrace.Execution  // by Goroutine
@@ -51,12 +52,18 @@ func newEvaluator(prog *spec.Program, tr *reftrace.Trace) *evaluator {
 		tr: tr, defs: map[string]*spec.Def{}, env: map[string]value{},
 		byFunc: map[string][]*reftrace.Execution{}, byRegion: map[string][]*reftrace.Execution{},
 		byIter: map[string][]*reftrace.Execution{}, byOpFunc: map[string][]*reftrace.Execution{}, byGoFunc: map[string][]*reftrace.Execution{},
+		byAlFunc: map[string][]*reftrace.Execution{},
 		children: map[int64][]*reftrace.Execution{},
 		spawned:  map[int64][]*reftrace.Execution{}, byG: map[int64][]*reftrace.Execution{},
 		kinds: map[string][]kind{}, free: map[spec.Formula][]string{}, aggRows: map[string][][]value{},
 	}
 	for _, d := range prog.Defs {
 		e.defs[d.Name] = d
+	}
+	for _, a := range tr.Allocs {
+		e.byG[a.Goroutine] = append(e.byG[a.Goroutine], a)
+		k := funcname.Key(a.Func)
+		e.byAlFunc[k] = append(e.byAlFunc[k], a)
 	}
 	for _, x := range tr.Execs {
 		e.byG[x.Goroutine] = append(e.byG[x.Goroutine], x)

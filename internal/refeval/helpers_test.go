@@ -151,3 +151,13 @@ func (b *traceBuilder) goroutine(fn string, spawner, g int64) int64 {
 	b.recs = append(b.recs, reftrace.Record{Kind: "begin", ID: b.id, Seq: b.seq, Func: fn, Go: true, Spawner: spawner, Goroutine: g})
 	return b.id
 }
+
+// alloc records an allocation of kind and typ in the execution in of fn,
+// on goroutine g, of elems elements, bytes requested and heap bytes.
+func (b *traceBuilder) alloc(fn, kind, typ string, in, g, elems, bytes, heap int64) int64 {
+	b.id++
+	b.seq++
+	b.recs = append(b.recs, reftrace.Record{Kind: "alloc", ID: b.id, Seq: b.seq, Func: fn, In: in, Goroutine: g,
+		Alloc: kind, Type: typ, Elements: elems, Bytes: bytes, HeapBytes: heap})
+	return b.id
+}

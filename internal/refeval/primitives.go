@@ -84,6 +84,8 @@ func (e *evaluator) cost(f spec.Formula) (float64, bool) {
 		return e.byNameCost(a, bound, e.byOpFunc, e.ops), true
 	case spec.TypeGoroutine:
 		return e.byNameCost(a, bound, e.byGoFunc, e.gors), true
+	case spec.TypeAllocation:
+		return e.byNameCost(a, bound, e.byAlFunc, e.tr.Allocs), true
 	case "calls", "spawns":
 		return pick(bound, 2, 1, n), true
 	case "calls*":
@@ -140,6 +142,8 @@ func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
 		return e.blocking(args[0], args[1], args[2], args[3], k)
 	case spec.TypeGoroutine:
 		return e.goroutine(args[0], args[1], k)
+	case spec.TypeAllocation:
+		return e.allocation(args[0], args[1], args[2], args[3], k)
 	case "function-invocation", "interval":
 		// Every execution of a function is an invocation of it; interval
 		// is defined by function-execution (its row's Definition), so
@@ -152,7 +156,8 @@ func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
 		return e.anyPoint(args[0], k)
 	case "begin", "end":
 		return e.point(args[0], args[1], a.Pred == "end", k)
-	case "parameters", "return-values", "goroutine", "panicked", "iteration-index", "select-case":
+	case "parameters", "return-values", "goroutine", "panicked", "iteration-index", "select-case",
+		"allocation-elements", "allocation-bytes", "allocation-heap-bytes":
 		return e.attribute(args[0], args[1], func(x *reftrace.Execution) (value, bool) { return attribute(a.Pred, x, 0) }, k)
 	case "parameter", "return-value":
 		n := args[1].Lit.Int
@@ -279,26 +284,37 @@ func (e *evaluator) labeled(x, name, label spec.Term, is func(*reftrace.Executio
 // body of the function called name, which matches as in
 // function-execution.
 func (e *evaluator) blocking(b, name, kind, operand spec.Term, k func() bool) bool {
+	return e.namedWith(b, name, kind, operand, (*reftrace.Execution).IsBlocking, e.ops, e.byOpFunc,
+		func(c *reftrace.Execution) (string, string) { return c.Op, c.Operand }, k)
+}
+
+// namedWith binds x to an event that is (is) in the body of the function
+// called name, which matches as in function-execution, and s1 and s2 to
+// the two strings fields gives of it: one of all, or of
+// by[funcname.Key(name)] when name is bound.
+func (e *evaluator) namedWith(x, name, s1, s2 spec.Term, is func(*reftrace.Execution) bool,
+	all []*reftrace.Execution, by map[string][]*reftrace.Execution, fields func(*reftrace.Execution) (string, string), k func() bool) bool {
 	of := func(c *reftrace.Execution) bool {
-		if !c.IsBlocking() {
+		if !is(c) {
 			return true
 		}
-		return e.unify(b, execValue(c), func() bool {
+		f1, f2 := fields(c)
+		return e.unify(x, eventValue(c), func() bool {
 			return e.unifyName(name, c.Func, func() bool {
-				return e.unify(kind, value{kind: vString, s: c.Op}, func() bool {
-					return e.unify(operand, value{kind: vString, s: c.Operand}, k)
+				return e.unify(s1, value{kind: vString, s: f1}, func() bool {
+					return e.unify(s2, value{kind: vString, s: f2}, k)
 				})
 			})
 		})
 	}
-	candidates := e.ops
+	candidates := all
 	if v, ok := e.term(name); ok {
 		if v.kind != vString {
 			return true
 		}
-		candidates = e.byOpFunc[funcname.Key(v.s)]
+		candidates = by[funcname.Key(v.s)]
 	}
-	return e.eachExec(b, candidates, of)
+	return e.eachExec(x, candidates, of)
 }
 
 // goroutine evaluates (goroutine-execution g name): g is a goroutine a go
@@ -308,11 +324,28 @@ func (e *evaluator) goroutine(g, name spec.Term, k func() bool) bool {
 	return e.named(g, name, (*reftrace.Execution).IsGoroutine, e.gors, e.byGoFunc, k)
 }
 
-// eachExec calls of with the execution x is bound to, or, x unbound, with
-// each of candidates, until of returns false.
+// allocation evaluates (allocation a name kind type): a is a heap
+// allocation of kind kind and Go type type at a site in the body of the
+// function called name, which matches as in function-execution; a is a
+// point (eventValue).
+func (e *evaluator) allocation(a, name, kind, typ spec.Term, k func() bool) bool {
+	return e.namedWith(a, name, kind, typ, (*reftrace.Execution).IsAllocation, e.tr.Allocs, e.byAlFunc,
+		func(c *reftrace.Execution) (string, string) { return c.Alloc, c.Type }, k)
+}
+
+// eventValue is the value of an execution, or of an allocation: a point.
+func eventValue(x *reftrace.Execution) value {
+	if x.IsAllocation() {
+		return pointValue(x, false)
+	}
+	return execValue(x)
+}
+
+// eachExec calls of with the execution (or allocation) x is bound to, or,
+// x unbound, with each of candidates, until of returns false.
 func (e *evaluator) eachExec(x spec.Term, candidates []*reftrace.Execution, of func(*reftrace.Execution) bool) bool {
 	if v, ok := e.term(x); ok {
-		return v.kind != vExec || of(v.exec)
+		return !(v.kind == vExec || v.kind == vPoint && v.exec.IsAllocation()) || of(v.exec)
 	}
 	for _, c := range candidates {
 		if !of(c) {
@@ -340,7 +373,7 @@ func (e *evaluator) unifyName(t spec.Term, fn string, k func() bool) bool {
 // has no end point.
 func (e *evaluator) point(p, x spec.Term, end bool, k func() bool) bool {
 	of := func(c *reftrace.Execution) bool {
-		if end && !c.Ended {
+		if end && !c.Ended || c.IsAllocation() {
 			return true
 		}
 		return e.unify(x, execValue(c), func() bool { return e.unify(p, pointValue(c, end), k) })
@@ -374,16 +407,19 @@ func (e *evaluator) anyPoint(p spec.Term, k func() bool) bool {
 }
 
 // attribute evaluates an attribute atom: v is get(x), where get reports
-// whether x has the attribute.
+// whether x (an execution or an allocation) has the attribute.
 func (e *evaluator) attribute(x, v spec.Term, get func(*reftrace.Execution) (value, bool), k func() bool) bool {
 	of := func(c *reftrace.Execution) bool {
 		a, ok := get(c)
 		if !ok {
 			return true
 		}
-		return e.unify(x, execValue(c), func() bool { return e.unify(v, a, k) })
+		return e.unify(x, eventValue(c), func() bool { return e.unify(v, a, k) })
 	}
-	return e.eachExec(x, e.tr.Execs, of)
+	if e.bound(x) {
+		return e.eachExec(x, nil, of)
+	}
+	return e.eachExec(x, e.tr.Execs, of) && e.eachExec(x, e.tr.Allocs, of)
 }
 
 // attribute returns the attribute attr of x (n is the position of
@@ -392,7 +428,8 @@ func (e *evaluator) attribute(x, v spec.Term, get func(*reftrace.Execution) (val
 // has no results (neither the list nor any position). A region's
 // execution has only a goroutine; an iteration has its index too, and a
 // blocking operation its select-case (known at its end for a select,
-// -1 for another kind).
+// -1 for another kind); an allocation has its goroutine, elements,
+// requested bytes and heap bytes.
 func attribute(attr string, x *reftrace.Execution, n int64) (value, bool) {
 	switch {
 	case attr == "goroutine":
@@ -401,6 +438,12 @@ func attribute(attr string, x *reftrace.Execution, n int64) (value, bool) {
 		return value{kind: vInt, i: x.Index}, x.IsIteration()
 	case attr == "select-case":
 		return value{kind: vInt, i: x.Case}, x.IsBlocking() && (x.Op != "select" || x.Ended)
+	case attr == "allocation-elements":
+		return value{kind: vInt, i: x.Elements}, x.IsAllocation()
+	case attr == "allocation-bytes":
+		return value{kind: vInt, i: x.Bytes}, x.IsAllocation()
+	case attr == "allocation-heap-bytes":
+		return value{kind: vInt, i: x.HeapBytes}, x.IsAllocation()
 	case !x.IsFunc():
 		return value{}, false
 	}
@@ -605,10 +648,10 @@ func allExecs(e *evaluator) []value {
 	return e.execs
 }
 
-// allEvents are every execution and point of the run.
+// allEvents are every execution and point of the run, allocations too.
 func (e *evaluator) allEvents() []value {
 	if e.events == nil {
-		e.events = eventsOf(e.tr.Execs)
+		e.events = append(eventsOf(e.tr.Execs), eventsOf(e.tr.Allocs)...)
 	}
 	return e.events
 }
@@ -649,10 +692,15 @@ func sortBySeq(vs []value, begin bool) {
 	})
 }
 
-// eventsOf are the executions xs and their points.
+// eventsOf are the executions xs and their points; an allocation among
+// xs is a point.
 func eventsOf(xs []*reftrace.Execution) []value {
 	var out []value
 	for _, x := range xs {
+		if x.IsAllocation() {
+			out = append(out, pointValue(x, false))
+			continue
+		}
 		out = append(out, execValue(x), pointValue(x, false))
 		if x.Ended {
 			out = append(out, pointValue(x, true))

@@ -97,9 +97,8 @@ func (e *UnsupportedError) Error() string {
 
 // unsupported are the primitives whose values the trace does not record.
 var unsupported = map[string]bool{"duration": true, "time": true, "receiver": true, "data-condition": true,
-	"caller-line": true, // the traced twins (internal/progen) record no call positions
-	// The traced twins record no allocations yet (issue 13).
-	"allocation": true, "allocation-elements": true, "allocation-bytes": true, "allocation-heap-bytes": true, "allocation-line": true,
+	"caller-line":     true, // the traced twins (internal/progen) record no call positions
+	"allocation-line": true, // nor the positions of allocations
 }
 
 // Evaluate answers every defquestion of prog over the trace tr, by name

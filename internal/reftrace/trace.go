@@ -8,7 +8,9 @@
 // Lock), with its kind, operand and, for a select, the case that fired,
 // and of every goroutine, from its go statement to the end of the
 // function it starts, with its spawner: each with its function, goroutine
-// and begin and end order. It is written by a tracer
+// and begin and end order; and every heap allocation at a site of the
+// program, a point with its function, the execution it is made in, its
+// kind, type, elements, requested bytes and heap bytes. It is written by a tracer
 // that is independent of pmm's instrumentation (the traced twin of a
 // generated program, internal/progen), and read by the reference
 // evaluator (internal/refeval).
@@ -24,7 +26,8 @@
 // (op and operand at its begin, a select's case at its end) and a
 // goroutine's (go, its spawner and the new goroutine at its begin):
 // executions of functions, regions, iterations, operations and goroutines
-// share one space of ids and one order.
+// share one space of ids and one order. An allocation is one "alloc"
+// record, with an id and a seq of the same spaces: a point, with no end.
 package reftrace
 
 import (
@@ -38,7 +41,7 @@ import (
 
 // Record is one line of a trace file.
 type Record struct {
-	Kind string `json:"k"` // "begin" or "end"
+	Kind string `json:"k"` // "begin", "end" or "alloc"
 	ID   int64  `json:"id"`
 	// Seq orders every begin and end of the run: a global counter taken
 	// at the point itself (an atomic add), so that a < b means the point
@@ -81,6 +84,17 @@ type Record struct {
 	// runtime.Goexit.
 	Go bool `json:"go,omitempty"`
 
+	// Alloc records only (with Func, In and Goroutine as a blocking
+	// operation's begin): the allocation's kind (new, composite,
+	// make-slice, append, concat, ...), its Go type as pmm's static.db
+	// writes it, the elements it made room for, the bytes it requested
+	// and the bytes the heap took for it (its size class).
+	Alloc     string `json:"alloc,omitempty"`
+	Type      string `json:"type,omitempty"`
+	Elements  int64  `json:"elems,omitempty"`
+	Bytes     int64  `json:"bytes,omitempty"`
+	HeapBytes int64  `json:"heap,omitempty"`
+
 	// End records only.
 	Results  []any `json:"results,omitempty"` // empty when the execution panicked
 	Panicked bool  `json:"panicked,omitempty"`
@@ -112,8 +126,14 @@ type Execution struct {
 	// Go marks a goroutine, from its go statement to the end of the
 	// function it starts (Func); Spawner is then the execution that ran
 	// the go statement, Goroutine the new goroutine.
-	Go       bool
-	BeginSeq int64
+	Go bool
+	// Alloc is the kind of an allocation, "" for anything else: a point
+	// (BeginSeq and EndSeq its seq, Ended) in the execution In, with its
+	// Type, Elements, Bytes and HeapBytes.
+	Alloc                      string
+	Type                       string
+	Elements, Bytes, HeapBytes int64
+	BeginSeq                   int64
 	// Ended is false when the process exited before the execution ended;
 	// EndSeq, Results and Panicked are then meaningless.
 	Ended    bool
@@ -135,14 +155,19 @@ func (x *Execution) IsBlocking() bool { return x.Op != "" }
 // IsGoroutine reports whether x is a goroutine.
 func (x *Execution) IsGoroutine() bool { return x.Go }
 
-// IsFunc reports whether x is an execution of a function: not a region's,
-// an iteration, a blocking operation or a goroutine.
-func (x *Execution) IsFunc() bool { return x.Label == "" && x.Op == "" && !x.Go }
+// IsAllocation reports whether x is an allocation (a point, in Allocs).
+func (x *Execution) IsAllocation() bool { return x.Alloc != "" }
 
-// Trace is a whole run: its executions in order of their begin.
+// IsFunc reports whether x is an execution of a function: not a region's,
+// an iteration, a blocking operation, a goroutine or an allocation.
+func (x *Execution) IsFunc() bool { return x.Label == "" && x.Op == "" && !x.Go && x.Alloc == "" }
+
+// Trace is a whole run: its executions in order of their begin, and its
+// allocations in order.
 type Trace struct {
-	Execs []*Execution
-	ByID  map[int64]*Execution
+	Execs  []*Execution
+	Allocs []*Execution
+	ByID   map[int64]*Execution // executions and allocations
 }
 
 // Read reads a trace file in the JSON lines format.
@@ -175,19 +200,38 @@ func Read(r io.Reader) (*Trace, error) {
 			if e.Iteration && (e.Label == "" || e.Index < 0) || !e.Iteration && e.Index != 0 {
 				return nil, fmt.Errorf("trace record %d: iteration %d without a label or with a negative index, or an index outside an iteration", line, rec.ID)
 			}
+			if rec.Alloc != "" || rec.Type != "" || rec.Elements != 0 || rec.Bytes != 0 || rec.HeapBytes != 0 {
+				return nil, fmt.Errorf("trace record %d: execution %d begins with what an allocation has", line, rec.ID)
+			}
 			if e.Op != "" && (e.Label != "" || e.Iteration) || e.Op == "" && e.Operand != "" {
 				return nil, fmt.Errorf("trace record %d: blocking operation %d with a label, or an operand without a kind", line, rec.ID)
 			}
 			t.ByID[rec.ID] = e
 			t.Execs = append(t.Execs, e)
+		case "alloc":
+			if t.ByID[rec.ID] != nil {
+				return nil, fmt.Errorf("trace record %d: id %d of an allocation is taken", line, rec.ID)
+			}
+			if rec.Alloc == "" || rec.Type == "" || rec.In == 0 || rec.Func == "" || rec.Label != "" || rec.Op != "" || rec.Go ||
+				rec.Caller != 0 || rec.Spawner != 0 || rec.Params != nil || rec.Elements <= 0 || rec.Bytes <= 0 || rec.HeapBytes < rec.Bytes {
+				return nil, fmt.Errorf("trace record %d: allocation %d without a kind, a type, a function or an execution it is made in, with what an execution has, or without elements and bytes (heap bytes at least those requested)", line, rec.ID)
+			}
+			a := &Execution{ID: rec.ID, Goroutine: rec.Goroutine, Func: rec.Func, In: rec.In, Case: -1,
+				Alloc: rec.Alloc, Type: rec.Type, Elements: rec.Elements, Bytes: rec.Bytes, HeapBytes: rec.HeapBytes,
+				BeginSeq: rec.Seq, EndSeq: rec.Seq, Ended: true}
+			t.ByID[rec.ID] = a
+			t.Allocs = append(t.Allocs, a)
 		case "end":
 			ends = append(ends, rec)
 		default:
-			return nil, fmt.Errorf("trace record %d: kind %q is neither begin nor end", line, rec.Kind)
+			return nil, fmt.Errorf("trace record %d: kind %q is neither begin, end nor alloc", line, rec.Kind)
 		}
 	}
 	for _, rec := range ends {
 		e := t.ByID[rec.ID]
+		if e != nil && e.IsAllocation() {
+			return nil, fmt.Errorf("trace: end of allocation %d", rec.ID)
+		}
 		if e == nil {
 			return nil, fmt.Errorf("trace: end of execution %d that never began", rec.ID)
 		}
@@ -208,6 +252,7 @@ func Read(r io.Reader) (*Trace, error) {
 		e.Ended, e.EndSeq, e.Results, e.Panicked = true, rec.Seq, normalize(rec.Results), rec.Panicked
 	}
 	sort.Slice(t.Execs, func(i, j int) bool { return t.Execs[i].BeginSeq < t.Execs[j].BeginSeq })
+	sort.Slice(t.Allocs, func(i, j int) bool { return t.Allocs[i].BeginSeq < t.Allocs[j].BeginSeq })
 	return t, nil
 }
 

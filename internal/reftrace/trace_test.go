@@ -116,3 +116,33 @@ func TestReadGoroutines(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAllocations reads an allocation: a point, in Allocs and ByID,
+// not among the executions; one without a kind, a type, an execution it
+// is made in or bytes, with an end, or a begin with an allocation's
+// fields, is refused.
+func TestReadAllocations(t *testing.T) {
+	tr, err := Read(strings.NewReader(`{"k":"begin","id":1,"seq":1,"fn":"main.main","g":1}
+{"k":"alloc","id":2,"seq":2,"fn":"main.main","in":1,"g":1,"alloc":"make-slice","type":"[]int","elems":3,"bytes":24,"heap":24}
+{"k":"end","id":1,"seq":3}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tr.ByID[2]
+	if len(tr.Execs) != 1 || len(tr.Allocs) != 1 || tr.Allocs[0] != a || !a.IsAllocation() || a.IsFunc() ||
+		a.Alloc != "make-slice" || a.Type != "[]int" || a.Elements != 3 || a.Bytes != 24 || a.HeapBytes != 24 || a.BeginSeq != 2 || a.In != 1 {
+		t.Errorf("the allocation is %+v, the executions %d", a, len(tr.Execs))
+	}
+	for _, bad := range []string{
+		`{"k":"alloc","id":2,"seq":2,"fn":"main.main","in":1,"g":1,"type":"[]int","elems":3,"bytes":24,"heap":24}`,
+		`{"k":"alloc","id":2,"seq":2,"fn":"main.main","g":1,"alloc":"new","type":"main.T","elems":1,"bytes":24,"heap":24}`,
+		`{"k":"alloc","id":2,"seq":2,"fn":"main.main","in":1,"g":1,"alloc":"new","type":"main.T","elems":1,"bytes":24,"heap":16}`,
+		"{\"k\":\"alloc\",\"id\":2,\"seq\":2,\"fn\":\"main.main\",\"in\":1,\"g\":1,\"alloc\":\"new\",\"type\":\"main.T\",\"elems\":1,\"bytes\":8,\"heap\":8}\n{\"k\":\"end\",\"id\":2,\"seq\":3}",
+		`{"k":"begin","id":2,"seq":2,"fn":"main.main","g":1,"alloc":"new"}`,
+	} {
+		if _, err := Read(strings.NewReader(bad)); err == nil {
+			t.Errorf("Read accepts\n%s", bad)
+		}
+	}
+}

@@ -1,0 +1,232 @@
+package progen
+
+import (
+	"fmt"
+	"maps"
+	"math/rand"
+	"slices"
+	"strings"
+)
+
+// Heap allocations (Features.Allocations): statements of the mids that
+// store a newly allocated cell in the package-level atomic.Pointer sink,
+// so that escape analysis puts every allocation in them on the heap in
+// the mid's own body: &cell{...}, new(cell), a make([]int, n) and a
+// concatenation with two non-empty constants (which always allocates)
+// held by a cell, and an append to a slice of capacity 1 (which always
+// grows). An allocating function is not inlined (//go:noinline): the
+// compiler might keep an inlined copy's allocations on the stack, and pmm
+// says so. The twin wraps each allocating expression in a helper that
+// records it once it is made (trAP, trAS, trAStr): its kind, its type
+// as pmm's static.db writes it, its elements, requested bytes and heap
+// bytes (every object is under 512 bytes: no malloc header). They are
+// drawn from a random source of their own, so that the rest of a
+// seed's program and questions are those of a program without them.
+
+// allocStmt is a statement with allocations: text in the plain program,
+// twin in the twin.
+type allocStmt struct{ text, twin string }
+
+func (s *allocStmt) print(p *printer) {
+	if p.tw {
+		p.line("%s", s.twin)
+		return
+	}
+	p.line("%s", s.text)
+}
+
+// allocDecls declare the cell and the sink.
+var allocDecls = []string{"type cell struct {\n\tn  int\n\ts  string\n\txs []int\n\tp  *cell\n}", "var sink atomic.Pointer[cell]"}
+
+// allocSource is the random source of a seed's allocations.
+func allocSource(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed*104729 + 3)) }
+
+// allocs adds statements with allocations to f's body, after its first
+// statement (acc := 0), some of them in a loop.
+func (g *gen) allocs(f *Func) {
+	if !g.feat.Allocations || g.ra.Intn(3) == 0 {
+		return
+	}
+	if len(g.allocFuncs) == 0 {
+		g.decls = append(g.decls, allocDecls...)
+	}
+	g.imports["sync/atomic"] = true
+	g.allocFuncs = append(g.allocFuncs, f)
+	var ss []stmt
+	for k := 0; k < 1+g.ra.Intn(2); k++ {
+		ss = append(ss, g.alloc(f))
+	}
+	if g.ra.Intn(3) == 0 {
+		ss = []stmt{&block{head: "for i := 0; i < 2; i++ {", body: ss}}
+	}
+	f.allocs = true
+	f.body = append(append([]stmt{f.body[0]}, ss...), f.body[1:]...)
+}
+
+// alloc is one statement with allocations in f.
+func (g *gen) alloc(f *Func) stmt {
+	fn := fmt.Sprintf("%q", f.Name)
+	p := func(e, kind string) string { return fmt.Sprintf("trAP(%s, %s, %q, \"main.cell\")", e, fn, kind) }
+	s := func(e, kind string) string { return fmt.Sprintf("trAS(%s, %s, %q, \"[]int\")", e, fn, kind) }
+	store := func(text, twin string) stmt {
+		return &allocStmt{text: "sink.Store(" + text + ")", twin: "sink.Store(" + twin + ")"}
+	}
+	switch g.ra.Intn(5) {
+	case 0:
+		return store("new(cell)", p("new(cell)", "new"))
+	case 1:
+		return store("&cell{n: a}", p("&cell{n: a}", "composite"))
+	case 2:
+		mk := "make([]int, a&3+1)"
+		return store("&cell{xs: "+mk+"}", p("&cell{xs: "+s(mk, "make-slice")+"}", "composite"))
+	case 3:
+		cat := `"<" + strs[a%3] + ">"`
+		return store("&cell{s: "+cat+"}", p(fmt.Sprintf("&cell{s: trAStr(%s, %s)}", cat, fn), "composite"))
+	}
+	mk := "make([]int, 1)"
+	return store("&cell{xs: append("+mk+", a)}",
+		p("&cell{xs: "+s("append("+s(mk, "make-slice")+", a)", "append")+"}", "composite"))
+}
+
+// allocQuestions draws, from a source of their own, questions from the
+// allocation templates, after the others.
+func (q *qgen) allocQuestions() {
+	if len(q.p.allocFuncs()) == 0 {
+		return
+	}
+	q.r = rand.New(rand.NewSource(q.p.Seed*7727 + 5))
+	templates := []func() bool{q.allocCount, q.allocOwn, q.allocKinds}
+	if q.p.Features.Goroutines && q.p.Features.GoroutineEvents {
+		templates = append(templates, q.allocGo)
+	}
+	want := 2 + q.r.Intn(3)
+	for tries, n := 0, len(q.names); len(q.names) < n+want && tries < 50; tries++ {
+		templates[q.r.Intn(len(templates))]()
+	}
+}
+
+// allocFuncs are the functions of p with allocations in their bodies.
+func (p *Program) allocFuncs() []*Func {
+	var fs []*Func
+	for _, f := range p.Funcs {
+		if f.allocs {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// allocChoices are the functions a question about the allocations of
+// f or its callees may name: those of them that allocate; free is true
+// when no function of the program makes a channel, and the question may
+// leave the function a variable. Else only those that make no channel:
+// pmm says an answer is incomplete when a channel may be made at a site
+// it considers (a make of a channel is not recorded yet, every
+// allocation site of the module is a candidate of an allocation whose
+// function is a variable, and a call of a function value may reach any
+// function literal of its type).
+func (q *qgen) allocChoices(f *Func) (fs []*Func, free bool) {
+	free = !slices.ContainsFunc(q.p.Funcs, (*Func).makesChans)
+	for _, c := range append(slices.Collect(maps.Keys(reach(f))), f) {
+		if c.allocs && (free || !c.makesChans()) {
+			fs = append(fs, c)
+		}
+	}
+	slices.SortFunc(fs, func(a, b *Func) int { return strings.Compare(a.Name, b.Name) })
+	return fs, free
+}
+
+// allocTerm is the function term of such a question, with vars, the
+// variables it quantifies, and f when the term is that variable.
+func (q *qgen) allocTerm(f *Func, vars string) (string, string) {
+	fs, free := q.allocChoices(f)
+	if free {
+		return "f", vars + " f"
+	}
+	return lit(fs[q.r.Intn(len(fs))]), vars
+}
+
+// noChans are the functions of fs that make no channel.
+func noChans(fs []*Func) []*Func {
+	return slices.DeleteFunc(fs, (*Func).makesChans)
+}
+
+// allocCount counts the allocations of each execution of a function
+// that allocates or calls one that does, by itself or its callees (or
+// those of one of them: allocTerm): on its goroutine (contains alone
+// would take in those of goroutines running meanwhile); or their heap
+// bytes.
+func (q *qgen) allocCount() bool {
+	f := q.pick(func(f *Func) bool { fs, _ := q.allocChoices(f); return !f.Worker && len(fs) > 0 })
+	if f == nil {
+		return false
+	}
+	g, vars := q.allocTerm(f, "k t")
+	n := q.name("alloc-count")
+	if q.r.Intn(2) == 0 {
+		q.define("(defevent %s :definition ((x a) s.t. (exists (%s) (and (function-execution x %s) (allocation a %s k t) (contains x a) (same-goroutine x a)))))", n+"-ev", vars, lit(f), g)
+		q.question(n, "(defquestion %s :definition (count %s (input output)))", n, n+"-ev")
+		return true
+	}
+	q.define("(defevent %s :definition ((x a h) s.t. (exists (%s) (and (function-execution x %s) (allocation a %s k t) (contains x a) (same-goroutine x a) (allocation-heap-bytes a h)))))", n+"-ev", vars, lit(f), g)
+	q.question(n, "(defquestion %s :definition (sum %s (input output output)))", n, n+"-ev")
+	return true
+}
+
+// allocOwn sums the bytes (requested or heap) a function's executions
+// allocate by themselves, or counts their allocations by kind and type.
+func (q *qgen) allocOwn() bool {
+	fs := noChans(q.p.allocFuncs())
+	if len(fs) == 0 {
+		return false
+	}
+	f := fs[q.r.Intn(len(fs))]
+	n := q.name("alloc-own")
+	switch q.r.Intn(3) {
+	case 0:
+		q.define("(defevent %s :definition ((x a k t) s.t. (and (function-execution x %s) (allocation a %s k t) (contains x a) (same-goroutine x a))))", n+"-ev", lit(f), lit(f))
+		q.question(n, "(defquestion %s :definition (count %s (input output input input)))", n, n+"-ev")
+	default:
+		attr := []string{"allocation-bytes", "allocation-heap-bytes"}[q.r.Intn(2)]
+		q.define("(defevent %s :definition ((x a h) s.t. (exists (k t) (and (function-execution x %s) (allocation a %s k t) (contains x a) (same-goroutine x a) (%s a h)))))", n+"-ev", lit(f), lit(f), attr)
+		q.question(n, "(defquestion %s :definition (sum %s (input output output)))", n, n+"-ev")
+	}
+	return true
+}
+
+// allocKinds asks for the allocations' functions, kinds, types,
+// elements, requested and heap bytes, and counts them by function, kind
+// and type: of every function, or of one when some function makes a
+// channel.
+func (q *qgen) allocKinds() bool {
+	f, head, in := "f", "f ", "input "
+	if slices.ContainsFunc(q.p.Funcs, (*Func).makesChans) {
+		fs := noChans(q.p.allocFuncs())
+		if len(fs) == 0 {
+			return false
+		}
+		f, head, in = lit(fs[q.r.Intn(len(fs))]), "", ""
+	}
+	n := q.name("alloc-kinds")
+	q.question(n, "(defquestion %s :definition ((%sk t e b h) s.t. (exists (a) (and (allocation a %s k t) (allocation-elements a e) (allocation-bytes a b) (allocation-heap-bytes a h)))))", n, head, f)
+	q.define("(defevent %s :definition ((a %sk t) s.t. (allocation a %s k t)))", n+"-ev", head, f)
+	q.question(n+"-count", "(defquestion %s :definition (count %s (output %sinput input)))", n+"-count", n+"-ev", in)
+	return true
+}
+
+// allocGo asks for the allocations a worker's goroutine contains, on it,
+// by kind, type and elements.
+func (q *qgen) allocGo() bool {
+	w := q.worker()
+	if w == nil {
+		return false
+	}
+	if fs, _ := q.allocChoices(w); len(fs) == 0 {
+		return false
+	}
+	g, vars := q.allocTerm(w, "g a")
+	n := q.name("alloc-go")
+	q.question(n, `(defquestion %s :definition
+  ((k t e) s.t. (exists (%s) (and (goroutine-execution g %s) (allocation a %s k t) (contains g a) (same-goroutine g a) (allocation-elements a e)))))`, n, vars, lit(w), g)
+	return true
+}
