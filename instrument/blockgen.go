@@ -28,6 +28,15 @@ import (
 // of the body. An operation that panics (a send on a closed channel) has
 // no end: it began and did not end, as an execution that panicked out of
 // main does.
+//
+// In a generic function (or a method of a generic type) the state, its
+// functions and the helpers are generic in its type parameters, renamed
+// in the helpers, and the body names them by their own names:
+//
+//	v := <-ch              →  v := pmm__recv5[T](ch)
+//
+// A channel whose type is a type parameter (C ~chan int) is not one the
+// helpers take: its operations are skipped.
 
 // blockingSite generates blocking site s.
 func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []ast.Node) error {
@@ -43,9 +52,6 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 	if body == nil {
 		return fmt.Errorf("the %s at %s is not in a function body", s.Label, s.Position())
 	}
-	if tps := enclosingTypeParams(fi, body.Pos()); tps != nil && tps.Len() > 0 {
-		return fmt.Errorf("the blocking operations of %s are not instrumented: pmm does not instrument them in generic functions yet", s.Function)
-	}
 	var op *static.BlockingOp
 	for _, o := range static.FindBlocking(fi.pkg.Fset, fi.pkg.TypesInfo, body) {
 		if o.Node == n {
@@ -56,6 +62,13 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		return fmt.Errorf("pmm bug: no blocking operation at %s", s.Position())
 	}
 	sg := g.newSiteGen(s, fi)
+	// In a generic function the state and its functions are generic in
+	// its type parameters, and so are the helpers, whose channels' and
+	// values' types may name them: the helpers name them renamed
+	// (targs), the function's body by their own names (uargs).
+	if err := sg.typeParams(enclosingTypeParams(fi, body.Pos())); err != nil {
+		return fmt.Errorf("the %s at %s is not instrumented: %v", s.Label, s.Position(), err)
+	}
 	sg.common()
 	sg.takeClocks()
 	if err := sg.action(); err != nil {
@@ -65,12 +78,13 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 	decls = append(decls, sg.exitDecl(nil, nil))
 	state, enter, exit := sg.name("state"), sg.name("enter"), sg.name("exit")
 	// ended is the statements that end the operation on state v, by
-	// case c of a select (-1: not a select).
-	ended := func(v string, c int) string {
+	// case c of a select (-1: not a select), in the helpers (type
+	// arguments targs) or in the function's body (uargs).
+	ended := func(v string, c int, targs string) string {
 		if sg.caps[plan.CapCase] {
-			return fmt.Sprintf("%s.scase = %d; %s(&%s)", v, c, exit, v)
+			return fmt.Sprintf("%s.scase = %d; %s%s(&%s)", v, c, exit, targs, v)
 		}
-		return exit + "(&" + v + ")"
+		return exit + targs + "(&" + v + ")"
 	}
 	at := func(p ast.Node, end bool, text string) Edit {
 		off := fi.tf.Offset(p.Pos())
@@ -85,11 +99,12 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		return Edit{Off: off, End: off, Text: ")", Order: orderWrapEnd}
 	}
 	// chanHelper declares a helper of the channel operation, over a
-	// channel of the operand's element type in direction dir.
+	// channel of the operand's element type in direction dir; params and
+	// results name the element type by a verb (%.0s: not at all).
 	chanHelper := func(dir, params, results, body string) (string, error) {
 		ch, ok := fi.pkg.TypesInfo.TypeOf(op.Operand).Underlying().(*types.Chan)
 		if !ok {
-			return "", fmt.Errorf("the operand of the %s at %s is not a channel", s.Label, s.Position())
+			return "", fmt.Errorf("the %s at %s is not on a channel type: pmm does not time an operation on a channel whose type is a type parameter", s.Label, s.Position())
 		}
 		elem, err := sg.typeName(ch.Elem())
 		if err != nil {
@@ -98,11 +113,11 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		name := sg.name(string(op.Kind))
 		object := ""
 		if sg.caps[plan.CapObject] {
-			// A channel is a pointer to the runtime's channel.
-			object = "\ts.obj = int64(*(*uintptr)(" + sg.pc.importName("unsafe") + ".Pointer(&c)))\n"
+			object = "\ts.obj = " + sg.chanAddress("c") + "\n"
 		}
-		decls = append(decls, fmt.Sprintf("func %s(c %s %s%s) %s {\n\tvar s %s\n%s\t%s(&s)\n%s\n}", name, dir, elem, params, fmt.Sprintf(results, elem), state, object, enter, fmt.Sprintf(body, ended("s", -1))))
-		return name, nil
+		decls = append(decls, fmt.Sprintf("func %s%s(c %s %s%s) %s {\n\tvar s %s%s\n%s\t%s%s(&s)\n%s\n}",
+			name, sg.tparam, dir, elem, fmt.Sprintf(params, elem), fmt.Sprintf(results, elem), state, sg.targs, object, enter, sg.targs, fmt.Sprintf(body, ended("s", -1, sg.targs))))
+		return name + sg.uargs, nil
 	}
 	switch {
 	case op.Kind == static.BlockRecv:
@@ -111,7 +126,7 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		if op.CommaOk {
 			results, recv = "(%s, bool)", "\tv, ok := <-c\n\t%s\n\treturn v, ok"
 		}
-		name, err := chanHelper("<-chan", "", results, recv)
+		name, err := chanHelper("<-chan", "%.0s", results, recv)
 		if err != nil {
 			return err
 		}
@@ -119,12 +134,7 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		sg.edits = append(sg.edits, Edit{Off: off, End: off + 2, Text: name + "(", Order: orderRegion}, closing(u))
 	case op.Kind == static.BlockSend:
 		send := op.Node.(*ast.SendStmt)
-		elem := fi.pkg.TypesInfo.TypeOf(send.Chan).Underlying().(*types.Chan).Elem()
-		vt, err := sg.typeName(elem)
-		if err != nil {
-			return err
-		}
-		name, err := chanHelper("chan<-", ", v "+vt, "%.0s", "\tc <- v\n\t%s")
+		name, err := chanHelper("chan<-", ", v %s", "%.0s", "\tc <- v\n\t%s")
 		if err != nil {
 			return err
 		}
@@ -138,7 +148,7 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		// A select, or a call of a blocking method: timed around it,
 		// with a state at the top of the body.
 		v := sg.name("b")
-		sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(body.Lbrace) + 1, End: fi.tf.Offset(body.Lbrace) + 1, Text: "var " + v + " " + state + ";", Order: orderDefinition})
+		sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(body.Lbrace) + 1, End: fi.tf.Offset(body.Lbrace) + 1, Text: "var " + v + " " + state + sg.uargs + ";", Order: orderDefinition})
 		begin := op.Node
 		if l, ok := parentOf(path, op.Node).(*ast.LabeledStmt); ok {
 			begin = l // code before a labeled select goes before its label
@@ -154,14 +164,14 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 			}
 			object = set + "; "
 		}
-		sg.edits = append(sg.edits, at(begin, false, ";"+object+enter+"(&"+v+");"))
+		sg.edits = append(sg.edits, at(begin, false, ";"+object+enter+sg.uargs+"(&"+v+");"))
 		if sel, ok := op.Node.(*ast.SelectStmt); ok {
 			for i, c := range sel.Body.List {
 				off := fi.tf.Offset(c.(*ast.CommClause).Colon) + 1
-				sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: ";" + ended(v, i) + ";", Order: orderRegion})
+				sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: ";" + ended(v, i, sg.uargs) + ";", Order: orderRegion})
 			}
 		} else {
-			sg.edits = append(sg.edits, at(op.Node, true, ";"+ended(v, -1)))
+			sg.edits = append(sg.edits, at(op.Node, true, ";"+ended(v, -1, sg.uargs)))
 		}
 	}
 	if err := sg.finish(decls...); err != nil {
@@ -169,6 +179,12 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 	}
 	g.done[s] = true
 	return nil
+}
+
+// chanAddress is the address of the runtime's channel that channel
+// variable c points to.
+func (sg *siteGen) chanAddress(c string) string {
+	return "int64(*(*uintptr)(" + sg.pc.importName("unsafe") + ".Pointer(&" + c + ")))"
 }
 
 // parentOf is the node of path (outermost first) around n, or nil.
@@ -236,12 +252,14 @@ func (sg *siteGen) rangeReceives(op *static.BlockingOp, body *ast.BlockStmt, pat
 	if sg.caps[plan.CapCase] {
 		ended = "s.scase = -1\n\t\t"
 	}
-	decls = append(decls, fmt.Sprintf("func %s(s *%s) {\n\tif s.on {\n\t\t%s%s(s)\n\t\ts.on = false\n\t}\n}", leave, state, ended, exit))
+	decls = append(decls, fmt.Sprintf("func %s%s(s *%s%s) {\n\tif s.on {\n\t\t%s%s%s(s)\n\t\ts.on = false\n\t}\n}",
+		leave, sg.tparam, state, sg.targs, ended, exit, sg.targs))
+	enter, leave = enter+sg.uargs, leave+sg.uargs // in the function's body
 	begin := ";" + enter + "(&" + v + ");"
 	insert := func(off int, text string, order int) {
 		sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: text, Order: order})
 	}
-	insert(tf.Offset(body.Lbrace)+1, "var "+v+" "+state+";", orderDefinition)
+	insert(tf.Offset(body.Lbrace)+1, "var "+v+" "+state+sg.uargs+";", orderDefinition)
 	first, label := ast.Node(rs), ""
 	if l, ok := parentOf(path, rs).(*ast.LabeledStmt); ok {
 		first, label = l, l.Label.Name
@@ -260,8 +278,8 @@ func (sg *siteGen) rangeReceives(op *static.BlockingOp, body *ast.BlockStmt, pat
 			return err
 		}
 		name := sg.name("object")
-		decls = append(decls, fmt.Sprintf("func %s(c <-chan %s) int64 { return int64(*(*uintptr)(%s.Pointer(&c))) }", name, elem, sg.pc.importName("unsafe")))
-		object = v + ".obj = " + name + "(" + sg.text(op.Operand) + ");"
+		decls = append(decls, fmt.Sprintf("func %s%s(c <-chan %s) int64 { return %s }", name, sg.tparam, elem, sg.chanAddress("c")))
+		object = v + ".obj = " + name + sg.uargs + "(" + sg.text(op.Operand) + ");"
 	}
 	insert(tf.Offset(first.Pos()), ";"+object+enter+"(&"+v+");", orderRegion)
 	insert(tf.Offset(rs.Body.Lbrace)+1, ";"+leave+"(&"+v+");", orderRegion)

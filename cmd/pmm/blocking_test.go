@@ -9,13 +9,15 @@ import (
 
 // TestBlocking builds and runs testdata/blocking, whose goroutines block
 // on a contended mutex, a channel of one slot, a select and a wait
-// group, and range over channels, in every mode. pmm's count of each kind of operation, of the
-// waits for the mutex by the caller of the function that waits, the
-// case by which the select proceeded, and which operations are on one
-// mutex or channel (by their addresses), must be the program's own;
-// pmm's time blocked, measured inside the program's own measure of each
-// operation with the same clock, must be at most the program's (how
-// close it comes is logged, -v: it depends on the machine's load).
+// group, and range over channels, in plain and in generic code (a
+// generic function in two instantiations, a method of a generic type),
+// in every mode. pmm's count of each kind of operation, of the waits for
+// the mutex by the caller of the function that waits, the case by which
+// the select proceeded, and which operations are on one mutex or channel
+// (by their addresses), must be the program's own; pmm's time blocked,
+// measured inside the program's own measure of each operation with the
+// same clock, must be at most the program's (how close it comes is
+// logged, -v: it depends on the machine's load).
 func TestBlocking(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs instrumented programs")
@@ -34,6 +36,11 @@ func TestBlocking(t *testing.T) {
 		"cases":            "SELECT group_concat(k || '=' || n, ',') FROM (SELECT DISTINCT k, n FROM cases ORDER BY k)",
 		"mutex_objects":    "SELECT count(DISTINCT addr) || ':' || count(DISTINCT f) FROM mutex_objects WHERE addr <> 0",
 		"ch_objects":       "SELECT count(DISTINCT addr) || ':' || count(DISTINCT f) FROM ch_objects WHERE addr <> 0",
+		// Generic code: every instantiation's operations under the
+		// generic function's name.
+		"generic_counts":  "SELECT group_concat(f || ':' || k || '=' || n, ',') FROM (SELECT f, k, count(DISTINCT b) AS n FROM blocked WHERE f IN ('main.Relay[...]', 'main.(*Box[...]).Put') GROUP BY f, k ORDER BY f, k)",
+		"generic_objects": "SELECT group_concat(f || '=' || n, ',') FROM (SELECT f, count(DISTINCT a) AS n FROM generic_objects WHERE a <> 0 GROUP BY f ORDER BY f)",
+		"generic_cases":   "SELECT group_concat(k || '=' || n, ',') FROM (SELECT DISTINCT k, n FROM generic_cases ORDER BY k, n)",
 	}
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
 		t.Run(mode, func(t *testing.T) {

@@ -1,5 +1,5 @@
 // Command blocking blocks on a contended mutex, a full buffered channel,
-// a select and a wait group, with waits it measures itself around each
+// a select and a wait group, in plain and in generic code, with waits it measures itself around each
 // operation, for cmd/pmm's TestBlocking: pmm's count of each operation
 // must be the program's, and pmm's time blocked, measured inside the
 // program's own measure, at most the program's.
@@ -7,6 +7,8 @@ package main
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -114,6 +116,87 @@ func DrainUntil(in <-chan int, stop int) {
 // ranged counts, by function, the receives of its range over a channel.
 var ranged = map[string]int{}
 
+// Box is a generic type whose method locks the box's own mutex.
+type Box[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+// Put waits for the box's mutex.
+func (b *Box[T]) Put(x T) {
+	b.mu.Lock()
+	b.items = append(b.items, x)
+	b.mu.Unlock()
+	tally("(*Box[...]).Put", "lock", b, -1)
+}
+
+// Relay is generic: it receives values of its type parameter, with and
+// without ok, sends one on, selects between in and quit, and ranges over
+// the rest, putting what it receives in its box.
+func Relay[T any](in chan T, out chan<- T, quit <-chan struct{}, box *Box[T]) {
+	x := <-in
+	tally("Relay[...]", "recv", in, -1)
+	box.Put(x)
+	out <- x
+	tally("Relay[...]", "send", out, -1)
+	if y, ok := <-in; ok {
+		box.Put(y)
+	}
+	tally("Relay[...]", "recv", in, -1)
+	select {
+	case z := <-in:
+		box.Put(z)
+		tally("Relay[...]", "select", nil, 0)
+	case <-quit:
+		tally("Relay[...]", "select", nil, 1)
+	}
+	n := 0
+	for z := range in {
+		box.Put(z)
+		n++
+	}
+	for ; n >= 0; n-- {
+		tally("Relay[...]", "range", in, -1)
+	}
+}
+
+// The blocking operations of the generic code, by function and kind
+// ("main.Relay[...]:recv"); the channels and mutexes they are on, by
+// function; the cases by which they proceeded, by kind ("select=0").
+var (
+	generic   = map[string]int{}
+	genObject = map[string]map[any]bool{}
+	genCase   = map[string]bool{}
+)
+
+func tally(f, k string, object any, c int) {
+	f = "main." + f
+	waitMu.Lock()
+	generic[f+":"+k]++
+	if object != nil {
+		if genObject[f] == nil {
+			genObject[f] = map[any]bool{}
+		}
+		genObject[f][object] = true
+	}
+	genCase[k+"="+fmt.Sprint(c)] = true
+	waitMu.Unlock()
+}
+
+// sortedJoin joins the keys of m, sorted, by commas.
+func sortedJoin[V any](m map[string]V, each func(string, V) string) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		out = append(out, each(k, m[k]))
+	}
+	return strings.Join(out, ",")
+}
+
 func main() {
 	s := &Server{}
 	var wg sync.WaitGroup
@@ -153,6 +236,28 @@ func main() {
 	}
 	DrainUntil(more, 3)
 	fmt.Printf("want range_receives Drain=%d,DrainUntil=%d\n", ranged["Drain"], ranged["DrainUntil"])
+
+	// Relay in two instantiations: ints, its box's mutex held by main
+	// while it waits, and strings, on a channel closed after one value.
+	ints, intsOut, box := make(chan int, 8), make(chan int, 8), &Box[int]{}
+	for i := 1; i <= 6; i++ {
+		ints <- i
+	}
+	close(ints)
+	box.mu.Lock()
+	relayed := make(chan bool)
+	go func() { Relay(ints, intsOut, nil, box); relayed <- true }()
+	time.Sleep(5 * time.Millisecond)
+	box.mu.Unlock()
+	<-relayed
+	strs, strsOut, quit := make(chan string, 1), make(chan string, 1), make(chan struct{})
+	strs <- "a"
+	close(strs)
+	Relay(strs, strsOut, quit, &Box[string]{})
+	fmt.Println("relayed", len(box.items), <-intsOut, <-strsOut)
+	fmt.Println("want generic_counts", sortedJoin(generic, func(k string, n int) string { return k + "=" + fmt.Sprint(n) }))
+	fmt.Println("want generic_objects", sortedJoin(genObject, func(f string, o map[any]bool) string { return f + "=" + fmt.Sprint(len(o)) }))
+	fmt.Println("want generic_cases", sortedJoin(genCase, func(k string, _ bool) string { return k }))
 
 	fmt.Println("served", s.n)
 	fmt.Printf("want counts lock=%d,recv=%d,select=%d,send=%d,wait=%d\n", count["lock"], count["recv"], count["select"], count["send"], count["wait"])
