@@ -307,6 +307,8 @@ func TestSemantics(t *testing.T) {
 			siteLine(t, dir, "lib/lib_test.go", "t.Helper()"):              "looks at the frames of its callers",
 			siteLine(t, dir, "lib/lib_test.go", "t.Logf"):                  "looks at the frames of its callers",
 			siteLine(t, dir, "generics.go", "func (s *Stack[_])"):          "is blank",
+			siteLine(t, dir, "generics.go", "c <- 1"):                      "whose type is a type parameter",
+			siteLine(t, dir, "generics.go", "return <-c"):                  "whose type is a type parameter",
 			siteLine(t, dir, "results.go", "fmt.Println(multi(1))"):        "passes a multi-valued call as arguments",
 			siteLine(t, dir, "regions.go", "run again by goto"):            "would skip the code that begins it",
 			siteLine(t, dir, "interfaces.go", "go s.Area()"):               "may start any of",

@@ -81,6 +81,13 @@ func (p Pair[K, V]) String() string { return fmt.Sprint(p.Key, "=", p.Val) }
 
 func MakePair[K comparable, V any](k K, v V) Pair[K, V] { return Pair[K, V]{k, v} }
 
+// Pass is generic in its channel's type: pmm does not time a send or a
+// receive on a channel whose type is a type parameter.
+func Pass[C ~chan int](c C) int {
+	c <- 1
+	return <-c
+}
+
 type myInt int
 
 func generics() {
@@ -101,5 +108,6 @@ func generics() {
 	fmt.Println(s.Pop())
 	p := MakePair("k", 1)
 	fmt.Println(p.String(), MakePair(1, []int{2}))
+	fmt.Println(Pass(make(chan int, 1)))
 	fmt.Println(slices.Index([]int{5, 6, 7}, 6), slices.Contains([]string{"a"}, "a"))
 }
