@@ -463,8 +463,8 @@ func evaluatedEarlier(info *types.Info, path []ast.Node, x ast.Expr) string {
 		case *ast.FuncLit:
 			return false
 		case *ast.Ident:
-			if _, ok := info.Uses[n].(*types.Var); ok {
-				reads = true
+			if v, ok := info.Uses[n].(*types.Var); ok && !v.IsField() {
+				reads = true // a field's key or selector is read through a variable
 			}
 		}
 		return !reads

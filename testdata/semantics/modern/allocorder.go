@@ -30,3 +30,11 @@ func allocOrder() {
 	boxes = append(boxes, r)
 	fmt.Println("no call after", r.v, string(bs)+"!")
 }
+
+// allocConstOrder's allocation reads no variable: a call after it in
+// its statement changes nothing it reads, and it is wrapped.
+func allocConstOrder() {
+	p, n := &boxed{v: 3}, func() int { return len(boxes) }()
+	boxes = append(boxes, p)
+	fmt.Println("constant", p.v, n)
+}
