@@ -96,8 +96,16 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		g.done[s] = true
 		return nil
 	}
-	sg := g.newSiteGen(s, fi)
 	isAppend := s.Label == "append"
+	if why := evaluatedEarlier(info, path, e); why != "" {
+		return fmt.Errorf("%s", why)
+	}
+	if isAppend {
+		if why := evaluatedEarlier(info, path, e.(*ast.CallExpr).Args[0]); why != "" {
+			return fmt.Errorf("%s", why)
+		}
+	}
+	sg := g.newSiteGen(s, fi)
 	if isAppend {
 		sg.declare("capBefore", "int")
 	}
@@ -437,4 +445,86 @@ func closureSize(info *types.Info, lit *ast.FuncLit, sizes types.Sizes, path []a
 		return true
 	})
 	return sizes.Sizeof(types.NewStruct(fields, nil)), pointers
+}
+
+// evaluatedEarlier says why x, an operand that pmm's helper turns into
+// a call, is not wrapped, or "": Go evaluates an operand that is no call
+// after the calls and receives of its statement (gc does so), and a
+// call in their lexical order, so a helper's call would read x's
+// variables before a call that follows it in the statement changes
+// them. x is wrapped when it reads no variable or no call follows it.
+func evaluatedEarlier(info *types.Info, path []ast.Node, x ast.Expr) string {
+	if _, ok := x.(*ast.FuncLit); ok {
+		return "" // a closure captures variables, which no call changes
+	}
+	reads := false
+	ast.Inspect(x, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.Ident:
+			if v, ok := info.Uses[n].(*types.Var); ok && !v.IsField() {
+				reads = true // a field's key or selector is read through a variable
+			}
+		}
+		return !reads
+	})
+	if !reads {
+		return ""
+	}
+	// The scope of x's evaluation: its statement, or the outermost
+	// expression of a statement's header (an if's or a for's condition,
+	// a switch's tag, a range's operand, a case's expression).
+	i := len(path) - 1 // the allocation, x or the expression that holds it
+	for i > 0 {
+		if _, ok := path[i-1].(ast.Expr); !ok {
+			break
+		}
+		i--
+	}
+	scope := path[i]
+	if i > 0 {
+		switch path[i-1].(type) {
+		case *ast.AssignStmt, *ast.ReturnStmt, *ast.ExprStmt, *ast.GoStmt, *ast.DeferStmt,
+			*ast.SendStmt, *ast.ValueSpec, *ast.IncDecStmt:
+			scope = path[i-1]
+		}
+	}
+	var after ast.Node
+	ast.Inspect(scope, func(n ast.Node) bool {
+		if after != nil || n == nil {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if n.Pos() < x.End() {
+			return true
+		}
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if tv := info.Types[n.Fun]; tv.IsType() {
+				return true // a conversion
+			}
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				if _, ok := info.Uses[id].(*types.Builtin); ok {
+					switch id.Name {
+					case "len", "cap", "make", "new", "append", "min", "max", "complex", "real", "imag":
+						return true // changes no variable
+					}
+				}
+			}
+			after = n
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				after = n
+			}
+		}
+		return true
+	})
+	if after == nil {
+		return ""
+	}
+	return "Go evaluates this allocation after the call or receive that follows it in its statement, which may change what it reads; " +
+		"pmm's helper, a call, would evaluate it before: not instrumented"
 }

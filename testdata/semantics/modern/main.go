@@ -71,6 +71,7 @@ func all() {
 	section("goexit", goexitWorkerCase)
 	section("platform", platform)
 	section("clash", func() { fmt.Println(clash.Run()) })
+	section("alloc-order", func() { allocOrder(); allocConstOrder() })
 	fmt.Fprintln(os.Stderr, "done on stderr")
 }
 
