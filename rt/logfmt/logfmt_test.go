@@ -2,6 +2,7 @@ package logfmt
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -167,5 +168,50 @@ func TestCounterHeader(t *testing.T) {
 	copy(data, "PMMCNT99")
 	if _, _, _, ok := ParseCounterHeader(data); ok {
 		t.Error("a wrong magic parsed")
+	}
+}
+
+// TestValueReadsNoSharedMemory: a value is recorded without reading
+// what it refers to, which other goroutines may be writing: a slice by
+// its address and length, and inside a struct or array a pointer, map,
+// channel or function by its address; a value that refers to nothing as
+// %v prints it.
+func TestValueReadsNoSharedMemory(t *testing.T) {
+	xs := []string{"a", "b", "c"}
+	m := map[string]int{"k": 1}
+	type plain struct {
+		N int
+		S string
+		A [2]float64
+	}
+	type shared struct {
+		N  int
+		M  map[string]int
+		Xs []string
+		P  *int
+		I  interface{}
+	}
+	for _, c := range []struct {
+		v    interface{}
+		want string
+	}{
+		{plain{1, "x", [2]float64{0.5, 2}}, "{1 x [0.5 2]}"},
+		{shared{N: 2, M: m, Xs: xs, I: 7}, fmt.Sprintf("{2 %p %p len 3 <nil> 7}", m, xs)},
+		{[1]map[string]int{m}, fmt.Sprintf("[%p]", m)},
+	} {
+		if holdsReferences(reflect.TypeOf(c.v), 0) != (c.want != fmt.Sprintf("%v", c.v)) {
+			t.Errorf("%T: holdsReferences is %v", c.v, holdsReferences(reflect.TypeOf(c.v), 0))
+		}
+		var b strings.Builder
+		formatShallow(&b, reflect.ValueOf(c.v))
+		if b.String() != c.want {
+			t.Errorf("%T: %q, want %q", c.v, b.String(), c.want)
+		}
+	}
+	var r Rec
+	r.Value(xs)
+	r.Finish()
+	if got, want := string(r.Fields()), fmt.Sprintf("%p len 3", xs); !strings.Contains(got, want) {
+		t.Errorf("a slice is recorded as %q, want %q in it", got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -298,12 +299,99 @@ func (r *Rec) reflectValue(v interface{}) {
 		}
 		r.Str(fmt.Sprintf("%p", v))
 	case reflect.Slice:
+		// By identity too: its elements may be written by other
+		// goroutines (workers filling a shared slice) while the site
+		// records.
 		if rv.IsNil() {
 			r.Null()
 			return
 		}
-		r.Str(fmt.Sprintf("%v", v))
+		r.Str(fmt.Sprintf("%p len %d", v, rv.Len()))
 	default:
-		r.Str(fmt.Sprintf("%v", v))
+		if !holdsReferences(rv.Type(), 0) {
+			r.Str(fmt.Sprintf("%v", v))
+			return
+		}
+		var b strings.Builder
+		formatShallow(&b, rv)
+		r.Str(b.String())
+	}
+}
+
+// holdsReferences reports whether a value of type t may refer to memory
+// other goroutines write (a pointer, slice, map, channel, function or
+// interface inside it): %v would read through it.
+func holdsReferences(t reflect.Type, depth int) bool {
+	if depth > 8 {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Array:
+		return holdsReferences(t.Elem(), depth+1)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if holdsReferences(t.Field(i).Type, depth+1) {
+				return true
+			}
+		}
+		return false
+	case reflect.Ptr, reflect.Slice, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
+		return true
+	}
+	return false
+}
+
+// formatShallow writes rv as %v would, but a pointer, map, channel or
+// function by its address and a slice by its address and length, never
+// reading what they refer to (fields of interfaces are followed to the
+// value they hold, which the record's copy owns or refers to likewise).
+func formatShallow(b *strings.Builder, rv reflect.Value) {
+	switch rv.Kind() {
+	case reflect.Invalid:
+		b.WriteString("<nil>")
+	case reflect.Bool:
+		fmt.Fprint(b, rv.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		fmt.Fprint(b, rv.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		fmt.Fprint(b, rv.Uint())
+	case reflect.Float32, reflect.Float64:
+		fmt.Fprint(b, rv.Float())
+	case reflect.Complex64, reflect.Complex128:
+		fmt.Fprint(b, rv.Complex())
+	case reflect.String:
+		b.WriteString(rv.String())
+	case reflect.Ptr, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		if rv.IsNil() {
+			b.WriteString("<nil>")
+			return
+		}
+		fmt.Fprintf(b, "0x%x", rv.Pointer())
+	case reflect.Slice:
+		if rv.IsNil() {
+			b.WriteString("[]")
+			return
+		}
+		fmt.Fprintf(b, "0x%x len %d", rv.Pointer(), rv.Len())
+	case reflect.Interface:
+		formatShallow(b, rv.Elem())
+	case reflect.Array:
+		b.WriteByte('[')
+		for i := 0; i < rv.Len(); i++ {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			formatShallow(b, rv.Index(i))
+		}
+		b.WriteByte(']')
+	case reflect.Struct:
+		b.WriteByte('{')
+		for i := 0; i < rv.NumField(); i++ {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			formatShallow(b, rv.Field(i))
+		}
+		b.WriteByte('}')
 	}
 }
