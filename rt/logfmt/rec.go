@@ -376,22 +376,21 @@ func formatShallow(b *strings.Builder, rv reflect.Value) {
 	case reflect.Interface:
 		formatShallow(b, rv.Elem())
 	case reflect.Array:
-		b.WriteByte('[')
-		for i := 0; i < rv.Len(); i++ {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			formatShallow(b, rv.Index(i))
-		}
-		b.WriteByte(']')
+		formatEach(b, "[]", rv.Len(), rv.Index)
 	case reflect.Struct:
-		b.WriteByte('{')
-		for i := 0; i < rv.NumField(); i++ {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			formatShallow(b, rv.Field(i))
-		}
-		b.WriteByte('}')
+		formatEach(b, "{}", rv.NumField(), rv.Field)
 	}
+}
+
+// formatEach writes the n parts of an array or struct, part(i) each,
+// between the two brackets.
+func formatEach(b *strings.Builder, brackets string, n int, part func(int) reflect.Value) {
+	b.WriteByte(brackets[0])
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		formatShallow(b, part(i))
+	}
+	b.WriteByte(brackets[1])
 }
