@@ -58,6 +58,7 @@ type bodyGap struct{ where, reason string }
 // allocations may not be those of the program without pmm
 // (docs/MEMORY.md).
 var allocationGaps = []bodyGap{
+	{"r.kind = 'concat-assign'", "a string's s += t may allocate on the heap, but the compiler's escape analysis says nothing of it, so pmm cannot tell whether it does: it is not recorded (s = s + t is)"},
 	{"r.heap IS NULL", "the compiler's escape analysis did not decide whether this allocation site is on the heap (a test file, which go build does not compile): it is not recorded"},
 	{"r.heap = 0 AND r.heap_inlined = 1", "the compiler keeps this allocation on the stack in its function's own body, where pmm records allocations, " +
 		"but on the heap in a copy of the function inlined into a caller: those are not recorded"},

@@ -9,17 +9,21 @@ import (
 
 // The kinds of allocation sites (the allocations table's kind column).
 const (
-	allocNew        = "new"        // new(T)
-	allocComposite  = "composite"  // &T{...}, or a slice or map literal
-	allocMakeSlice  = "make-slice" // make([]T, len[, cap])
-	allocMakeMap    = "make-map"   // make(map[K]V[, hint])
-	allocMakeChan   = "make-chan"  // make(chan T[, n])
-	allocAppend     = "append"     // append(s, ...): allocates only when it grows
-	allocConcat     = "concat"     // a + b of non-constant strings
-	allocConversion = "conversion" // string(bytes), []byte(s), []rune(s), string(runes)
-	allocClosure    = "closure"    // a function literal that captures variables
-	allocVariable   = "variable"   // a local variable escape analysis moves to the heap
-	allocVariadic   = "variadic"   // the slice of a variadic call's extra arguments: f(a, b) for f(...T)
+	allocNew       = "new"        // new(T)
+	allocComposite = "composite"  // &T{...}, or a slice or map literal
+	allocMakeSlice = "make-slice" // make([]T, len[, cap])
+	allocMakeMap   = "make-map"   // make(map[K]V[, hint])
+	allocMakeChan  = "make-chan"  // make(chan T[, n])
+	allocAppend    = "append"     // append(s, ...): allocates only when it grows
+	allocConcat    = "concat"     // a + b of non-constant strings
+	// allocConcatAssign is s += t of strings: the compiler's diagnostics
+	// say nothing of its escape, so whether it allocates on the heap is
+	// not known (sites/ says so where a question could count it).
+	allocConcatAssign = "concat-assign"
+	allocConversion   = "conversion" // string(bytes), []byte(s), []rune(s), string(runes)
+	allocClosure      = "closure"    // a function literal that captures variables
+	allocVariable     = "variable"   // a local variable escape analysis moves to the heap
+	allocVariadic     = "variadic"   // the slice of a variadic call's extra arguments: f(a, b) for f(...T)
 )
 
 // allocation is a row of the allocations table: a place in the module's
@@ -97,6 +101,10 @@ func (a *allocFinder) visit(n ast.Node, owner *function) {
 			x = ast.Unparen(b.X)
 		}
 		a.add(n.OpPos, n.End(), owner, allocConcat, tv.Type, nil, -1)
+	case *ast.AssignStmt:
+		if n.Tok == token.ADD_ASSIGN && len(n.Lhs) == 1 && isString(a.info.TypeOf(n.Lhs[0])) {
+			a.add(n.TokPos, n.End(), owner, allocConcatAssign, a.info.TypeOf(n.Lhs[0]), nil, -1)
+		}
 	case *ast.FuncLit:
 		if captures(a.info, n) {
 			a.add(n.Type.Func, n.End(), owner, allocClosure, a.info.TypeOf(n), nil, -1)
