@@ -13,6 +13,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -62,20 +63,31 @@ func spin(n int) int {
 	return s
 }
 
-// settle waits until at most n goroutines run: those that called Done
-// have ended by then.
-func settle(n int) {
-	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > n; time.Sleep(50 * time.Microsecond) {
+// settle waits until at most n of the goroutines creator started run:
+// those that called Done have ended by then (a goroutine ends after its
+// deferred calls, so Done returning is not its end).
+func settle(creator string, n int) {
+	for deadline := time.Now().Add(10 * time.Second); started(creator) > n; time.Sleep(50 * time.Microsecond) {
 		if time.Now().After(deadline) {
-			panic(fmt.Sprintf("%d goroutines still run, want %d", runtime.NumGoroutine(), n))
+			panic(fmt.Sprintf("%d goroutines of %s still run, want %d", started(creator), creator, n))
 		}
 	}
+}
+
+// started counts the goroutines that creator's go statements started and
+// that still run, by their stacks: runtime.NumGoroutine would count the
+// goroutines of a profiler's runtime too, which may come and go.
+func started(creator string) int {
+	var b strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 2); err != nil {
+		panic(err)
+	}
+	return strings.Count(b.String(), "\ncreated by "+creator+" in goroutine ")
 }
 
 // Serve starts the workers and a function literal; it returns once all
 // but the waiting ones have ended.
 func Serve(release chan struct{}, waiting *sync.WaitGroup) {
-	base := runtime.NumGoroutine()
 	var quick sync.WaitGroup
 	for i := 0; i < workers; i++ {
 		if i < outlive {
@@ -93,13 +105,12 @@ func Serve(release chan struct{}, waiting *sync.WaitGroup) {
 		_ = spin(1)
 	}()
 	quick.Wait()
-	settle(base + outlive)
+	settle("main.Serve", outlive)
 }
 
 // Batch starts workers that end before it returns, one by Goexit, two
 // of a generic function (instantiated, and inferred).
 func Batch() {
-	base := runtime.NumGoroutine()
 	var done sync.WaitGroup
 	done.Add(batchers)
 	go Work(10, &done)
@@ -107,11 +118,10 @@ func Batch() {
 	go Fill[int](2, &done)
 	go Fill(int64(3), &done)
 	done.Wait()
-	settle(base)
+	settle("main.Batch", 0)
 }
 
 func main() {
-	base := runtime.NumGoroutine()
 	release := make(chan struct{})
 	var waiting, other sync.WaitGroup
 	Serve(release, &waiting)
@@ -121,7 +131,8 @@ func main() {
 	other.Add(1)
 	go Work(20, &other)
 	other.Wait()
-	settle(base)
+	settle("main.Serve", 0)
+	settle("main.main", 0)
 
 	fmt.Println("want outliving", outlive)
 	fmt.Println("want within", workers-outlive+1)
