@@ -175,7 +175,17 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if isAppend {
 		st = "s" // the state at the top of the body
 	}
-	body = append(body, enter+"("+st+")", exit+"("+st+")", "return v")
+	if sg.caps[plan.CapLive] {
+		// The object's address, the first word of a pointer, slice,
+		// string or func value, for a weak pointer (TrackLive); the
+		// state forgets it, so that only the program keeps it alive.
+		unsafe := sg.pc.importName("unsafe")
+		sg.declare("live", unsafe+".Pointer")
+		body = append(body, "s.live = *(*"+unsafe+".Pointer)("+unsafe+".Pointer(&v))")
+		body = append(body, enter+"("+st+")", exit+"("+st+")", "s.live = nil", "return v")
+	} else {
+		body = append(body, enter+"("+st+")", exit+"("+st+")", "return v")
+	}
 	decls := append([]string{sg.stateDecl()}, sg.enterDecls(nil)...)
 	decls = append(decls, sg.exitDecl(nil, nil))
 	name := sg.name("alloc")

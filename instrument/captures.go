@@ -56,6 +56,8 @@ var captureCodes = map[plan.Capture]captureCode{
 	plan.CapConst:     {},
 	plan.CapFunction:  {},
 	plan.CapCallLine:  {},
+	plan.CapAccount:   {},              // read by the tuple's code (accountValue)
+	plan.CapLive:      {field: "live"}, // the object, set by the allocation's helper for TrackLive (trackLive)
 }
 
 // takenCaptures are the captures whose state fields every kind of site

@@ -85,6 +85,7 @@ type Edit struct {
 const (
 	orderWrapEnd    = iota - 2 // the ")" that ends an expression a site wraps, before any statement after it
 	orderMain                  // main's deferred end of the run, run last
+	orderAccount               // an accounted function's deferred account (accountgen.go), outside the site's code
 	orderDefinition            // statements at the top of a body
 	orderReturn                // return s.ret( ... )
 	orderCall                  // W(caller, F, ...): outer calls before inner ones
@@ -172,6 +173,7 @@ func generatedKinds() []spec.SiteKind {
 func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string, opt Options) (*Code, error) {
 	g := &generator{opt: opt, plan: p, code: &Code{Files: map[string][]Edit{}, Helpers: map[string]*Helpers{}}, rtPath: rtPath, root: root, failed: map[plan.RunTimeTest]bool{}, callerAtBegin: map[*plan.RunAggregate]bool{}, adopters: map[int64]bool{}, twinState: map[int]string{}, stateUsed: map[int]bool{}, local: map[*plan.Site]int{}}
 	g.index(pkgs)
+	g.accounts = p.Accounts()
 	g.code.SiteBases = map[string]int{}
 	counted := map[string]int{} // sites so far, by directory
 	for _, s := range p.Sites {
@@ -220,6 +222,7 @@ func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string, opt O
 	sort.Slice(g.code.Sites, func(i, j int) bool { return g.code.Sites[i].Site.Index < g.code.Sites[j].Site.Index })
 	if len(g.code.Sites) > 0 {
 		g.endRunAtMain()
+		g.accountEntries()
 	}
 	return g.code, nil
 }
@@ -317,6 +320,8 @@ type generator struct {
 	// pass that state.
 	twinState map[int]string
 	stateUsed map[int]bool
+	// accounts are the plan's account sets (plan.Accounts).
+	accounts []string
 	// notInlined are the functions whose allocation sites pmm records,
 	// kept from being inlined (allocgen.go).
 	notInlined map[*ast.FuncDecl]bool

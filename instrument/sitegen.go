@@ -512,6 +512,9 @@ func (sg *siteGen) atBegin(t *plan.Target, qi int, fs []*plan.Filters) bool {
 
 func (sg *siteGen) emitTuple(rt, dest string, t *plan.Target, e plan.Emit) ([]string, error) {
 	table := strconv.Itoa(int(e.Table.ID))
+	if fieldCaps(e.Fields, plan.CapID, plan.CapLive) {
+		return sg.trackLive(rt, table, t, e), nil
+	}
 	allInt := len(e.Fields) == 2 || len(e.Fields) == 3
 	for _, f := range e.Fields {
 		_, isInt := sg.intField(t, f)
@@ -581,6 +584,9 @@ func (sg *siteGen) encodeField(t *plan.Target, f plan.Field) ([]string, error) {
 		return []string{"r.Str(" + strconv.Quote(f.Expr) + ")"}, nil
 	case plan.CapFunction:
 		return []string{"r.Str(" + strconv.Quote(t.Function) + ")"}, nil
+	case plan.CapAccount:
+		v, err := sg.accountValue(f.Expr)
+		return []string{"r.Str(" + v + ")"}, err
 	case plan.CapCallLine:
 		if sg.s.Kind != spec.SiteCall && sg.s.Kind != spec.SiteAllocation {
 			return nil, fmt.Errorf("%s: only a call or allocation site knows its line (sites/ records at those sites what reads it)", sg.s.Span.File)

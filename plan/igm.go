@@ -36,6 +36,8 @@ const (
 	CapElements  Capture = "elements"  // the elements an allocation made room for (allocation sites)
 	CapBytes     Capture = "bytes"     // the bytes an allocation requested (allocation sites)
 	CapHeapBytes Capture = "heapbytes" // the bytes the heap took for an allocation, size-class rounded (allocation sites)
+	CapAccount   Capture = "account"   // the memory account an allocation is charged to (allocation sites; read, not taken)
+	CapLive      Capture = "live"      // whether an allocated object is reachable when main returns (allocation sites; written then)
 )
 
 // Captures returns all the captures, for the tests that check that every
@@ -43,7 +45,7 @@ const (
 func Captures() []Capture {
 	return []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
 		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine, CapIndex, CapCase, CapObject,
-		CapElements, CapBytes, CapHeapBytes}
+		CapElements, CapBytes, CapHeapBytes, CapAccount, CapLive}
 }
 
 // captureMeaning is when a capture is known, and what the site takes
@@ -82,6 +84,8 @@ var captureMeanings = map[Capture]captureMeaning{
 	CapElements:  {},
 	CapBytes:     {},
 	CapHeapBytes: {},
+	CapAccount:   {takes: []Capture{}},
+	CapLive:      {},
 }
 
 // AtEnd reports whether the value of f is known only when the execution
@@ -150,7 +154,7 @@ func igmFields(n need) ([]Field, bool) {
 			fields = append(fields, Field{Cap: CapConst, N: n.end})
 		}
 		for _, a := range p.Keys() {
-			if a.Kind == spec.ArgGoExpr {
+			if a.Kind == spec.ArgGoExpr || a.Kind == spec.ArgAccounts {
 				fields = append(fields, Field{Cap: CapConst, Expr: n.expr})
 			} else {
 				fields = append(fields, Field{Cap: CapConst, N: n.n})
@@ -184,7 +188,7 @@ func needOf(a *spec.Atom, end int) need {
 	for i, arg := range a.Prim.Args {
 		switch {
 		case i == 0 || i == len(a.Prim.Args)-1 || a.Args[i].Lit == nil:
-		case arg.Kind == spec.ArgGoExpr:
+		case arg.Kind == spec.ArgGoExpr || arg.Kind == spec.ArgAccounts:
 			n.expr = a.Args[i].Lit.Str
 		case arg.Kind == spec.ArgPosition:
 			n.n = int(a.Args[i].Lit.Int)

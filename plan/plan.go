@@ -848,3 +848,24 @@ func (t *Target) Questions() []int {
 	sort.Ints(qs)
 	return qs
 }
+
+// Accounts are the memory accounts the plan's allocation sites read
+// (allocation-account), by set: each set is the patterns string of the
+// question, as written, once, in the order of the sites. A set's index
+// is its number in the runtime's goroutine-local accounts, which the
+// functions of its accounted packages enter (docs/MEMORY.md).
+func (p *Plan) Accounts() []string {
+	var sets []string
+	for _, s := range p.Sites {
+		for _, t := range s.Targets {
+			for _, e := range t.Emits {
+				for _, f := range e.Fields {
+					if f.Cap == CapAccount && !slices.Contains(sets, f.Expr) {
+						sets = append(sets, f.Expr)
+					}
+				}
+			}
+		}
+	}
+	return sets
+}

@@ -111,6 +111,8 @@ func compileUse(t *testing.T, p *spec.Primitive) *spec.Program {
 			terms = append(terms, "1")
 		case spec.ArgGoExpr:
 			terms = append(terms, `"len(s)"`)
+		case spec.ArgAccounts:
+			terms = append(terms, `"example.com/m/a example.com/m/b/..."`)
 		default:
 			v := "v" + string(rune('0'+i))
 			terms = append(terms, v)

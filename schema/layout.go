@@ -158,6 +158,9 @@ func keyColumn(a spec.Arg) Column {
 	if a.Kind == spec.ArgGoExpr {
 		return Column{Name: "expr", Type: "TEXT"}
 	}
+	if a.Kind == spec.ArgAccounts {
+		return Column{Name: "accounts", Type: "TEXT"}
+	}
 	return Column{Name: "n", Type: "INTEGER"}
 }
 

@@ -137,6 +137,12 @@ func (c *checker) primitiveAtom(a *AtomF, p *Primitive) {
 				c.diags.errorf(t.Pos, `name a generic function, or a method of a generic type, without its type arguments or as pprof does: "main.Max" or "main.Max[...]", "main.(*Box).Put" or "main.(*Box[...]).Put"`,
 					"the function name %s has type arguments: the runtime names every instantiation alike, with [...]", strconv.Quote(t.Lit.Str))
 			}
+		case ArgAccounts:
+			if t.Lit == nil || t.Lit.Kind != LitString {
+				c.diags.errorf(t.Pos, "write "+p.Example, "argument %s of %s is a list of package patterns written as one string, found %s", arg.Name, p.Name, t)
+			} else if _, err := AccountPatterns(t.Lit.Str); err != nil {
+				c.diags.errorf(t.Pos, "write "+p.Example, "argument %s of %s: %v", arg.Name, p.Name, err)
+			}
 		case ArgGoExpr:
 			if t.Lit == nil || t.Lit.Kind != LitString {
 				c.diags.errorf(t.Pos, `write the Go expression as a string, e.g. "len(items) > 10"`, "argument %s of %s is a Go expression written as a string, found %s", arg.Name, p.Name, t)

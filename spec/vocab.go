@@ -51,6 +51,7 @@ const (
 	ArgPosition                    // a literal integer ≥ 1 (parameter or result position)
 	ArgFuncName                    // a function name: a string or quoted symbol, or a variable
 	ArgGoExpr                      // a side-effect-free Go expression, as a string literal
+	ArgAccounts                    // package patterns, the memory accounts, as a string literal (accounts.go)
 )
 
 // The event types of the Go vocabulary.
@@ -574,6 +575,23 @@ var vocabulary = []*Primitive{
 	eventNamed("a", attribute("allocation-line", allocation, ValText,
 		"l is the position of allocation a's site, file:line with the file relative to the module root.",
 		`(allocation-line a l)`, &Recording{Capture: "line"})),
+	// Memory accounts and liveness (seed 002, ASGMemProf; issue 13).
+	{
+		Name: "allocation-account", Kind: Attribute,
+		Args: []Arg{
+			{Name: "a", Kind: ArgEvent, Events: allocation},
+			{Name: "accounts", Kind: ArgAccounts},
+			{Name: "acc", Kind: ArgValue, Value: ValText},
+		},
+		Doc: "acc is the memory account allocation a is charged to: of the package patterns accounts (\"example.com/m/parser example.com/m/db/...\"), " +
+			"the one that matches the package of the nearest frame of a's goroutine, from the allocating function outwards, whose package some pattern matches " +
+			"(the most specific pattern when several do); frames of other packages, the agents, are skipped; \"\" when no frame's package matches.",
+		Example:  `(allocation-account a "example.com/m/parser example.com/m/db/..." acc)`,
+		Recorded: &Recording{Capture: "account"},
+	},
+	eventNamed("a", attribute("allocation-live", allocation, ValBool,
+		"b is true when the object allocation a allocated is still reachable after a full garbage collection when main returns, false when it is not (objects pmm itself refers to only weakly).",
+		`(allocation-live a b)`, &Recording{Capture: "live"})),
 	attribute(AttrGoroutine, onGoroutine, ValInt,
 		"g is the id of the goroutine x runs on.",
 		`(goroutine x g)`, &Recording{Capture: "g", Column: "g"}),

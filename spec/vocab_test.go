@@ -34,7 +34,13 @@ func TestVocabularyIsWellFormed(t *testing.T) {
 		if Lookup(strings.ToUpper(p.Name)) != p {
 			t.Errorf("Lookup(%q) is not case-insensitive", p.Name)
 		}
-		parts := strings.Fields(strings.Trim(p.Example, "()"))
+		inString := false // a string literal's spaces separate no arguments
+		parts := strings.FieldsFunc(strings.Trim(p.Example, "()"), func(r rune) bool {
+			if r == '"' {
+				inString = !inString
+			}
+			return r == ' ' && !inString
+		})
 		if parts[0] != p.Name || len(parts)-1 != p.Arity() {
 			t.Errorf("%s: example %s does not apply it to %d arguments", p.Name, p.Example, p.Arity())
 		}

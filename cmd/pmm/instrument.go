@@ -619,6 +619,12 @@ func loadSitePackages(ctx context.Context, root string, p *plan.Plan, analysis *
 	if len(dirs) == 0 {
 		return nil, nil
 	}
+	if len(p.Accounts()) > 0 {
+		// The functions of accounted packages enter their account
+		// (instrument's accountEntries): which packages those are, the
+		// generator decides from every package of the module.
+		dirs["./..."] = true
+	}
 	var patterns []string
 	for d := range dirs {
 		patterns = append(patterns, d)

@@ -421,9 +421,14 @@ func unended(p *plan.Project, counts *load.Counts) []load.Incomplete {
 		if n <= 0 {
 			continue
 		}
+		reason := fmt.Sprintf("%d executions of %s began and never ended (the process exited first): the answer, which waits for an execution's end to decide what it passed before, may miss them", n, s.Function)
+		if s.Kind == string(spec.SiteAllocation) {
+			// An allocation has no end: what it waits for is its
+			// object's liveness, read when main returns.
+			reason = fmt.Sprintf("the liveness of %d objects allocated in %s was not read: it is read when main returns, and the process ended otherwise (os.Exit, a panic or a signal) or its Go has no weak pointers (before 1.24)", n, s.Function)
+		}
 		for _, q := range s.WaitEnd {
-			out = append(out, load.Incomplete{Question: q, Position: fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col),
-				Reason: fmt.Sprintf("%d executions of %s began and never ended (the process exited first): the answer, which waits for an execution's end to decide what it passed before, may miss them", n, s.Function)})
+			out = append(out, load.Incomplete{Question: q, Position: fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col), Reason: reason})
 		}
 	}
 	return out

@@ -71,7 +71,10 @@ type ctxEntry struct {
 	pending uint64
 	// timed counts the timed executions that ended in the goroutine
 	// (TimedEnded), for the compensation of durations around them.
-	timed int64 // 64 bytes: entries of goroutines on other cores share no cache line
+	timed int64
+	// acct are the goroutine's memory accounts, by account set
+	// (accounts.go): the index of its innermost accounted frame's.
+	acct []int32
 }
 
 // ctxSlot holds a goroutine's marks of one slot. The flags of the
@@ -559,6 +562,9 @@ func (t *idTable) release(e *ctxEntry) {
 	t.mu.Lock()
 	delete(t.m, e.goid)
 	e.goid, e.exec, e.pending = 0, 0, 0
+	for i := range e.acct {
+		e.acct[i] = 0
+	}
 	for _, s := range e.slots {
 		*s = ctxSlot{}
 	}

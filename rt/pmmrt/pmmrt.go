@@ -204,6 +204,7 @@ func Exit(code int) {
 // execution whose end is dropped stays open in the counters file, and
 // the answers that wait for its end say so.
 func MainReturned() {
+	finishLive()
 	std.finishRun(time.Second)
 	flushCounters()
 	flushAggs()

@@ -1,0 +1,127 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"pmm.dev/pmm/plan"
+	"pmm.dev/pmm/spec"
+)
+
+// Memory accounts and liveness (seed 002, ASGMemProf; docs/MEMORY.md).
+//
+// An account set is the package patterns of an allocation-account atom
+// (plan.Accounts numbers them). Every function of the module whose
+// package a pattern of set k matches, function literals included,
+// enters its account on entry and restores the one before on exit:
+//
+//	func Parse(b []byte) *Doc {
+//		defer pmm__account0_2().Leave()   // AccountEnter(0, 2): set 0's second pattern
+//		...
+//
+// so the goroutine's account is always that of its innermost accounted
+// frame, and an allocation site in an unaccounted package (an agent)
+// reads it (rt.Account). A site in an accounted package is its own
+// innermost accounted frame: its account is a constant. A goroutine
+// starts with no account (0): the go statement's function, when
+// accounted, enters its own.
+
+// accountEntries writes the entry of every accounted function: a
+// deferred Leave of a helper that enters the account.
+func (g *generator) accountEntries() {
+	if len(g.accounts) == 0 {
+		return
+	}
+	paths := make([]string, 0, len(g.files))
+	for path := range g.files {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		fi := g.files[path]
+		if rel, err := filepath.Rel(g.root, path); err != nil || strings.HasPrefix(rel, "..") || fi.tf == nil {
+			continue // code cgo generates, which pmm does not rewrite
+		}
+		var enters []string // the helpers this file's functions call
+		for k, set := range g.accounts {
+			patterns, err := spec.AccountPatterns(set)
+			if err != nil {
+				continue // spec refused it
+			}
+			if i := spec.AccountIndex(patterns, fi.pkg.PkgPath, fi.pkg.Name); i > 0 {
+				h := g.helpers(fi)
+				name := fmt.Sprintf("%saccount%d_%d", h.prefix, k, i)
+				decl := fmt.Sprintf("func %s() %s.AccountCtx {\n\treturn %s.AccountEnter(%d, %d)\n}", name, h.Imports[g.rtPath], h.Imports[g.rtPath], k, i)
+				if !slices.Contains(h.Decls, decl) {
+					h.Decls = append(h.Decls, decl)
+				}
+				enters = append(enters, name)
+			}
+		}
+		if len(enters) == 0 {
+			continue
+		}
+		text := ""
+		for _, name := range enters {
+			text += "defer " + name + "().Leave();"
+		}
+		ast.Inspect(fi.file, func(n ast.Node) bool {
+			var body *ast.BlockStmt
+			switch f := n.(type) {
+			case *ast.FuncDecl:
+				body = f.Body
+			case *ast.FuncLit:
+				body = f.Body
+			}
+			if body != nil {
+				off := fi.tf.Offset(body.Lbrace) + 1
+				g.code.Files[path] = append(g.code.Files[path], Edit{Off: off, End: off, Text: text, Order: orderAccount})
+			}
+			return true
+		})
+	}
+}
+
+// accountValue is the Go expression of the account an allocation of
+// this site is charged to, under the patterns of an account set: a
+// constant when the site's own package is accounted, else the account
+// its goroutine entered last, by its index in the set.
+func (sg *siteGen) accountValue(set string) (string, error) {
+	patterns, err := spec.AccountPatterns(set)
+	if err != nil {
+		return "", err
+	}
+	if acc := spec.AccountOf(patterns, sg.fi.pkg.PkgPath, sg.fi.pkg.Name); acc != "" {
+		return strconv.Quote(acc), nil
+	}
+	k := slices.Index(sg.g.accounts, set)
+	if k < 0 {
+		return "", fmt.Errorf("pmm bug: the account set %q is not the plan's", set)
+	}
+	names := []string{`""`}
+	for _, p := range patterns {
+		names = append(names, strconv.Quote(p))
+	}
+	return fmt.Sprintf("[...]string{%s}[%s.Account(%d)]", strings.Join(names, ", "), sg.pc.Imports[sg.g.rtPath], k), nil
+}
+
+// trackLive renders a tuple of allocation-live: the runtime keeps a
+// weak pointer to the object (s.live, set by the allocation's helper)
+// and writes the tuple when main returns, after a full collection
+// (rt.TrackLive). The site counts the object open until then, so that
+// a run that ends otherwise (os.Exit, a panic, a signal) says the
+// answer is incomplete.
+func (sg *siteGen) trackLive(rt, table string, t *plan.Target, e plan.Emit) []string {
+	if sg.g.code.WaitEnd == nil {
+		sg.g.code.WaitEnd = map[int][]int{}
+	}
+	if !slices.Contains(sg.g.code.WaitEnd[t.SiteID], e.QIndex) {
+		sg.g.code.WaitEnd[t.SiteID] = append(sg.g.code.WaitEnd[t.SiteID], e.QIndex)
+	}
+	return []string{fmt.Sprintf("%s.TrackLive(%s, s.id, %s, s.live) // %s", rt, table, sg.siteID(t), e.Table.Name)}
+}

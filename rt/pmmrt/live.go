@@ -1,0 +1,64 @@
+package pmmrt
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Liveness of allocated objects (allocation-live): the allocation site
+// hands the object to TrackLive, which keeps only a weak pointer to it
+// (weak.Make, Go 1.24; live_weak.go), so that pmm keeps nothing alive.
+// When main returns (MainReturned), a full collection runs and each
+// tracked object's tuple says whether it survived. Each tracked object
+// is counted open at its site until its tuple is written: a run that
+// ends otherwise (os.Exit, a panic, a signal), or a Go without weak
+// pointers, leaves them open, and the answer says it is incomplete.
+
+type trackedObject struct {
+	table uint16
+	site  int
+	id    uint64
+	w     weakRef
+}
+
+var (
+	liveMu  sync.Mutex
+	tracked []trackedObject
+)
+
+// TrackLive keeps a weak pointer to the object at p, allocated as event
+// id at site, whose liveness table's tuple (id, live) is written when
+// main returns.
+func TrackLive(table uint16, id uint64, site int, p unsafe.Pointer) {
+	if p == nil || !Enabled() {
+		return
+	}
+	w := makeWeak(p)
+	Began(site)
+	liveMu.Lock()
+	tracked = append(tracked, trackedObject{table: table, site: site, id: id, w: w})
+	liveMu.Unlock()
+}
+
+// finishLive collects the heap and writes the liveness of every tracked
+// object. Objects tracked after it began (by goroutines still running)
+// stay open.
+func finishLive() {
+	liveMu.Lock()
+	ts := tracked
+	tracked = nil
+	liveMu.Unlock()
+	if len(ts) == 0 || !weakPointers {
+		return
+	}
+	runtime.GC()
+	for _, t := range ts {
+		live := int64(0)
+		if weakAlive(t.w) {
+			live = 1
+		}
+		Emit2(t.table, int64(t.id), live)
+		Ended(t.site)
+	}
+}

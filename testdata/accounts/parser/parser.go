@@ -1,0 +1,27 @@
+// Package parser is an accounted principal: it asks pool for Bufs and
+// keeps one in ten.
+package parser
+
+import "example.com/accounts/pool"
+
+var (
+	kept  [45]*pool.Buf
+	nkept int
+	// Allocated counts the Bufs Parse asked for, by hand.
+	Allocated int
+)
+
+// Parse asks pool for n Bufs and keeps every tenth.
+func Parse(n int) {
+	for i := 0; i < n; i++ {
+		b := pool.Get()
+		Allocated++
+		if i%10 == 0 {
+			kept[nkept] = b
+			nkept++
+		}
+	}
+}
+
+// Kept is the number of Bufs Parse keeps.
+func Kept() int { return nkept }
