@@ -1,0 +1,109 @@
+package main
+
+import (
+	"database/sql"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAccounts builds and runs testdata/accounts (seed 002's memory
+// accounts) in every mode: per account and type, the objects and heap
+// bytes allocated and those still live when main returns must be what
+// the program counts of itself (Bufs asked for and kept, by hand; their
+// bytes their size, a size class). The allocations of pool, an
+// unaccounted agent, are charged to its nearest accounted caller
+// (parser, or db through a callback and through parser), those of main
+// and of a goroutine parser starts to no account (""). The plain
+// program's MemStats must agree with its hand counts. A run that ends
+// by os.Exit reads no liveness, and the answers that need it say so.
+func TestAccounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	const module = "../../testdata/accounts"
+	types := map[string]string{"Buf": "example.com/accounts/pool.Buf", "rows": "[]int64"}
+	accounts := map[string]string{"parser": "example.com/accounts/parser", "db": "example.com/accounts/db/...", "none": ""}
+	queries := map[string]string{}
+	for name, acc := range accounts {
+		for short, typ := range types {
+			if short == "rows" && name != "db" {
+				continue
+			}
+			key, cond := name+"_"+short, fmt.Sprintf("acc = '%s' AND t = '%s'", acc, typ)
+			queries[key+"_total"] = "SELECT coalesce(sum(count), 0) FROM total_objects WHERE " + cond
+			queries[key+"_total_bytes"] = "SELECT coalesce(sum(sum), 0) FROM total_bytes WHERE " + cond
+			queries[key+"_live"] = "SELECT coalesce(sum(count), 0) FROM live_objects WHERE " + cond
+			queries[key+"_live_bytes"] = "SELECT coalesce(sum(sum), 0) FROM live_bytes_per_account WHERE " + cond
+		}
+	}
+	queries["all_total"] = "SELECT sum(count) FROM total_objects WHERE t = '" + types["Buf"] + "'"
+	queries["all_live"] = "SELECT sum(count) FROM live_objects WHERE t = '" + types["Buf"] + "'"
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			out, db := instrumentInMode(t, module, mode)
+			want := wantLines(out)
+			checkWant(t, db, want, queries)
+			// Every allocation has its liveness, and no answer says it
+			// is incomplete.
+			if got := queryStrings(t, db, "SELECT count(*), sum(b) FROM liveness"); len(got) != 1 || got[0] != "1010 101" {
+				t.Errorf("liveness: %v allocations and live ones, want 1010 101 (1000 Bufs and 10 rows, 100 and 1 live)", got)
+			}
+			if got := queryStrings(t, db, "SELECT question || ': ' || reason FROM pmm_incomplete"); len(got) != 0 {
+				t.Errorf("incomplete answers: %v", got)
+			}
+		})
+	}
+	t.Run("plain", func(t *testing.T) {
+		plain := exec.Command("go", "run", ".")
+		plain.Dir = module
+		b, err := plain.Output()
+		if err != nil {
+			t.Fatalf("go run: %v", err)
+		}
+		want, measured := wantLines(string(b)), map[string]string{}
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) == 3 && f[0] == "measured" {
+				measured[f[1]] = f[2]
+			}
+		}
+		for _, phase := range []string{"direct", "parser", "db"} {
+			for _, unit := range []string{"_objects", "_bytes"} {
+				if m, w := measured[phase+unit], want[phase+unit]; m != w || m == "" {
+					t.Errorf("%s%s: MemStats measured %q, the program counted %q", phase, unit, m, w)
+				}
+			}
+		}
+	})
+	t.Run("exit", func(t *testing.T) {
+		dir := copyModule(t, module)
+		if code, out, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+			t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+		}
+		if code, out, errOut := runPMM(t, dir, "run", ".", "--", "exit"); code != exitOK {
+			t.Fatalf("pmm run: exit %d\n%s%s", code, out, errOut)
+		}
+		db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		// The accounts are recorded at each allocation: exact still.
+		if got := queryStrings(t, db, queries["all_total"]); len(got) != 1 || got[0] != "1000" {
+			t.Errorf("all_total after os.Exit: %v, want 1000", got)
+		}
+		for _, q := range []string{"live-objects", "live-bytes-per-account", "liveness"} {
+			got := queryStrings(t, db, "SELECT count(*) FROM pmm_incomplete WHERE question = '"+q+"' AND reason LIKE '%liveness of % objects allocated in % was not read%'")
+			if len(got) != 1 || got[0] == "0" {
+				t.Errorf("%s after os.Exit: %v reasons that liveness was not read, want some", q, got)
+			}
+		}
+		for _, q := range []string{"total-objects", "total-bytes"} {
+			if got := queryStrings(t, db, "SELECT count(*) FROM pmm_incomplete WHERE question = '"+q+"'"); got[0] != "0" {
+				t.Errorf("%s after os.Exit: %s reasons, want none (it reads no liveness)", q, got[0])
+			}
+		}
+	})
+}
