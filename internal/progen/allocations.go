@@ -195,9 +195,9 @@ func (q *qgen) allocOwn() bool {
 }
 
 // allocKinds asks for the allocations' functions, kinds, types,
-// elements, requested and heap bytes, and counts them by function, kind
-// and type: of every function, or of one when some function makes a
-// channel.
+// elements, requested and heap bytes, counts them by function, kind and
+// type, and asks for their memory account: of every function, or of
+// one when some function makes a channel.
 func (q *qgen) allocKinds() bool {
 	f, head, in := "f", "f ", "input "
 	if slices.ContainsFunc(q.p.Funcs, (*Func).makesChans) {
@@ -211,6 +211,9 @@ func (q *qgen) allocKinds() bool {
 	q.question(n, "(defquestion %s :definition ((%sk t e b h) s.t. (exists (a) (and (allocation a %s k t) (allocation-elements a e) (allocation-bytes a b) (allocation-heap-bytes a h)))))", n, head, f)
 	q.define("(defevent %s :definition ((a %sk t) s.t. (allocation a %s k t)))", n+"-ev", head, f)
 	q.question(n+"-count", "(defquestion %s :definition (count %s (output %sinput input)))", n+"-count", n+"-ev", in)
+	// And their memory account (seed 002): the program is one package
+	// main, which "main" matches and the other pattern does not.
+	q.question(n+"-account", "(defquestion %s :definition ((%sk t acc) s.t. (exists (a) (and (allocation a %s k t) (allocation-account a \"example.com/other/... main\" acc)))))", n+"-account", head, f)
 	return true
 }
 

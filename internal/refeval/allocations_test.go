@@ -43,3 +43,46 @@ func TestAllocations(t *testing.T) {
 	expect(t, as, "before-g", "[]int")
 	expect(t, as, "in-w", "string")
 }
+
+// TestAllocationAccount: an allocation is charged to the nearest frame
+// of its goroutine, from its own function out along its callers, whose
+// package a pattern matches (the most specific one); the agents' frames
+// are skipped; a goroutine inherits no account; "" when no frame's
+// package matches. Liveness is not in the trace.
+func TestAllocationAccount(t *testing.T) {
+	b := &traceBuilder{}
+	main := b.begin("main.main", 0, 1)
+	p := b.begin("example.com/m/parser.Parse", main, 1)
+	get := b.begin("example.com/m/pool.Get", p, 1)
+	b.alloc("example.com/m/pool.Get", "new", "pool.Buf", get, 1, 1, 64, 64) // parser's, through the agent
+	b.end(get)
+	b.alloc("example.com/m/parser.Parse", "new", "parser.Node", p, 1, 1, 16, 16) // its own
+	d := b.begin("example.com/m/db/index.Load", p, 1)
+	get2 := b.begin("example.com/m/pool.Get", d, 1)
+	b.alloc("example.com/m/pool.Get", "new", "pool.Buf", get2, 1, 1, 64, 64) // the nearest: db/...'s
+	b.end(get2)
+	b.end(d)
+	w := b.goroutine("example.com/m/pool.Warm", p, 2)
+	w1 := b.beginSpawned("example.com/m/pool.Warm", 0, p, 2)
+	b.alloc("example.com/m/pool.Warm", "new", "pool.Buf", w1, 2, 1, 64, 64) // no account: a new goroutine
+	b.end(w1)
+	b.end(w)
+	b.end(p)
+	b.alloc("main.main", "new", "main.T", main, 1, 1, 8, 8) // main's: "main" matches it
+	b.end(main)
+	as := answers(t, `
+(defquestion charged :definition ((a ty acc) s.t. (exists (f k) (and (allocation a f k ty) (allocation-account a "example.com/m/parser example.com/m/db/... main" acc)))))
+(defquestion specific :definition ((a ty acc) s.t. (exists (f k) (and (allocation a f k ty) (allocation-account a "example.com/m/... example.com/m/parser" acc)))))
+(defquestion parser-only :definition ((a ty acc) s.t. (exists (f k) (and (allocation a f k ty) (allocation-account a "example.com/m/parser" acc)))))
+`, b.trace(t))
+	expect(t, as, "charged", "# pool.Buf example.com/m/parser", "# parser.Node example.com/m/parser", "# pool.Buf example.com/m/db/...",
+		"# pool.Buf ", "# main.T main")
+	// With a pattern that matches pool too, pool's frame is the nearest.
+	expect(t, as, "specific", "# pool.Buf example.com/m/...", "# parser.Node example.com/m/parser", "# pool.Buf example.com/m/...",
+		"# pool.Buf example.com/m/...", "# main.T ")
+	expect(t, as, "parser-only", "# pool.Buf example.com/m/parser", "# parser.Node example.com/m/parser", "# pool.Buf example.com/m/parser",
+		"# pool.Buf ", "# main.T ")
+	if _, err := Evaluate(compile(t, `(defquestion live :definition ((a b) s.t. (exists (f k ty) (and (allocation a f k ty) (allocation-live a b)))))`), b.trace(t)); err == nil {
+		t.Error("allocation-live evaluated: the trace has no liveness")
+	}
+}

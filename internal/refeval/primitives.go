@@ -162,6 +162,14 @@ func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
 	case "parameter", "return-value":
 		n := args[1].Lit.Int
 		return e.attribute(args[0], args[2], func(x *reftrace.Execution) (value, bool) { return attribute(a.Pred, x, n) }, k)
+	case "allocation-account":
+		patterns, err := spec.AccountPatterns(args[1].Lit.Str)
+		if err != nil {
+			fail("%s: %v", a.Pred, err)
+		}
+		return e.attribute(args[0], args[2], func(x *reftrace.Execution) (value, bool) {
+			return value{kind: vString, s: e.account(patterns, x)}, x.IsAllocation()
+		}, k)
 	}
 	if r, ok := controls[a.Pred]; ok {
 		return e.control(r, args[0], args[1], k)
@@ -707,4 +715,30 @@ func eventsOf(xs []*reftrace.Execution) []value {
 		}
 	}
 	return out
+}
+
+// account is the memory account allocation x is charged to under
+// patterns (seed 002's principal–agent rule): the pattern that matches
+// the package of the nearest frame on x's goroutine, from x's own
+// function out along its execution's callers, whose package some
+// pattern matches; "" when none does. The chain of callers never
+// crosses a go statement: a goroutine does not inherit an account.
+func (e *evaluator) account(patterns []string, x *reftrace.Execution) string {
+	charge := func(fn string) string {
+		pkg := spec.FuncPackage(fn)
+		name := ""
+		if pkg == "main" {
+			name = "main" // the runtime names a package main's functions main.F
+		}
+		return spec.AccountOf(patterns, pkg, name)
+	}
+	if acc := charge(x.Func); acc != "" {
+		return acc
+	}
+	for c := e.tr.ByID[x.In]; c != nil; c = e.tr.ByID[c.Caller] {
+		if acc := charge(c.Func); acc != "" {
+			return acc
+		}
+	}
+	return ""
 }

@@ -99,6 +99,7 @@ func (e *UnsupportedError) Error() string {
 var unsupported = map[string]bool{"duration": true, "time": true, "receiver": true, "data-condition": true,
 	"caller-line":     true, // the traced twins (internal/progen) record no call positions
 	"allocation-line": true, // nor the positions of allocations
+	"allocation-live": true, // nor whether an object survived the run (the twins keep no weak pointers)
 }
 
 // Evaluate answers every defquestion of prog over the trace tr, by name

@@ -1,6 +1,9 @@
 package pmmrt
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Memory accounts (seed 002, ASGMemProf): per goroutine and account set,
 // the account of the innermost accounted frame. The functions of an
@@ -26,6 +29,22 @@ type AccountCtx struct {
 // calling goroutine's account of set k until the returned AccountCtx's
 // Leave, which restores the account before it.
 func AccountEnter(k, a int) AccountCtx {
+	// The fast path, one call (getm) and the rest inline, as Enter's:
+	// the goroutine's entry in the fast store has room for set k.
+	if atomic.LoadUint32(&calibrationDone) != 0 && ctxFast && atomic.LoadUint32(&acctUsed) != 0 {
+		var here byte
+		if gp := gOn(getm(), uintptr(unsafe.Pointer(&here))); gp != 0 {
+			if e := byG.find(gp); e != nil && k < len(e.acct) {
+				c := AccountCtx{e: e, k: int32(k), prev: e.acct[k]}
+				e.acct[k] = int32(a)
+				return c
+			}
+		}
+	}
+	return accountEnter(k, a)
+}
+
+func accountEnter(k, a int) AccountCtx {
 	markUsed(&acctUsed)
 	e := ownEntry(true)
 	if k >= len(e.acct) {
@@ -58,8 +77,18 @@ func Account(k int) int {
 	if atomic.LoadUint32(&acctUsed) == 0 {
 		return 0
 	}
-	if e := ownEntry(false); e != nil && k < len(e.acct) {
-		return int(e.acct[k])
+	if atomic.LoadUint32(&calibrationDone) != 0 && ctxFast {
+		var here byte
+		if gp := gOn(getm(), uintptr(unsafe.Pointer(&here))); gp != 0 {
+			return byG.find(gp).account(k)
+		}
 	}
-	return 0
+	return ownEntry(false).account(k)
+}
+
+func (e *ctxEntry) account(k int) int {
+	if e == nil || k >= len(e.acct) {
+		return 0
+	}
+	return int(e.acct[k])
 }
