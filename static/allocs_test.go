@@ -166,3 +166,28 @@ func TestConcatAssignSite(t *testing.T) {
 		t.Errorf("main.build's concatenations: %q, want its s += t at line 9", got)
 	}
 }
+
+// TestEscapeTestOnlyPackage: a package of test files alone (a module's
+// root holding its benchmarks) is not built for the escape analysis (go
+// build refuses it: "no non-test Go files"); the others' sites are
+// decided.
+func TestEscapeTestOnlyPackage(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":          "module example.com/to\n\ngo 1.26\n",
+		"bench_test.go":   "package to\n\nimport (\n\t\"testing\"\n\n\t\"example.com/to/mem\"\n)\n\nfunc BenchmarkA(b *testing.B) { mem.A() }\n",
+		"mem/mem.go":      "package mem\n\nvar keep *int\n\nfunc A() { keep = new(int) }\n",
+		"mem/mem_test.go": "package mem\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true, Tests: true})
+	if got := rows(t, db, `SELECT a.kind, a.heap FROM allocations a JOIN functions f ON f.id = a.function_id WHERE f.name = 'example.com/to/mem.A'`); !slices.Equal(got, []string{"new 1"}) {
+		t.Errorf("mem.A's allocation: %q, want new on the heap", got)
+	}
+}

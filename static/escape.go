@@ -53,12 +53,15 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	if len(cfg.Tags) > 0 {
 		args = append(args, "-tags="+strings.Join(cfg.Tags, ","))
 	}
-	// The loaded packages by import path (test packages are not built).
-	// go build discards what it compiles for several packages; for one,
-	// it writes a binary, which goes to the temporary directory.
+	// The loaded packages by import path (test packages are not built,
+	// nor a package of test files alone: go build refuses it, "no
+	// non-test Go files"). go build discards what it compiles for
+	// several packages; for one, it writes a binary, which goes to the
+	// temporary directory.
 	var paths []string
 	for _, p := range pkgs {
-		if !strings.HasSuffix(p.PkgPath, "_test") && !slices.Contains(paths, p.PkgPath) {
+		nonTest := slices.ContainsFunc(p.GoFiles, func(f string) bool { return !strings.HasSuffix(f, "_test.go") })
+		if nonTest && !strings.HasSuffix(p.PkgPath, "_test") && !slices.Contains(paths, p.PkgPath) {
 			paths = append(paths, p.PkgPath)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -106,4 +107,58 @@ func TestAccounts(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkAccounts is the cost of memory-account questions alone
+// (issue 13's target: at most 1.3× the plain run) and of liveness, on
+// testdata/accountbench's allocation-heavy benchmark (an accounted
+// function whose agent allocates a node and a 100-byte slice), in
+// interleaved runs of one benchmark run. Three instrumented builds:
+// the account question (objects and heap bytes per account), the same
+// allocations and heap bytes asked without an account, and the
+// liveness of every allocation. Medians over 5 rounds of instrumented ÷
+// plain (x-accounts, x-allocations, x-live), what the account adds per
+// allocation over recording it (ns-account-per-alloc), and what
+// liveness adds per object over recording it (ns-live-per-object).
+//
+//	go test ./cmd/pmm -run '^$' -bench BenchmarkAccounts -benchtime 1x
+func BenchmarkAccounts(b *testing.B) {
+	variants := map[string]string{
+		"accounts": "", // the module's questions.pmm
+		"allocations": `(defevent allocated :definition ((a h) s.t. (exists (f k t) (and (allocation a f k t) (allocation-heap-bytes a h)))))
+(defquestion objects :definition (count allocated (output output)))
+(defquestion bytes :definition (sum allocated (output output)))`,
+		"live": `(defquestion live :definition ((a h b) s.t. (exists (f k t) (and (allocation a f k t) (allocation-heap-bytes a h) (allocation-live a b)))))`,
+	}
+	dirs, bins := map[string]string{}, map[string]string{}
+	var plain string
+	for name, q := range variants {
+		dir := copyModule(b, "../../testdata/accountbench")
+		if q != "" {
+			if err := os.WriteFile(filepath.Join(dir, "questions.pmm"), []byte(q), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if code, out, errOut := runPMM(b, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+			b.Fatalf("%s: pmm instrument: %s%s", name, out, errOut)
+		}
+		plain, bins[name] = compileBenchBinaries(b, dir)
+		dirs[name] = dir
+	}
+	metrics := map[string][]float64{}
+	const allocs = 2 // per operation
+	for round := 0; round < 5; round++ {
+		base := runBenchBinary(b, dirs["accounts"], plain, false, "200000x")["Work"]
+		ns := map[string]float64{}
+		for name := range variants {
+			ns[name] = runBenchBinary(b, dirs[name], bins[name], true, "200000x")["Work"]
+			metrics["x-"+name] = append(metrics["x-"+name], ns[name]/base)
+		}
+		metrics["ns-plain"] = append(metrics["ns-plain"], base)
+		metrics["ns-account-per-alloc"] = append(metrics["ns-account-per-alloc"], (ns["accounts"]-ns["allocations"])/allocs)
+		metrics["ns-live-per-object"] = append(metrics["ns-live-per-object"], (ns["live"]-ns["allocations"])/allocs)
+	}
+	for name, xs := range metrics {
+		b.ReportMetric(median(xs), name)
+	}
 }

@@ -1,0 +1,3 @@
+module example.com/accountbench
+
+go 1.24
