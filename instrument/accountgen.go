@@ -21,7 +21,7 @@ import (
 // enters its account on entry and restores the one before on exit:
 //
 //	func Parse(b []byte) *Doc {
-//		defer pmm__account0_2().Leave()   // AccountEnter(0, 2): set 0's second pattern
+//		defer pmm__account1_0_2().Leave()   // AccountEnter(0, 2): set 0's second pattern (in the directory's first file)
 //		...
 //
 // so the goroutine's account is always that of its innermost accounted
@@ -42,12 +42,17 @@ func (g *generator) accountEntries() {
 		paths = append(paths, path)
 	}
 	sort.Strings(paths)
+	nth := map[string]int{} // files so far, by directory
 	for _, path := range paths {
 		fi := g.files[path]
 		if rel, err := filepath.Rel(g.root, path); err != nil || strings.HasPrefix(rel, "..") || fi.tf == nil {
 			continue // code cgo generates, which pmm does not rewrite
 		}
 		var enters []string // the helpers this file's functions call
+		// Helpers are declared per file, in its package: the file's
+		// number in its directory keeps their names apart.
+		dir := filepath.Dir(path)
+		nth[dir]++
 		for k, set := range g.accounts {
 			patterns, err := spec.AccountPatterns(set)
 			if err != nil {
@@ -55,11 +60,8 @@ func (g *generator) accountEntries() {
 			}
 			if i := spec.AccountIndex(patterns, fi.pkg.PkgPath, fi.pkg.Name); i > 0 {
 				h := g.helpers(fi)
-				name := fmt.Sprintf("%saccount%d_%d", h.prefix, k, i)
-				decl := fmt.Sprintf("func %s() %s.AccountCtx {\n\treturn %s.AccountEnter(%d, %d)\n}", name, h.Imports[g.rtPath], h.Imports[g.rtPath], k, i)
-				if !slices.Contains(h.Decls, decl) {
-					h.Decls = append(h.Decls, decl)
-				}
+				name := fmt.Sprintf("%saccount%d_%d_%d", h.prefix, nth[dir], k, i)
+				h.Decls = append(h.Decls, fmt.Sprintf("func %s() %s.AccountCtx {\n\treturn %s.AccountEnter(%d, %d)\n}", name, h.Imports[g.rtPath], h.Imports[g.rtPath], k, i))
 				enters = append(enters, name)
 			}
 		}

@@ -27,9 +27,6 @@ func Parse(n int) {
 	}
 }
 
-// Kept is the number of Bufs Parse keeps.
-func Kept() int { return nkept }
-
 var wg sync.WaitGroup
 
 // Spawn has pool warm n Bufs on a goroutine it starts and waits for:
