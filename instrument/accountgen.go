@@ -127,3 +127,61 @@ func (sg *siteGen) trackLive(rt, table string, t *plan.Target, e plan.Emit) []st
 	}
 	return []string{fmt.Sprintf("%s.TrackLive(%s, s.id, %s, s.live) // %s", rt, table, sg.siteID(t), e.Table.Name)}
 }
+
+// allocCells renders the cells of aggregate ac at allocation site of
+// target t (plan.AllocCells): a Cell per group the site can add to, made
+// when the package is initialized, and the statement that adds the
+// allocation to its group's: the one of the account its goroutine is
+// in, when the group has an account the site does not know.
+func (sg *siteGen) allocCells(t *plan.Target, ac *plan.AllocCells, read map[string]bool) (add []string, decl string, err error) {
+	rt := sg.pc.Imports[sg.g.rtPath]
+	accounts := []string{""} // the account of each cell, by its index
+	index := "0"
+	for _, k := range ac.Group {
+		if k.Account == "" {
+			continue
+		}
+		patterns, err := spec.AccountPatterns(k.Account)
+		if err != nil {
+			return nil, "", err
+		}
+		if acc := spec.AccountOf(patterns, sg.fi.pkg.PkgPath, sg.fi.pkg.Name); acc != "" {
+			accounts = []string{acc}
+			continue
+		}
+		set := slices.Index(sg.g.accounts, k.Account)
+		if set < 0 {
+			return nil, "", fmt.Errorf("pmm bug: the account set %q is not the plan's", k.Account)
+		}
+		accounts = append(accounts, patterns...)
+		// The account is read once for every cell of the site.
+		index = "acc" + strconv.Itoa(set)
+		if !read[index] {
+			read[index] = true
+			add = append(add, fmt.Sprintf("%s := %s.Account(%d)", index, rt, set))
+		}
+	}
+	var cells []string
+	for _, acc := range accounts {
+		var group []string
+		for _, k := range ac.Group {
+			v := acc
+			switch k.Known {
+			case plan.KnownFunction:
+				v = t.Function
+			case plan.KnownKind:
+				v = sg.s.Label
+			case plan.KnownType:
+				v = sg.s.Operand
+			}
+			group = append(group, "r.Str("+strconv.Quote(v)+")")
+		}
+		cells = append(cells, fmt.Sprintf("%s.NewCell(%d, func(r *%s.Rec) { %s })", rt, ac.Table, rt, strings.Join(group, "; ")))
+	}
+	name := sg.name("cells") + "q" + strconv.Itoa(ac.QIndex)
+	decl = fmt.Sprintf("var %s = [...]*%s.Cell{\n\t%s,\n}", name, rt, strings.Join(cells, ",\n\t"))
+	if ac.Value == nil {
+		return append(add, fmt.Sprintf("%s[%s].Count()", name, index)), decl, nil
+	}
+	return append(add, fmt.Sprintf("%s[%s].Add(%s)", name, index, sg.int64Of(ac.Value.Cap))), decl, nil
+}

@@ -171,9 +171,26 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		}
 		body = append(body, "s.heap = "+heap)
 	}
+	emits := false // the site records tuples, not only cells
+	for _, t := range s.Targets {
+		emits = emits || len(t.Emits) > 0
+		read := map[string]bool{} // the accounts read once for the cells
+		for _, ac := range t.Cells {
+			add, decl, err := sg.allocCells(t, ac, read)
+			if err != nil {
+				return err
+			}
+			body = append(body, add...)
+			sg.decls = append(sg.decls, decl)
+		}
+	}
 	st := "&s"
 	if isAppend {
 		st = "s" // the state at the top of the body
+	}
+	calls := []string{enter + "(" + st + ")", exit + "(" + st + ")"}
+	if !emits {
+		calls = nil // nothing to take or record: the cells are all
 	}
 	if sg.caps[plan.CapLive] {
 		// The object's address, the first word of a pointer, slice,
@@ -182,9 +199,9 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		unsafe := sg.pc.importName("unsafe")
 		sg.declare("live", unsafe+".Pointer")
 		body = append(body, "s.live = *(*"+unsafe+".Pointer)("+unsafe+".Pointer(&v))")
-		body = append(body, enter+"("+st+")", exit+"("+st+")", "s.live = nil", "return v")
+		body = append(append(body, calls...), "s.live = nil", "return v")
 	} else {
-		body = append(body, enter+"("+st+")", exit+"("+st+")", "return v")
+		body = append(append(body, calls...), "return v")
 	}
 	decls := append([]string{sg.stateDecl()}, sg.enterDecls(nil)...)
 	decls = append(decls, sg.exitDecl(nil, nil))

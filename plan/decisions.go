@@ -43,6 +43,9 @@ func (p *Plan) Decisions() []Decision {
 					}
 				}
 			}
+			for _, ac := range t.Cells {
+				add(ac.QIndex, ac, true, KeptInCells)
+			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Question < out[j].Question })

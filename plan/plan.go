@@ -121,6 +121,9 @@ type Target struct {
 	// Publish says the site publishes the id of an execution of it, which
 	// the function's definition adopts (a RelationOnly call site).
 	Publish bool
+	// Cells are the aggregate questions over allocations that the site
+	// adds up in cells instead of emitting tuples (allocation sites).
+	Cells []*AllocCells
 	// impossible are those of Vars static approximation finds it cannot
 	// be an event of: not recording it loses nothing.
 	impossible map[string]bool
@@ -153,6 +156,11 @@ func (s *Site) Captures() map[Capture]bool {
 		for _, e := range t.Emits {
 			for _, f := range e.Fields {
 				add(f)
+			}
+		}
+		for _, ac := range t.Cells {
+			if ac.Value != nil {
+				add(*ac.Value)
 			}
 		}
 		for _, fs := range t.Filters {
@@ -515,11 +523,20 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 			}
 		}
 	}
+	// An aggregate of allocations run time can add up itself: its
+	// allocation sites add to cells, and record no tuples for it.
+	var cells *AllocCells
+	if b.opts.Filters && c == root {
+		cells = allocCellsOf(q, b.qindex, sch)
+	}
 	for _, v := range d.Vars {
 		for _, g := range v.Gaps {
 			b.gaps.add(q.Name, b.qindex, v.Name, g.Reason, g.Position)
 		}
 		needs, callees := needsOf(v.Name, root, v.Sites)
+		if cells != nil {
+			needs, callees = nil, nil
+		}
 		var filters *Filters
 		switch {
 		case b.opts.Filters && !filtering:
@@ -571,6 +588,9 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 					}
 					target.impossible[qv] = true
 				}
+			}
+			if cells != nil && s.Kind == spec.SiteAllocation && !slices.Contains(target.Cells, cells) {
+				target.Cells = append(target.Cells, cells)
 			}
 			own := needs
 			if s.RelationOnly {
@@ -845,6 +865,12 @@ func (t *Target) Questions() []int {
 			qs = append(qs, e.QIndex)
 		}
 	}
+	for _, ac := range t.Cells {
+		if !seen[ac.QIndex] {
+			seen[ac.QIndex] = true
+			qs = append(qs, ac.QIndex)
+		}
+	}
 	sort.Ints(qs)
 	return qs
 }
@@ -858,11 +884,20 @@ func (p *Plan) Accounts() []string {
 	var sets []string
 	for _, s := range p.Sites {
 		for _, t := range s.Targets {
+			var in []string
 			for _, e := range t.Emits {
 				for _, f := range e.Fields {
-					if f.Cap == CapAccount && !slices.Contains(sets, f.Expr) {
-						sets = append(sets, f.Expr)
+					if f.Cap == CapAccount {
+						in = append(in, f.Expr)
 					}
+				}
+			}
+			for _, ac := range t.Cells {
+				in = append(in, ac.accounts()...)
+			}
+			for _, set := range in {
+				if !slices.Contains(sets, set) {
+					sets = append(sets, set)
 				}
 			}
 		}

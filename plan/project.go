@@ -149,6 +149,12 @@ func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, i
 					ps.Questions = append(ps.Questions, e.Question)
 				}
 			}
+			for _, ac := range t.Cells {
+				if !seen[ac.Question] {
+					seen[ac.Question] = true
+					ps.Questions = append(ps.Questions, ac.Question)
+				}
+			}
 			pr.Sites = append(pr.Sites, ps)
 		}
 	}

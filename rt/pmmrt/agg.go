@@ -232,6 +232,21 @@ func (c *Cell) Count() {
 	}
 }
 
+// Add adds an int value to the cell, counting it, when recording is on:
+// the cell's sum, minimum and maximum, then its count. (The cell was
+// made with 0 as its minimum and maximum: its sum and count are exact,
+// which is what a count or sum reads.)
+func (c *Cell) Add(v int64) {
+	if atomic.LoadInt32(&state) != stateOn {
+		return
+	}
+	p := atomic.LoadPointer(&c.count)
+	if p == unsafe.Pointer(&countDropped) {
+		return
+	}
+	(*aggCell)(unsafe.Pointer(uintptr(p) - unsafe.Offsetof(aggCell{}.count))).addInt(v)
+}
+
 // make points c at its cell in s, making the cell: a cell of an int
 // count whose sum, minimum and maximum are 0, what adding 0 sets them
 // to, so that adding one to the count is the whole of a later addition.

@@ -673,3 +673,32 @@ func BenchmarkAtomicAddGlobal(b *testing.B) {
 		atomic.AddUint64(&benchWord, 1)
 	}
 }
+
+// TestCellAdd: Add counts a value and adds it to the cell's sum, from
+// several goroutines, alike with AggInt of the same group; a Cell's
+// cell starts at 0, so its sum and count are exact (its minimum and
+// maximum include the 0: counts and sums read none).
+func TestCellAdd(t *testing.T) {
+	dir := useTestAgg(t, true)
+	c := NewCell(2, func(r *Rec) { r.Str("acc") })
+	const workers, adds = 4, 1000
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var g Rec
+			for i := 0; i < adds; i++ {
+				c.Add(64)
+				g.Str("acc")
+				AggInt(2, &g, 16)
+			}
+		}()
+	}
+	wg.Wait()
+	Flush()
+	got := values(readAggs(t, dir))["2[acc]"]
+	if want := intCell(2*workers*adds, workers*adds*(64+16), 0, 64); got != want {
+		t.Errorf("the cell: %v, want %v", got, want)
+	}
+}
