@@ -103,7 +103,7 @@ func TestAccounts(t *testing.T) {
 			t.Errorf("all_total after os.Exit: %v, want 1000", got)
 		}
 		for _, q := range []string{"live-objects", "live-bytes-per-account", "liveness"} {
-			got := queryStrings(t, db, "SELECT count(*) FROM pmm_incomplete WHERE question = '"+q+"' AND reason LIKE '%liveness of % objects allocated in % was not read%'")
+			got := queryStrings(t, db, "SELECT count(*) FROM pmm_incomplete WHERE question = '"+q+"' AND reason LIKE '%liveness of % objects allocated at this site in % was not read%'")
 			if len(got) != 1 || got[0] == "0" {
 				t.Errorf("%s after os.Exit: %v reasons that liveness was not read, want some", q, got)
 			}

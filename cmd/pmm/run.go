@@ -425,7 +425,8 @@ func unended(p *plan.Project, counts *load.Counts) []load.Incomplete {
 		if s.Kind == string(spec.SiteAllocation) {
 			// An allocation has no end: what it waits for is its
 			// object's liveness, read when main returns.
-			reason = fmt.Sprintf("the liveness of %d objects allocated in %s was not read: it is read when main returns, and the process ended otherwise (os.Exit, a panic or a signal) or its Go has no weak pointers (before 1.24)", n, s.Function)
+			reason = fmt.Sprintf("the liveness of %d objects allocated at this site in %s was not read: pmm reads it when the program's main returns, "+
+				"and the process ended otherwise (os.Exit, a panic, a signal; a test binary, whose main is go test's) or was built by a Go without weak pointers (before 1.24)", n, s.Function)
 		}
 		for _, q := range s.WaitEnd {
 			out = append(out, load.Incomplete{Question: q, Position: fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col), Reason: reason})
