@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	"go/types"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -31,8 +32,11 @@ import (
 // starts with no account (0): the go statement's function, when
 // accounted, enters its own.
 
-// accountEntries writes the entry of every accounted function: a
-// deferred Leave of a helper that enters the account.
+// accountEntries writes the entry of every accounted function that
+// calls something: a deferred Leave of a helper that enters the
+// account. A function that calls nothing (an accessor) runs no other
+// function's allocation site, and its own sites know their account: it
+// enters none, and stays as cheap, and as inlinable, as written.
 func (g *generator) accountEntries() {
 	if len(g.accounts) == 0 {
 		return
@@ -48,44 +52,50 @@ func (g *generator) accountEntries() {
 		if rel, err := filepath.Rel(g.root, path); err != nil || strings.HasPrefix(rel, "..") || fi.tf == nil {
 			continue // code cgo generates, which pmm does not rewrite
 		}
-		var enters []string // the helpers this file's functions call
+		var sets [][2]int // the account sets its package is accounted in, and its pattern's index
+		for k, set := range g.accounts {
+			if patterns, err := spec.AccountPatterns(set); err == nil {
+				if i := spec.AccountIndex(patterns, fi.pkg.PkgPath, fi.pkg.Name); i > 0 {
+					sets = append(sets, [2]int{k, i})
+				}
+			}
+		}
+		if len(sets) == 0 {
+			continue
+		}
+		var bodies []*ast.BlockStmt // of the functions that enter their account
+		ast.Inspect(fi.file, func(n ast.Node) bool {
+			switch f := n.(type) {
+			case *ast.FuncDecl:
+				if f.Body != nil && callsSomething(fi.pkg.TypesInfo, f.Body) {
+					bodies = append(bodies, f.Body)
+				}
+			case *ast.FuncLit:
+				if callsSomething(fi.pkg.TypesInfo, f.Body) {
+					bodies = append(bodies, f.Body)
+				}
+			}
+			return true
+		})
+		if len(bodies) == 0 {
+			continue
+		}
 		// Helpers are declared per file, in its package: the file's
 		// number in its directory keeps their names apart.
 		dir := filepath.Dir(path)
 		nth[dir]++
-		for k, set := range g.accounts {
-			patterns, err := spec.AccountPatterns(set)
-			if err != nil {
-				continue // spec refused it
-			}
-			if i := spec.AccountIndex(patterns, fi.pkg.PkgPath, fi.pkg.Name); i > 0 {
-				h := g.helpers(fi)
-				name := fmt.Sprintf("%saccount%d_%d_%d", h.prefix, nth[dir], k, i)
-				h.Decls = append(h.Decls, fmt.Sprintf("func %s() %s.AccountCtx {\n\treturn %s.AccountEnter(%d, %d)\n}", name, h.Imports[g.rtPath], h.Imports[g.rtPath], k, i))
-				enters = append(enters, name)
-			}
-		}
-		if len(enters) == 0 {
-			continue
-		}
+		h := g.helpers(fi)
+		rt := h.Imports[g.rtPath]
 		text := ""
-		for _, name := range enters {
+		for _, ki := range sets {
+			name := fmt.Sprintf("%saccount%d_%d_%d", h.prefix, nth[dir], ki[0], ki[1])
+			h.Decls = append(h.Decls, fmt.Sprintf("func %s() %s.AccountCtx {\n\treturn %s.AccountEnter(%d, %d)\n}", name, rt, rt, ki[0], ki[1]))
 			text += "defer " + name + "().Leave();"
 		}
-		ast.Inspect(fi.file, func(n ast.Node) bool {
-			var body *ast.BlockStmt
-			switch f := n.(type) {
-			case *ast.FuncDecl:
-				body = f.Body
-			case *ast.FuncLit:
-				body = f.Body
-			}
-			if body != nil {
-				off := fi.tf.Offset(body.Lbrace) + 1
-				g.code.Files[path] = append(g.code.Files[path], Edit{Off: off, End: off, Text: text, Order: orderAccount})
-			}
-			return true
-		})
+		for _, body := range bodies {
+			off := fi.tf.Offset(body.Lbrace) + 1
+			g.code.Files[path] = append(g.code.Files[path], Edit{Off: off, End: off, Text: text, Order: orderAccount})
+		}
 	}
 }
 
@@ -184,4 +194,34 @@ func (sg *siteGen) allocCells(t *plan.Target, ac *plan.AllocCells, read map[stri
 		return append(add, fmt.Sprintf("%s[%s].Count()", name, index)), decl, nil
 	}
 	return append(add, fmt.Sprintf("%s[%s].Add(%s)", name, index, sg.int64Of(ac.Value.Cap))), decl, nil
+}
+
+// callsSomething reports whether body may run another function of the
+// program: a call that is neither a conversion nor a builtin that runs
+// no code of the program, or a range over a function (an iterator).
+// Function literals written in body are functions of their own.
+func callsSomething(info *types.Info, body *ast.BlockStmt) bool {
+	calls := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if tv, ok := info.Types[n.Fun]; ok && tv.IsType() {
+				return true // a conversion
+			}
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() != "panic" {
+					return true // len, append, make, new, copy, ...: no code of the program
+				}
+			}
+			calls = true
+		case *ast.RangeStmt:
+			if _, ok := info.TypeOf(n.X).Underlying().(*types.Signature); ok {
+				calls = true // an iterator function
+			}
+		}
+		return !calls
+	})
+	return calls
 }
