@@ -149,8 +149,12 @@ func BenchmarkTrackLive(b *testing.B) {
 			TrackLive(1, uint64(i), 0, unsafe.Pointer(sink))
 		}
 		liveMu.Lock()
-		if len(tracked) != b.N {
-			b.Fatalf("%d objects tracked, want %d", len(tracked), b.N)
+		n := 0
+		for _, chunk := range tracked {
+			n += len(chunk)
+		}
+		if n != b.N {
+			b.Fatalf("%d objects tracked, want %d", n, b.N)
 		}
 		tracked = nil
 		liveMu.Unlock()

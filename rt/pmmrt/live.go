@@ -22,9 +22,13 @@ type trackedObject struct {
 	w     weakRef
 }
 
+// trackedChunk is the number of tracked objects per chunk: the list
+// grows by chunks, never copied.
+const trackedChunk = 4096
+
 var (
 	liveMu  sync.Mutex
-	tracked []trackedObject
+	tracked [][]trackedObject // chunks of trackedChunk objects, the last one filling
 )
 
 // TrackLive keeps a weak pointer to the object at p, allocated as event
@@ -37,7 +41,11 @@ func TrackLive(table uint16, id uint64, site int, p unsafe.Pointer) {
 	w := makeWeak(p)
 	Began(site)
 	liveMu.Lock()
-	tracked = append(tracked, trackedObject{table: table, site: site, id: id, w: w})
+	if n := len(tracked); n == 0 || len(tracked[n-1]) == trackedChunk {
+		tracked = append(tracked, make([]trackedObject, 0, trackedChunk))
+	}
+	last := &tracked[len(tracked)-1]
+	*last = append(*last, trackedObject{table: table, site: site, id: id, w: w})
 	liveMu.Unlock()
 }
 
@@ -53,12 +61,14 @@ func finishLive() {
 		return
 	}
 	runtime.GC()
-	for _, t := range ts {
-		live := int64(0)
-		if weakAlive(t.w) {
-			live = 1
+	for _, chunk := range ts {
+		for _, t := range chunk {
+			live := int64(0)
+			if weakAlive(t.w) {
+				live = 1
+			}
+			Emit2(t.table, int64(t.id), live)
+			Ended(t.site)
 		}
-		Emit2(t.table, int64(t.id), live)
-		Ended(t.site)
 	}
 }
