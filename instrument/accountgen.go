@@ -135,7 +135,37 @@ func (sg *siteGen) trackLive(rt, table string, t *plan.Target, e plan.Emit) []st
 	if !slices.Contains(sg.g.code.WaitEnd[t.SiteID], e.QIndex) {
 		sg.g.code.WaitEnd[t.SiteID] = append(sg.g.code.WaitEnd[t.SiteID], e.QIndex)
 	}
-	return []string{fmt.Sprintf("%s.TrackLive(%s, s.id, %s, s.live) // %s", rt, table, sg.siteID(t), e.Table.Name)}
+	// One weak pointer for every question that asks, where no test
+	// tells the questions apart; else one each.
+	tables := []string{table}
+	if len(t.Filters) == 0 {
+		tables = nil
+		for _, o := range t.Emits {
+			if fieldCaps(o.Fields, plan.CapID, plan.CapLive) {
+				tables = append(tables, strconv.Itoa(int(o.Table.ID)))
+			}
+		}
+		if tables[0] != table {
+			return []string{"// tracked with " + tables[0] + ": " + e.Table.Name}
+		}
+	}
+	name := sg.name("live") + "_" + table
+	sg.decls = append(sg.decls, fmt.Sprintf("var %s = []uint16{%s}", name, strings.Join(tables, ", ")))
+	return []string{fmt.Sprintf("%s.TrackLive(%s, s.id, %s, s.live) // %s", rt, name, sg.siteID(t), strings.Join(tableNames(t, tables), ", "))}
+}
+
+// tableNames are the names of the stored relations of t's tuples whose
+// table numbers are tables.
+func tableNames(t *plan.Target, tables []string) []string {
+	var names []string
+	for _, id := range tables {
+		for _, e := range t.Emits {
+			if strconv.Itoa(int(e.Table.ID)) == id && !slices.Contains(names, e.Table.Name) {
+				names = append(names, e.Table.Name)
+			}
+		}
+	}
+	return names
 }
 
 // allocCells renders the cells of aggregate ac at allocation site of

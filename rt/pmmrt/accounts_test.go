@@ -77,25 +77,29 @@ func TestTrackLive(t *testing.T) {
 		next *obj
 		n    [4]int64
 	}
+	tables := []uint16{9, 10}
 	kept := &obj{}
-	TrackLive(9, 41, 0, unsafe.Pointer(kept))
+	TrackLive(tables, 41, 0, unsafe.Pointer(kept))
 	func() {
 		dropped := &obj{}
-		TrackLive(9, 42, 0, unsafe.Pointer(dropped))
+		TrackLive(tables, 42, 0, unsafe.Pointer(dropped))
 	}()
 	s := make([]byte, 100)
-	TrackLive(9, 43, 0, *(*unsafe.Pointer)(unsafe.Pointer(&s)))
+	TrackLive(tables[:1], 43, 0, *(*unsafe.Pointer)(unsafe.Pointer(&s)))
 	finishLive()
 	runtime.KeepAlive(kept)
 	Close()
-	live := map[int64]int64{}
+	live := map[uint16]map[int64]int64{9: {}, 10: {}}
 	for _, r := range allRecords(readSegments(t, dir)) {
-		if r.table == 9 && len(r.fields) == 2 {
-			live[r.fields[0].Int] = r.fields[1].Int
+		if live[r.table] != nil && len(r.fields) == 2 {
+			live[r.table][r.fields[0].Int] = r.fields[1].Int
 		}
 	}
-	if len(live) != 3 || live[41] != 1 || live[42] != 0 || live[43] != 0 {
-		t.Errorf("liveness by id: %v, want 41: 1, 42: 0, 43: 0", live)
+	if l := live[9]; len(l) != 3 || l[41] != 1 || l[42] != 0 || l[43] != 0 {
+		t.Errorf("liveness by id in table 9: %v, want 41: 1, 42: 0, 43: 0", l)
+	}
+	if l := live[10]; len(l) != 2 || l[41] != 1 || l[42] != 0 {
+		t.Errorf("liveness by id in table 10: %v, want 41: 1, 42: 0", l)
 	}
 }
 
@@ -132,6 +136,7 @@ func BenchmarkTrackLive(b *testing.B) {
 		v    int64
 	}
 	var sink *obj
+	tables := []uint16{1}
 	b.Run("alloc", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			sink = &obj{v: int64(i)}
@@ -146,7 +151,7 @@ func BenchmarkTrackLive(b *testing.B) {
 		}
 		for i := 0; i < b.N; i++ {
 			sink = &obj{v: int64(i)}
-			TrackLive(1, uint64(i), 0, unsafe.Pointer(sink))
+			TrackLive(tables, uint64(i), 0, unsafe.Pointer(sink))
 		}
 		liveMu.Lock()
 		n := 0

@@ -16,10 +16,10 @@ import (
 // pointers, leaves them open, and the answer says it is incomplete.
 
 type trackedObject struct {
-	table uint16
-	site  int
-	id    uint64
-	w     weakRef
+	tables []uint16 // the liveness tables of the questions that ask
+	site   int
+	id     uint64
+	w      weakRef
 }
 
 // trackedChunk is the number of tracked objects per chunk: the list
@@ -32,9 +32,10 @@ var (
 )
 
 // TrackLive keeps a weak pointer to the object at p, allocated as event
-// id at site, whose liveness table's tuple (id, live) is written when
-// main returns.
-func TrackLive(table uint16, id uint64, site int, p unsafe.Pointer) {
+// id at site, whose tuple (id, live) is written to each of tables (the
+// questions that ask its liveness; generated code passes a slice of its
+// own, never changed) when main returns.
+func TrackLive(tables []uint16, id uint64, site int, p unsafe.Pointer) {
 	if p == nil || !Enabled() {
 		return
 	}
@@ -45,7 +46,7 @@ func TrackLive(table uint16, id uint64, site int, p unsafe.Pointer) {
 		tracked = append(tracked, make([]trackedObject, 0, trackedChunk))
 	}
 	last := &tracked[len(tracked)-1]
-	*last = append(*last, trackedObject{table: table, site: site, id: id, w: w})
+	*last = append(*last, trackedObject{tables: tables, site: site, id: id, w: w})
 	liveMu.Unlock()
 }
 
@@ -67,7 +68,9 @@ func finishLive() {
 			if weakAlive(t.w) {
 				live = 1
 			}
-			Emit2(t.table, int64(t.id), live)
+			for _, table := range t.tables {
+				Emit2(table, int64(t.id), live)
+			}
 			Ended(t.site)
 		}
 	}
