@@ -404,6 +404,9 @@ func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 	if err := writeAnswerSchema(p, dbPath); err != nil {
 		return nil, err
 	}
+	if err := storeContexts(p, dbPath, st.Run); err != nil {
+		return nil, fmt.Errorf("calling contexts: %w", err)
+	}
 	stats := &loadStats{Run: st.Run}
 	for _, n := range st.Tuples {
 		stats.Tuples += n
