@@ -22,8 +22,8 @@ const (
 	kindEnd        = "end"
 	// KindEnd is the kind of the end points' tables, for readers of
 	// pmm.db outside schema.
-	KindEnd = kindEnd
-	kindGoroutine  = spec.AttrGoroutine
+	KindEnd       = kindEnd
+	kindGoroutine = spec.AttrGoroutine
 	// KindCells is the table of an aggregate question's cells: the
 	// groups of the partial results the run-time keeps, each with the
 	// number of its cell in CellsTable.

@@ -189,7 +189,7 @@ type selector struct {
 	db          *sql.DB
 	total       int
 	approximate bool
-	moduleOnly  bool // select the functions of the module only
+	moduleOnly  bool        // select the functions of the module only
 	unresolved  *[]callSite // the dynamic calls the call graph did not resolve, once read
 	stmts       map[string]*sql.Stmt
 }

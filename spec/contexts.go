@@ -47,6 +47,11 @@ func framesSource(prog *Program) string {
 	names := map[string]bool{}
 	any := false
 	for _, q := range prog.Questions {
+		if q.Name == FramesQuestion {
+			return "" // a program printed by String, compiled again
+		}
+	}
+	for _, q := range prog.Questions {
 		for _, conj := range q.Disjuncts {
 			conj.EachAtom(func(a *Atom) {
 				if a.Prim.Name != AttrCallingContext {
