@@ -1,7 +1,9 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -93,6 +95,64 @@ func TestCallingContexts(t *testing.T) {
 			}
 			if got := queryStrings(t, db, "SELECT group_concat(function, ',') FROM (SELECT function FROM pmm_contexts WHERE parent IS NULL ORDER BY function)"); got[0] != "main.main,main.worker" {
 				t.Errorf("the roots of the tree: %s, want main.main and the goroutine's main.worker", got[0])
+			}
+		})
+	}
+}
+
+// TestCallingContextsNamed runs testdata/contexts with named.pmm in
+// every mode: questions whose events' functions are named, so that the
+// frames are the functions that can call them: the counts per context
+// are the program's, and, with static approximation, no execution of a
+// function that cannot call leaf or Less (grid, rows, shapes) is a
+// frame.
+func TestCallingContextsNamed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			dir := copyModule(t, "../../testdata/contexts")
+			if code, out, errOut := runPMM(t, dir, "instrument", "--mode", mode, "./...", "named.pmm"); code != exitOK {
+				t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+			}
+			code, out, errOut := runPMM(t, dir, "run", ".")
+			if code != exitOK {
+				t.Fatalf("pmm run: exit %d\n%s%s", code, out, errOut)
+			}
+			db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			want := wantLines(out)
+			queries := map[string]string{}
+			for name := range want {
+				path, what, _ := strings.Cut(name, "|")
+				if what != "exec:" {
+					continue
+				}
+				view := "leaf_per_context"
+				if strings.HasSuffix(path, ".Less") {
+					view = "less_per_context"
+				}
+				queries[name] = "SELECT count FROM " + view + " WHERE c = '" + path + "'"
+			}
+			if len(queries) != 6 {
+				t.Fatalf("the program counted %d contexts of leaf and Less, want 6", len(queries))
+			}
+			checkWant(t, db, want, queries)
+			if got := queryStrings(t, db, "SELECT count(*) FROM leaf_per_context"); got[0] != "5" {
+				t.Errorf("leaf has %s contexts, want 5", got[0])
+			}
+			if mode == modeStraightforward || mode == modeRuntime {
+				return // without static approximation, every function's executions are frames
+			}
+			if got := queryStrings(t, db, "SELECT count(*) FROM pmm_calling_frames__exec x JOIN pmm_sites s USING (site) WHERE s.function IN ('main.grid', 'main.rows', 'main.shapes')"); got[0] != "0" {
+				t.Errorf("%s frames of functions that cannot call leaf or Less", got[0])
+			}
+			if got := queryStrings(t, db, "SELECT count(*) FROM pmm_calling_frames__exec x JOIN pmm_sites s USING (site) WHERE s.function = 'main.viaB'"); got[0] != "1" {
+				t.Errorf("%s frames of viaB, which calls leaf once, want 1", got[0])
 			}
 		})
 	}
