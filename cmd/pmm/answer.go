@@ -140,7 +140,7 @@ Example:
 				}
 				names := args
 				if len(names) == 0 {
-					names = p.Questions
+					names = userQuestions(p)
 				}
 				db, err := openAnswers(dbPath, true)
 				if err != nil {

@@ -244,3 +244,9 @@ func readContextEvents(ctx context.Context, tx *sql.Tx, t schema.Table, tables [
 	}
 	return out, rows.Err()
 }
+
+// userQuestions are the questions of p but the frames question, which
+// pmm adds and answers only when named: its answer is every frame.
+func userQuestions(p *plan.Project) []string {
+	return slices.DeleteFunc(slices.Clone(p.Questions), func(q string) bool { return q == spec.FramesQuestion })
+}

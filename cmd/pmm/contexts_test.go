@@ -72,6 +72,9 @@ func TestCallingContexts(t *testing.T) {
 					t.Errorf("pmm answer -format folded %s:\n%s\nwant\n%s", question, strings.Join(got, "\n"), strings.Join(lines, "\n"))
 				}
 			}
+			if code, stdout, _ := runPMM(t, dir, "answer"); code != exitOK || strings.Contains(stdout, "pmm-calling-frames") || !strings.Contains(stdout, "leaf-per-context") {
+				t.Errorf("pmm answer: exit %d, the frames question printed or leaf-per-context not:\n%s", code, stdout)
+			}
 			if code, _, stderr := runPMM(t, dir, "answer", "-format", "folded", "allocs-flat"); code != exitUsage || !strings.Contains(stderr, "no calling context") {
 				t.Errorf("pmm answer -format folded of an answer without contexts: exit %d, %q; want a usage error that says why", code, stderr)
 			}
