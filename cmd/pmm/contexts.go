@@ -120,11 +120,17 @@ func storeContexts(p *plan.Project, dbPath string, run int64) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
-	frames, err := readFrames(ctx, tx, tablesOf[spec.FramesQuestion], run)
-	if err != nil {
+	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+schema.ContextsTable+" ("+schema.ContextsColumns+")"); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+schema.ContextsTable+" ("+schema.ContextsColumns+")"); err != nil {
+	// Once per run: the run's contexts are stored in one transaction
+	// with its paths, so a run with contexts has been done.
+	var done int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+schema.ContextsTable+" WHERE run = ? LIMIT 1)", run).Scan(&done); err != nil || done > 0 {
+		return err
+	}
+	frames, err := readFrames(ctx, tx, tablesOf[spec.FramesQuestion], run)
+	if err != nil {
 		return err
 	}
 	for _, t := range ctxTables {
