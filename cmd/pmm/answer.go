@@ -82,9 +82,11 @@ answers that are profiles:
 	                                     duration/nanoseconds
 	((x ...) s.t. ...)                   executions/count alone
 	(count E (... input ...))            grouped by a function name
-	(sum E (... input ... output))       (function-name x f) or an
-	                                     execution: count, or the summed
-	                                     duration in nanoseconds
+	(sum E (... input ... output))       (function-name x f), an
+	                                     execution or a calling context
+	                                     (calling-context x c): count, or
+	                                     the summed duration in
+	                                     nanoseconds
 
 The answer's other columns are labels of the samples (pprof -tags,
 -tagfocus); with -all-runs, a relation's run is one. An answer that is no

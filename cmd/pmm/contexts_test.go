@@ -3,10 +3,13 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/pprof/profile"
 )
 
 // TestCallingContexts builds and runs testdata/contexts in every mode:
@@ -71,6 +74,33 @@ func TestCallingContexts(t *testing.T) {
 				if got := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n"); !slices.Equal(got, lines) {
 					t.Errorf("pmm answer -format folded %s:\n%s\nwant\n%s", question, strings.Join(got, "\n"), strings.Join(lines, "\n"))
 				}
+			}
+			// The profile: a sample per context and type, whose stack is
+			// the context, leaf first, with the type as a label.
+			file := filepath.Join(dir, "allocs.pprof")
+			if code, _, stderr := runPMM(t, dir, "answer", "-format", "pprof", "-o", file, "allocs-per-context"); code != exitOK {
+				t.Fatalf("pmm answer -format pprof: exit %d\n%s", code, stderr)
+			}
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prof, err := profile.Parse(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var samples []string
+			for _, s := range prof.Sample {
+				var fns []string
+				for i := len(s.Location) - 1; i >= 0; i-- {
+					fns = append(fns, s.Location[i].Line[0].Function.Name)
+				}
+				samples = append(samples, fmt.Sprintf("%s;%s %d", strings.Join(fns, ";"), s.Label["t"][0], s.Value[0]))
+			}
+			slices.Sort(samples)
+			if !slices.Equal(samples, folded["allocs-per-context"]) {
+				t.Errorf("the profile of allocs-per-context:\n%s\nwant\n%s", strings.Join(samples, "\n"), strings.Join(folded["allocs-per-context"], "\n"))
 			}
 			if code, stdout, _ := runPMM(t, dir, "answer"); code != exitOK || strings.Contains(stdout, "pmm-calling-frames") || !strings.Contains(stdout, "leaf-per-context") {
 				t.Errorf("pmm answer: exit %d, the frames question printed or leaf-per-context not:\n%s", code, stdout)
