@@ -45,7 +45,7 @@ var callingContext = eventNamed("e", attribute(AttrCallingContext, []string{Type
 // whose function is not a literal makes every function a frame.
 func framesSource(prog *Program) string {
 	names := map[string]bool{}
-	any := false
+	everyFunction := false
 	for _, q := range prog.Questions {
 		if q.Name == FramesQuestion {
 			return "" // a program printed by String, compiled again
@@ -59,18 +59,18 @@ func framesSource(prog *Program) string {
 				}
 				name, ok := eventFunction(conj, a.Args[0].Var)
 				if !ok {
-					any = true
+					everyFunction = true
 					return
 				}
 				names[name] = true
 			})
 		}
 	}
-	if !any && len(names) == 0 {
+	if !everyFunction && len(names) == 0 {
 		return ""
 	}
 	var disjuncts []string
-	if any {
+	if everyFunction {
 		// The second disjunct, the first's executions that call
 		// others, makes the question record their ends and goroutines.
 		disjuncts = []string{fmt.Sprintf("(exists (n) (function-execution %s n))", FramesVar),
