@@ -35,7 +35,7 @@ const (
 
 var callingContext = eventNamed("e", attribute(AttrCallingContext, []string{TypeFunctionExecution, TypeAllocation}, ValText,
 	"c is the calling context of e: the functions whose executions contain e on its goroutine, root first, "+
-		"separated by \";\" (e's own function last), as folded stacks write them; only functions pmm instruments are on it.",
+		"separated by \";\" (e's own function last), as folded stacks write them; only the module's functions, which pmm instruments, are on it.",
 	`(calling-context x c)`, &Recording{Capture: "g", Column: "context", Context: true}))
 
 // framesSource returns the text of the frames question for the events
