@@ -184,9 +184,12 @@ func (a *allocFinder) variadic(e *ast.CallExpr, owner *function) {
 // a slice whose capacity n (elements) is known when n ≥ 0.
 func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, elem types.Type, n int64) {
 	k := a.c.key(pos)
-	if a.c.allocs[k] != nil {
+	if prev := a.c.allocs[k]; prev != nil && !(kind == allocAppend && prev.kind == allocConversion) {
 		return
 	}
+	// string(append(b, x)) is two allocations, a conversion and an
+	// append, that the compiler names at one position: both are sites
+	// (escape.go tells their diagnostics apart), the map keeps the first.
 	owner.used = true
 	al := &allocation{
 		key: k, owner: owner, where: a.c.span(pos, end), kind: kind,
@@ -211,7 +214,9 @@ func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, e
 			}
 		}
 	}
-	a.c.allocs[k] = al
+	if a.c.allocs[k] == nil {
+		a.c.allocs[k] = al
+	}
 	a.c.allocList = append(a.c.allocList, al)
 }
 

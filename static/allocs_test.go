@@ -166,3 +166,49 @@ func TestConcatAssignSite(t *testing.T) {
 		t.Errorf("main.build's concatenations: %q, want its s += t at line 9", got)
 	}
 }
+
+// TestConversionOfAppend: string(append(b, x)) is two allocation sites
+// the compiler names at one position, the conversion (on the heap) and
+// the append (kept in the frame, its diagnostic begins "append"), and
+// the append still allocates on the heap when it grows past the frame's
+// buffer: the program measures two allocations per call.
+func TestConversionOfAppend(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+import (
+	"fmt"
+	"testing"
+)
+
+var sink string
+
+//go:noinline
+func F(b []byte) { sink = string(append(b, ']')) }
+
+func main() {
+	b := make([]byte, 40)
+	fmt.Println(testing.AllocsPerRun(100, func() { F(b) }))
+}
+`
+	for name, text := range map[string]string{"go.mod": "module example.com/conv\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ':' || a.col || ' ' || a.kind || ' ' || a.heap FROM allocations a JOIN functions f ON f.id = a.function_id
+		WHERE f.name = 'main.F' ORDER BY a.kind`)
+	if want := []string{"11:40 append 0", "11:40 conversion 1"}; !slices.Equal(got, want) {
+		t.Errorf("main.F's sites: %q, want %q", got, want)
+	}
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "2" {
+		t.Errorf("F allocates %s objects a call, want 2: the conversion's and the append's", got)
+	}
+}
