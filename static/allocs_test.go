@@ -212,3 +212,25 @@ func main() {
 		t.Errorf("F allocates %s objects a call, want 2: the conversion's and the append's", got)
 	}
 }
+
+// TestEscapeTestOnlyPackage: a package of test files only (go-toml's
+// benchmark) is not built for the escape analysis, which failed on it.
+func TestEscapeTestOnlyPackage(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":          "module example.com/only\n\ngo 1.26\n",
+		"main.go":         "package main\n\nvar sink *int\n\nfunc main() { sink = new(int) }\n",
+		"bench/x_test.go": "package bench\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	if got := rows(t, db, `SELECT kind || ' ' || heap FROM allocations`); !slices.Equal(got, []string{"new 1"}) {
+		t.Errorf("allocation sites: %q, want the new on the heap", got)
+	}
+}

@@ -59,7 +59,10 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	// it writes a binary, which goes to the temporary directory.
 	var paths []string
 	for _, p := range pkgs {
-		if !strings.HasSuffix(p.PkgPath, "_test") && !slices.Contains(paths, p.PkgPath) {
+		// A package of test files only (go-toml's benchmark) is not
+		// built: go build fails on it.
+		built := slices.ContainsFunc(p.GoFiles, func(f string) bool { return !strings.HasSuffix(f, "_test.go") })
+		if built && !strings.HasSuffix(p.PkgPath, "_test") && !slices.Contains(paths, p.PkgPath) {
 			paths = append(paths, p.PkgPath)
 		}
 	}
