@@ -234,3 +234,33 @@ func TestEscapeTestOnlyPackage(t *testing.T) {
 		t.Errorf("allocation sites: %q, want the new on the heap", got)
 	}
 }
+
+// TestMapAssignSites: an assignment to a map's element is a site (the
+// runtime allocates as the map grows), the compiler says nothing of it;
+// an assignment to a slice's element is none.
+func TestMapAssignSites(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+var m = map[string]int{}
+
+func main() {
+	s := []int{1}
+	m["a"] = 1
+	m["b"] += 2
+	m["c"]++
+	s[0] = 3
+	println(len(m), s[0])
+}
+`
+	for name, text := range map[string]string{"go.mod": "module example.com/maps\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ':' || a.col || ' ' || a.heap FROM allocations a WHERE a.kind = 'map-assign' ORDER BY a.line`)
+	if want := []string{"7:3 0", "8:3 0", "9:3 0"}; !slices.Equal(got, want) {
+		t.Errorf("map-assign sites: %q, want %q", got, want)
+	}
+}
