@@ -16,7 +16,11 @@ import (
 // Tables makes a map, not recorded: its answer says so, Pure's does not
 // (the map is made in no function Pure may run). Without same-goroutine,
 // Pure's answer is flagged: code outside the module may run on another
-// goroutine meanwhile.
+// goroutine meanwhile. Mixed's allocations by itself are not flagged
+// (strings.Repeat's are never at its sites), and count what the program
+// measures of Mixed less what it measures of strings.Repeat; an
+// allocation variable of a negated part ("executions of Mixed that
+// allocate nothing") is flagged.
 func TestAllocationsOutside(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs instrumented programs")
@@ -52,6 +56,20 @@ func TestAllocationsOutside(t *testing.T) {
 			}
 			if got, measured := count("mixed"), want["Mixed_objects"]; strconv.Itoa(got) == measured || got != 1 {
 				t.Errorf("mixed: pmm counts %d allocations, the program measured %s: want 1 (its make), fewer than measured (strings.Repeat's)", got, measured)
+			}
+			// By Mixed itself: what the program measures of it less
+			// strings.Repeat's, exactly (no reason).
+			mixedObjects, _ := strconv.Atoi(want["Mixed_objects"])
+			repeatObjects, _ := strconv.Atoi(want["Repeat_objects"])
+			if got := reasons("mixed-itself"); len(got) != 0 {
+				t.Errorf("mixed-itself is flagged: %q", got)
+			}
+			if got := count("mixed_itself"); got != mixedObjects-repeatObjects {
+				t.Errorf("mixed-itself: %d allocations, the program measured %d less strings.Repeat's %d", got, mixedObjects, repeatObjects)
+			}
+			// An allocation variable of a negated part is flagged too.
+			if got := reasons("mixed-none"); len(got) != 1 || !strings.Contains(got[0], outside) {
+				t.Errorf("mixed-none: pmm_incomplete %q, want that %s", got, outside)
 			}
 			if got := reasons("tables"); len(got) != 1 || !strings.Contains(got[0], "a map's allocations") {
 				t.Errorf("tables: pmm_incomplete %q, want the map's make", got)

@@ -78,6 +78,7 @@ func main() {
 	debug.SetGCPercent(-1)
 	measure("Pure", func() { sinkNode = Pure(5) })
 	measure("Mixed", func() { sinkStr = Mixed(20) })
+	measure("Repeat", func() { sinkStr = strings.Repeat("ab", 20) })
 	measure("Tables", func() { sinkTable = Tables(100) })
 	fmt.Println(made.Load(), len(sinkInts), len(sinkStr), len(sinkTable), sinkNode != nil)
 }
