@@ -167,6 +167,12 @@ func SelectWith(ctx context.Context, db *sql.DB, prog *spec.Program, opts Option
 	sel := &Selection{}
 	for _, q := range prog.Questions {
 		out := &Question{Name: q.Name}
+		// The frames of calling contexts are the module's functions
+		// only (spec/contexts.go): a path holds the functions pmm
+		// instruments at their definitions, and recording the calls of
+		// functions outside the module would add frames that skip
+		// their callees.
+		s.moduleOnly = q.Name == spec.FramesQuestion
 		for _, c := range q.Disjuncts {
 			d, err := s.disjunct(c, nil, nil, out)
 			if err != nil {
@@ -184,6 +190,7 @@ type selector struct {
 	db          *sql.DB
 	total       int
 	approximate bool
+	moduleOnly  bool        // select the functions of the module only
 	unresolved  *[]callSite // the dynamic calls the call graph did not resolve, once read
 	stmts       map[string]*sql.Stmt
 	// scope are the event variables of the conjunctions enclosing the
@@ -423,6 +430,9 @@ func (s *selector) variable(v string, all []*spec.Atom, types spec.VarTypes) (*V
 	funcs, err := s.functions("SELECT f.id, f.name, f.in_module FROM functions f WHERE f.id IN (" + vs.SQL + ") ORDER BY f.name")
 	if err != nil {
 		return nil, err
+	}
+	if s.moduleOnly {
+		funcs = slices.DeleteFunc(funcs, func(f Function) bool { return !f.InModule })
 	}
 	vs.Functions = funcs
 	if s.approximate {

@@ -62,6 +62,9 @@ type Features struct {
 	// append, concatenation), recorded by the twin; and the question
 	// templates over allocation and its attributes.
 	Allocations bool
+	// Contexts: the question templates over calling-context (the
+	// executions and allocations per calling context).
+	Contexts bool
 
 	// Question templates.
 	Negations   bool // (not (exists ...)) over calls and calls*
@@ -82,7 +85,7 @@ type Features struct {
 func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
 		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
-		Iterations: true, Blocking: true, GoroutineEvents: true, Allocations: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
+		Iterations: true, Blocking: true, GoroutineEvents: true, Allocations: true, Contexts: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
 		Or: true, Names: true, RegionDefers: true}
 }
 
