@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"pmm.dev/pmm/spec"
+	"pmm.dev/pmm/static"
 )
 
 // Selection is the result of static approximation for a program.
@@ -192,6 +193,12 @@ type selector struct {
 	moduleOnly  bool        // select the functions of the module only
 	unresolved  *[]callSite // the dynamic calls the call graph did not resolve, once read
 	stmts       map[string]*sql.Stmt
+	// scope are the event variables of the conjunctions enclosing the
+	// one being selected; graph and outside are read once, for
+	// allocations contained in executions (outside.go).
+	scope   []*Var
+	graph   *static.CallGraph
+	outside *[]outsideCall
 }
 
 // prepared is query prepared, once for all the functions it is asked
@@ -248,6 +255,13 @@ func (s *selector) disjunct(c *spec.Conj, outer []*spec.Atom, outerTypes spec.Va
 		}
 		d.Vars = append(d.Vars, vs)
 	}
+	scope := append(slices.Clone(s.scope), d.Vars...)
+	if err := s.containedAllocations(d.Vars, scope, atoms, types); err != nil {
+		return nil, err
+	}
+	outerScope := s.scope
+	s.scope = scope
+	defer func() { s.scope = outerScope }()
 	for _, neg := range c.Not {
 		nd, err := s.disjunct(neg, atoms, types, q)
 		if err != nil {
