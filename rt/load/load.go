@@ -127,6 +127,10 @@ type Stats struct {
 	// Stopped are the reasons why processes of the run stopped recording
 	// (their stop files, logfmt.StopFileSuffix), one per reason.
 	Stopped []string
+	// WalksIncomplete are the reasons why heap walks of the run counted
+	// less than is reachable (their note files,
+	// logfmt.IncompleteFileSuffix), one per reason.
+	WalksIncomplete []string
 }
 
 // Tables of pmm.db that Load owns, besides the stored relations.
@@ -176,11 +180,15 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	stopped, stopFiles, err := readStopFiles(logDir)
+	stopped, stopFiles, err := readReasonFiles(logDir, logfmt.StopFileSuffix)
 	if err != nil {
 		return nil, err
 	}
-	notSegments = append(notSegments, stopFiles...)
+	walks, walkFiles, err := readReasonFiles(logDir, logfmt.IncompleteFileSuffix)
+	if err != nil {
+		return nil, err
+	}
+	notSegments = append(append(notSegments, stopFiles...), walkFiles...)
 	seen := make(map[uint16]bool, len(tables))
 	for i := range tables {
 		if seen[tables[i].ID] {
@@ -223,7 +231,7 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	if err := migrateRuns(c); err != nil {
 		return nil, err
 	}
-	stats := &Stats{Tuples: make(map[string]int64), Processes: len(procs), Stopped: stopped}
+	stats := &Stats{Tuples: make(map[string]int64), Processes: len(procs), Stopped: stopped, WalksIncomplete: walks}
 	if run.Source != "" {
 		if id, err := runOfSource(c, run.Source); err != nil {
 			return nil, err
@@ -494,6 +502,7 @@ func lost(st *Stats, questions []string) []Incomplete {
 	for _, r := range st.Stopped {
 		reasons = append(reasons, "recording stopped: "+r)
 	}
+	reasons = append(reasons, st.WalksIncomplete...)
 	var out []Incomplete
 	for _, reason := range reasons {
 		for _, q := range questions {
@@ -503,10 +512,12 @@ func lost(st *Stats, questions []string) []Incomplete {
 	return out
 }
 
-// readStopFiles returns the distinct reasons of the stop files in dir,
-// which processes leave when they stop recording, and the files.
-func readStopFiles(dir string) (reasons, files []string, err error) {
-	if files, err = filepath.Glob(filepath.Join(dir, "*"+logfmt.StopFileSuffix)); err != nil {
+// readReasonFiles returns the distinct reasons of the files in dir whose
+// names end in suffix, and the files: the stop files processes leave
+// when they stop recording, the notes of heap walks that could not walk
+// everything.
+func readReasonFiles(dir, suffix string) (reasons, files []string, err error) {
+	if files, err = filepath.Glob(filepath.Join(dir, "*"+suffix)); err != nil {
 		return nil, nil, err
 	}
 	for _, path := range files {
@@ -515,6 +526,9 @@ func readStopFiles(dir string) (reasons, files []string, err error) {
 			return nil, nil, err
 		}
 		reason := logfmt.StopFileReason(data)
+		if suffix == logfmt.IncompleteFileSuffix && len(data) == 0 {
+			reason = "a heap walk counted less than is reachable"
+		}
 		if !slices.Contains(reasons, reason) {
 			reasons = append(reasons, reason)
 		}

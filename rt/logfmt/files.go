@@ -59,6 +59,13 @@ const CounterFileSuffix = ".pmmcnt"
 // every answer of the run say that it is incomplete.
 const StopFileSuffix = ".pmmstop"
 
+// IncompleteFileSuffix ends the name of the file a process leaves in
+// its log directory when a heap walk (reachable-objects,
+// reachable-bytes) met a reference it cannot walk: the file holds the
+// reason, and the loader makes every answer of the run say that it may
+// be incomplete.
+const IncompleteFileSuffix = ".pmmincomplete"
+
 // StopReasonDiskFull is the reason a stop file holds when the disk was
 // full.
 const StopReasonDiskFull = "the disk was full"
