@@ -52,7 +52,7 @@ func dataCondPrefix(point int) string {
 // dataCondValue finds the state field of data-condition f among vals.
 func dataCondValue(vals map[string]value, f plan.Field) (string, value, bool) {
 	for name, v := range vals {
-		if strings.HasPrefix(name, dataCondPrefix(f.N)) && v.expr == f.Expr {
+		if strings.HasPrefix(name, dataCondPrefix(f.N)) && v.expr == f.Expr && v.walk == f.Walk && v.member == f.Member {
 			return name, v, true
 		}
 	}
@@ -75,7 +75,8 @@ func (sg *siteGen) noDataCond(f plan.Field) {
 // captures), and the after-form that calls it. It returns the exit
 // function's parameters and the arguments the deferred call passes; ok
 // is false when the expression does not compile in the body's scope.
-func (sg *siteGen) endDataCond(body *ast.BlockStmt, expr string, k int) (params, args []string, ok bool, err error) {
+func (sg *siteGen) endDataCond(body *ast.BlockStmt, f plan.Field, k int) (params, args []string, ok bool, err error) {
+	expr := f.Expr
 	fset := token.NewFileSet()
 	x, err := parser.ParseExprFrom(fset, "", expr, 0)
 	if err != nil {
@@ -127,6 +128,10 @@ func (sg *siteGen) endDataCond(body *ast.BlockStmt, expr string, k int) (params,
 	if err != nil {
 		return nil, nil, false, err
 	}
+	result := text.String()
+	if f.Walk != "" {
+		t, ts, result = types.Typ[types.Int64], "int64", sg.walkCall(f, result)
+	}
 	// The expression may panic (a nil pointer, an index out of range)
 	// where the program did not: it then has no value, and the program
 	// goes on as it would have.
@@ -136,13 +141,23 @@ func (sg *siteGen) endDataCond(body *ast.BlockStmt, expr string, k int) (params,
 		names = append(names, strings.Fields(p)[0])
 	}
 	sg.decls = append(sg.decls, fmt.Sprintf("func %s%s(%s) (v %s, ok bool) {\n\tdefer func() {\n\t\tif recover() != nil {\n\t\t\tok = false\n\t\t}\n\t}()\n\treturn %s, true\n}",
-		helper, sg.tparam, strings.Join(read, ", "), ts, text.String()))
+		helper, sg.tparam, strings.Join(read, ", "), ts, result))
 	field := dataCondPrefix(plan.PointEnd) + strconv.Itoa(k)
 	sg.declare(field, ts)
 	sg.declare(field+"ok", "bool")
-	sg.vals[field] = value{field: field, typ: t, expr: expr}
+	sg.vals[field] = value{field: field, typ: t, expr: expr, walk: f.Walk, member: f.Member}
 	sg.tmpl.After = append(sg.tmpl.After, fmt.Sprintf("s.%s, s.%sok = %s%s(%s)", field, field, helper, sg.targs, strings.Join(names, ", ")))
 	return read, args, true, nil
+}
+
+// walkFuncs are the runtime's heap walks, by spec's Recording.Walk.
+var walkFuncs = map[string]string{"objects": "ReachObjects", "bytes": "ReachBytes"}
+
+// walkCall is the runtime call that walks the heap from root, the Go
+// text of data-condition f's value, as f's walk says (docs/MEMORY.md,
+// "Heap structures").
+func (sg *siteGen) walkCall(f plan.Field, root string) string {
+	return sg.pc.Imports[sg.g.rtPath] + "." + walkFuncs[f.Walk] + "(" + root + ", " + strconv.Quote(f.Member) + ")"
 }
 
 // callDataConds decides the data-conditions a call site's tuples read:

@@ -99,6 +99,20 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 		t := types.Default(tv.Type)
 		field := dataCondPrefix(plan.PointBegin) + strconv.Itoa(k)
 		k++
+		if f.Walk != "" {
+			// A heap walk from the value, at the begin point: enter
+			// takes the value, and the walk's count is the state's.
+			ts, err := sg.typeName(t)
+			if err != nil {
+				return err
+			}
+			sg.declare(field, "int64")
+			enterParams = append(enterParams, field+" "+ts)
+			enterArgs = append(enterArgs, "("+f.Expr+")")
+			sg.tmpl.Before = append(sg.tmpl.Before, "s."+field+" = "+sg.walkCall(f, field))
+			sg.vals[field] = value{field: field, typ: types.Typ[types.Int64], expr: f.Expr, walk: f.Walk, member: f.Member}
+			continue
+		}
 		if err := capture(field, t, "("+f.Expr+")"); err != nil {
 			return err
 		}
@@ -140,7 +154,7 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	// pointers to the variables they read.
 	passed := map[string]bool{}
 	for i, f := range endConds {
-		params, args, ok, err := sg.endDataCond(body, f.Expr, i)
+		params, args, ok, err := sg.endDataCond(body, f, i)
 		if err != nil {
 			return err
 		}

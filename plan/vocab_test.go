@@ -111,6 +111,8 @@ func compileUse(t *testing.T, p *spec.Primitive) *spec.Program {
 			terms = append(terms, "1")
 		case spec.ArgGoExpr:
 			terms = append(terms, `"len(s)"`)
+		case spec.ArgTypeName:
+			terms = append(terms, `"main.T"`)
 		default:
 			v := "v" + string(rune('0'+i))
 			terms = append(terms, v)

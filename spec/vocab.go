@@ -51,7 +51,12 @@ const (
 	ArgPosition                    // a literal integer ≥ 1 (parameter or result position)
 	ArgFuncName                    // a function name: a string or quoted symbol, or a variable
 	ArgGoExpr                      // a side-effect-free Go expression, as a string literal
+	ArgTypeName                    // a named Go type ("main.Node", "example.com/m/pkg.T") or "*", as a string literal
 )
+
+// AnyType is the ArgTypeName that stands for every type: a heap walk
+// of everything reachable.
+const AnyType = "*"
 
 // The event types of the Go vocabulary.
 const (
@@ -276,6 +281,11 @@ type Recording struct {
 	// run-time aggregates) may read the captured value; the others are
 	// only stored, and their tests are SQL's.
 	Tested bool
+	// Walk, for an attribute whose value is a heap walk from the value
+	// of its Go expression (captured as a data-condition's), is what
+	// the walk counts: "objects" or "bytes" (docs/MEMORY.md, "Heap
+	// structures").
+	Walk string
 }
 
 // Comparison is how a value relation is written in the languages pmm
@@ -607,6 +617,16 @@ var vocabulary = []*Primitive{
 		Example:  `(data-condition x "len(items)" n)`,
 		Recorded: &Recording{Capture: "datacond", Tested: true},
 	},
+	// Heap structures (seed 000): walks from a value at a point.
+	heapWalk("reachable-objects", "objects",
+		"n is the number of distinct objects reachable from the value of the Go expression expr at point p (as data-condition evaluates it) "+
+			"that are of the named type type, walking from that value only through pointers to type, and slices, maps and interfaces holding type or pointers to it; "+
+			"\"*\" counts every object reachable (docs/MEMORY.md defines an object).",
+		`(reachable-objects p "l" "main.Node" n)`),
+	heapWalk("reachable-bytes", "bytes",
+		"b is the sum of the sizes of the objects reachable-objects counts: unsafe.Sizeof of a pointer's target, a slice's capacity times its element's size, "+
+			"a string's length, a map's entries' keys and values.",
+		`(reachable-bytes p "l" "*" b)`),
 	{
 		Name: "before", Kind: ControlRelation,
 		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: anyEvent}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
@@ -710,6 +730,23 @@ func AggregateRelationOf(q *Question) *Primitive {
 	p.Args = append(p.Args, Arg{Name: q.Aggregate.Op, Kind: ArgValue, Value: result})
 	p.Example = "(" + strings.Join(append(example, "n"), " ") + ")"
 	return p
+}
+
+// heapWalk is the row of an attribute whose value is a heap walk of
+// kind walk from the value of a Go expression, limited by a type.
+func heapWalk(name, walk, doc, example string) *Primitive {
+	return &Primitive{
+		Name: name, Kind: Attribute,
+		Args: []Arg{
+			{Name: "p", Kind: ArgEvent, Events: fnExecOrPoint},
+			{Name: "expr", Kind: ArgGoExpr},
+			{Name: "type", Kind: ArgTypeName},
+			{Name: "n", Kind: ArgValue, Value: ValInt},
+		},
+		Doc:      doc,
+		Example:  example,
+		Recorded: &Recording{Capture: "datacond", Tested: true, Walk: walk},
+	}
 }
 
 func attribute(name string, of []string, vt ValueType, doc, example string, recorded *Recording) *Primitive {
