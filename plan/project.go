@@ -28,6 +28,10 @@ type Project struct {
 	// Incomplete are the reasons why answers may be incomplete or
 	// inexact; pmm run and pmm test load them into pmm_incomplete.
 	Incomplete []Incomplete `json:"incomplete,omitempty"`
+	// Walks are the questions that walk the heap (reachable-objects,
+	// reachable-bytes): the answers a walk that met what it cannot walk
+	// makes incomplete.
+	Walks []string `json:"walks,omitempty"`
 	// Untested are, when test files were not instrumented (no --tests),
 	// the reasons pmm test adds: the calls in test files are not recorded.
 	Untested []Incomplete `json:"untested,omitempty"`
@@ -117,6 +121,12 @@ func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, i
 	pr := &Project{Tables: sch.Tables, Statements: sch.Statements()}
 	for _, q := range prog.Questions {
 		pr.Questions = append(pr.Questions, q.Name)
+		for _, name := range q.Primitives() {
+			if p := spec.Lookup(name); p != nil && p.Recorded != nil && p.Recorded.Walk != "" {
+				pr.Walks = append(pr.Walks, q.Name)
+				break
+			}
+		}
 	}
 	for _, d := range p.Decisions() {
 		what := "decided at run time: " + d.What

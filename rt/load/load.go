@@ -80,6 +80,10 @@ type Run struct {
 	// Questions are the names of the questions; a record the load loses
 	// (torn, malformed) makes each of their answers incomplete.
 	Questions []string
+	// Walks are the questions that walk the heap: a walk that met what
+	// it cannot walk (the processes' notes, logfmt.IncompleteFileSuffix)
+	// makes their answers incomplete.
+	Walks []string
 	// Incomplete are the reasons, known before the run, why answers may
 	// be incomplete (pmm instrument's), stored in IncompleteTable.
 	Incomplete []Incomplete
@@ -295,7 +299,7 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	}
 	stats.Cells, stats.CellFilesSkipped = cells.stored, cells.skipped
 	stats.Malformed += cells.malformed
-	if err := insertIncomplete(c, stats.Run, append(run.Incomplete, lost(stats, run.Questions)...)); err != nil {
+	if err := insertIncomplete(c, stats.Run, append(run.Incomplete, lost(stats, run.Questions, run.Walks)...)); err != nil {
 		return nil, err
 	}
 	if err := c.exec("COMMIT"); err != nil {
@@ -484,7 +488,7 @@ func migrateRuns(c *conn) error {
 }
 
 // lost returns, for each question, what the load could not read.
-func lost(st *Stats, questions []string) []Incomplete {
+func lost(st *Stats, questions, walks []string) []Incomplete {
 	var what []string
 	if st.Torn > 0 {
 		what = append(what, fmt.Sprintf("%d torn (a process was killed while writing them)", st.Torn))
@@ -502,10 +506,14 @@ func lost(st *Stats, questions []string) []Incomplete {
 	for _, r := range st.Stopped {
 		reasons = append(reasons, "recording stopped: "+r)
 	}
-	reasons = append(reasons, st.WalksIncomplete...)
 	var out []Incomplete
 	for _, reason := range reasons {
 		for _, q := range questions {
+			out = append(out, Incomplete{Question: q, Reason: reason})
+		}
+	}
+	for _, reason := range st.WalksIncomplete {
+		for _, q := range walks {
 			out = append(out, Incomplete{Question: q, Reason: reason})
 		}
 	}
