@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
 	"pmm.dev/pmm/plan"
+	"pmm.dev/pmm/spec"
 )
 
 // The data-conditions of a site (seed A.1, Data-condition): Go
@@ -157,7 +158,7 @@ var walkFuncs = map[string]string{"objects": "ReachObjects", "bytes": "ReachByte
 // text of data-condition f's value, as f's walk says (docs/MEMORY.md,
 // "Heap structures").
 func (sg *siteGen) walkCall(f plan.Field, root string) string {
-	return sg.pc.Imports[sg.g.rtPath] + "." + walkFuncs[f.Walk] + "(" + root + ", " + strconv.Quote(f.Member) + ")"
+	return sg.pc.Imports[sg.g.rtPath] + "." + walkFuncs[f.Walk] + "(" + root + ", " + strconv.Quote(f.Member) + ", " + strconv.Quote(spec.WalkKey(f.Expr, f.Member)) + ")"
 }
 
 // callDataConds decides the data-conditions a call site's tuples read:

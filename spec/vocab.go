@@ -3,6 +3,7 @@ package spec
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -730,6 +731,13 @@ func AggregateRelationOf(q *Question) *Primitive {
 	p.Args = append(p.Args, Arg{Name: q.Aggregate.Op, Kind: ArgValue, Value: result})
 	p.Example = "(" + strings.Join(append(example, "n"), " ") + ")"
 	return p
+}
+
+// WalkKey identifies a heap walk: the Go expression it walks from and
+// its membership type, as one line (the runtime's notes of an
+// incomplete walk name it so, and plan.json's walks).
+func WalkKey(expr, member string) string {
+	return strconv.Quote(expr) + " " + strconv.Quote(member)
 }
 
 // heapWalk is the row of an attribute whose value is a heap walk of

@@ -80,10 +80,10 @@ type Run struct {
 	// Questions are the names of the questions; a record the load loses
 	// (torn, malformed) makes each of their answers incomplete.
 	Questions []string
-	// Walks are the questions that walk the heap: a walk that met what
-	// it cannot walk (the processes' notes, logfmt.IncompleteFileSuffix)
-	// makes their answers incomplete.
-	Walks []string
+	// Walks are, by walk (logfmt.WalkKey), the questions that ask for
+	// it: a walk that met what it cannot walk (the processes' notes,
+	// logfmt.IncompleteFileSuffix) makes their answers incomplete.
+	Walks map[string][]string
 	// Incomplete are the reasons, known before the run, why answers may
 	// be incomplete (pmm instrument's), stored in IncompleteTable.
 	Incomplete []Incomplete
@@ -131,10 +131,10 @@ type Stats struct {
 	// Stopped are the reasons why processes of the run stopped recording
 	// (their stop files, logfmt.StopFileSuffix), one per reason.
 	Stopped []string
-	// WalksIncomplete are the reasons why heap walks of the run counted
-	// less than is reachable (their note files,
-	// logfmt.IncompleteFileSuffix), one per reason.
-	WalksIncomplete []string
+	// WalksIncomplete are, by walk (logfmt.WalkKey), the reasons why
+	// heap walks of the run counted less than is reachable (their note
+	// files, logfmt.IncompleteFileSuffix), one per walk.
+	WalksIncomplete map[string]string
 }
 
 // Tables of pmm.db that Load owns, besides the stored relations.
@@ -184,11 +184,11 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	stopped, stopFiles, err := readReasonFiles(logDir, logfmt.StopFileSuffix)
+	stopped, stopFiles, err := readStopFiles(logDir)
 	if err != nil {
 		return nil, err
 	}
-	walks, walkFiles, err := readReasonFiles(logDir, logfmt.IncompleteFileSuffix)
+	walks, walkFiles, err := readWalkNotes(logDir)
 	if err != nil {
 		return nil, err
 	}
@@ -488,7 +488,7 @@ func migrateRuns(c *conn) error {
 }
 
 // lost returns, for each question, what the load could not read.
-func lost(st *Stats, questions, walks []string) []Incomplete {
+func lost(st *Stats, questions []string, walks map[string][]string) []Incomplete {
 	var what []string
 	if st.Torn > 0 {
 		what = append(what, fmt.Sprintf("%d torn (a process was killed while writing them)", st.Torn))
@@ -512,20 +512,43 @@ func lost(st *Stats, questions, walks []string) []Incomplete {
 			out = append(out, Incomplete{Question: q, Reason: reason})
 		}
 	}
-	for _, reason := range st.WalksIncomplete {
-		for _, q := range walks {
-			out = append(out, Incomplete{Question: q, Reason: reason})
+	keys := make([]string, 0, len(st.WalksIncomplete))
+	for k := range st.WalksIncomplete {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, q := range walks[k] {
+			out = append(out, Incomplete{Question: q, Reason: st.WalksIncomplete[k]})
 		}
 	}
 	return out
 }
 
-// readReasonFiles returns the distinct reasons of the files in dir whose
-// names end in suffix, and the files: the stop files processes leave
-// when they stop recording, the notes of heap walks that could not walk
-// everything.
-func readReasonFiles(dir, suffix string) (reasons, files []string, err error) {
-	if files, err = filepath.Glob(filepath.Join(dir, "*"+suffix)); err != nil {
+// readWalkNotes returns, by walk, the reasons of the notes processes
+// leave when a heap walk could not walk everything, and the files.
+func readWalkNotes(dir string) (reasons map[string]string, files []string, err error) {
+	if files, err = filepath.Glob(filepath.Join(dir, "*"+logfmt.IncompleteFileSuffix)); err != nil {
+		return nil, nil, err
+	}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if reasons == nil {
+			reasons = map[string]string{}
+		}
+		key, reason := logfmt.ReadWalkNote(data)
+		reasons[key] = reason
+	}
+	return reasons, files, nil
+}
+
+// readStopFiles returns the distinct reasons of the stop files in dir,
+// which processes leave when they stop recording, and the files.
+func readStopFiles(dir string) (reasons, files []string, err error) {
+	if files, err = filepath.Glob(filepath.Join(dir, "*"+logfmt.StopFileSuffix)); err != nil {
 		return nil, nil, err
 	}
 	for _, path := range files {
@@ -534,9 +557,6 @@ func readReasonFiles(dir, suffix string) (reasons, files []string, err error) {
 			return nil, nil, err
 		}
 		reason := logfmt.StopFileReason(data)
-		if suffix == logfmt.IncompleteFileSuffix && len(data) == 0 {
-			reason = "a heap walk counted less than is reachable"
-		}
 		if !slices.Contains(reasons, reason) {
 			reasons = append(reasons, reason)
 		}

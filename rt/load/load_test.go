@@ -338,16 +338,18 @@ func TestMismatchedRecords(t *testing.T) {
 }
 
 // TestWalkNotes: a heap walk's note (logfmt.IncompleteFileSuffix) makes
-// the answers of the questions that walk incomplete, not the others',
-// and the load removes it.
+// the answers of the questions that ask for that walk incomplete, not
+// the others' (q3 walks from the same value by another type), and the
+// load removes it.
 func TestWalkNotes(t *testing.T) {
 	dir := record(t, func() { pmmrt.Emit2(1, 10, 11) })
-	note := filepath.Join(dir, "logs", "1-2-0000000000000003"+logfmt.IncompleteFileSuffix)
-	if err := os.WriteFile(note, []byte("a heap walk met a channel"), 0644); err != nil {
+	note := filepath.Join(dir, "logs", "1-2-0000000000000003-1"+logfmt.IncompleteFileSuffix)
+	if err := os.WriteFile(note, logfmt.WalkNote(`"p" "*"`, "a heap walk met a channel"), 0644); err != nil {
 		t.Fatal(err)
 	}
 	tables := []Table{{ID: 1, Name: "t", Columns: []Column{{"a", "INTEGER", false}, {"b", "INTEGER", false}}}}
-	run := Run{Command: "test", Start: time.Unix(0, 0), End: time.Unix(1, 0), Questions: []string{"q1", "q2"}, Walks: []string{"q2"}}
+	run := Run{Command: "test", Start: time.Unix(0, 0), End: time.Unix(1, 0), Questions: []string{"q1", "q2", "q3"},
+		Walks: map[string][]string{`"p" "*"`: {"q2"}, `"p" "main.T"`: {"q3"}}}
 	if _, err := Load(filepath.Join(dir, "pmm.db"), filepath.Join(dir, "logs"), tables, run); err != nil {
 		t.Fatal(err)
 	}

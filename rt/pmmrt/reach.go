@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -26,7 +27,8 @@ import (
 // is not readable without receiving), a function value (its captured
 // variables) or an unsafe.Pointer (its target's type is unknown): a walk
 // that meets a non-nil one it would have to follow says so (a note file
-// the loader turns into an incomplete answer) and counts what it saw.
+// the loader turns into an incomplete answer of the questions that ask
+// for that walk) and counts what it saw.
 //
 // A membership type M (a named type, written as its package path, a dot
 // and its name: "main.Node") limits the walk to the structure of M: the
@@ -42,17 +44,18 @@ import (
 const ReachAll = "*"
 
 // ReachObjects returns the number of objects reachable from root whose
-// type is member (every object for ReachAll).
-func ReachObjects(root interface{}, member string) int64 {
-	objects, _ := reach(root, member)
+// type is member (every object for ReachAll); key names the walk
+// (spec.WalkKey) in the note of an incomplete one.
+func ReachObjects(root interface{}, member, key string) int64 {
+	objects, _ := reach(root, member, key)
 	return objects
 }
 
 // ReachBytes returns the sum of the sizes (unsafe.Sizeof of their types,
 // a slice's capacity times its element's size, a string's length, a
 // map's entries' keys and values) of the objects ReachObjects counts.
-func ReachBytes(root interface{}, member string) int64 {
-	_, bytes := reach(root, member)
+func ReachBytes(root interface{}, member, key string) int64 {
+	_, bytes := reach(root, member, key)
 	return bytes
 }
 
@@ -89,7 +92,7 @@ var walkPool = sync.Pool{New: func() interface{} {
 // maxKeptSeen bounds the visited set a pooled walker keeps between walks.
 const maxKeptSeen = 1 << 12
 
-func reach(root interface{}, member string) (objects, bytes int64) {
+func reach(root interface{}, member, key string) (objects, bytes int64) {
 	w := walkPool.Get().(*reachWalk)
 	if w.leadsMemo == nil || w.member != member {
 		w.leadsMemo = make(map[reflect.Type]bool)
@@ -105,7 +108,7 @@ func reach(root interface{}, member string) (objects, bytes int64) {
 	}
 	objects, bytes = w.objects, w.bytes
 	if w.incomplete != "" {
-		noteIncomplete(w.incomplete)
+		noteIncomplete(key, w.incomplete)
 	}
 	if len(w.seen) > maxKeptSeen {
 		w.seen = make(map[reachKey]struct{})
@@ -359,24 +362,38 @@ func (w *reachWalk) leads(t reflect.Type) bool {
 	return l
 }
 
-var incompleteOnce sync.Once // the note of an incomplete walk, once per process
+// walkNotes are the walks (by key) this process left a note for, each
+// once.
+var walkNotes struct {
+	sync.Mutex
+	noted map[string]bool
+	n     int
+}
 
-// noteIncomplete leaves, once per process, the note that a heap walk
-// counted less than is reachable, and why.
-func noteIncomplete(what string) {
-	incompleteOnce.Do(func() {
-		std.mu.Lock()
-		dir, err := logDir(std.dir)
-		std.mu.Unlock()
-		if err != nil || os.MkdirAll(dir, 0755) != nil {
-			return
-		}
-		reason := "a heap walk (reachable-objects, reachable-bytes) met " + what + ": its counts are of what it could walk"
-		f, err := os.OpenFile(filepath.Join(dir, processFilePrefix()+logfmt.IncompleteFileSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0644)
-		if err != nil {
-			return
-		}
-		f.Write([]byte(reason)) //nolint:errcheck // best effort, as a stop file
-		f.Close()
-	})
+// noteIncomplete leaves, once per walk and process, the note that the
+// walk key counted less than is reachable, and why: logfmt.WalkNote.
+func noteIncomplete(key, what string) {
+	walkNotes.Lock()
+	defer walkNotes.Unlock()
+	if walkNotes.noted[key] {
+		return
+	}
+	if walkNotes.noted == nil {
+		walkNotes.noted = make(map[string]bool)
+	}
+	walkNotes.noted[key] = true
+	walkNotes.n++
+	std.mu.Lock()
+	dir, err := logDir(std.dir)
+	std.mu.Unlock()
+	if err != nil || os.MkdirAll(dir, 0755) != nil {
+		return
+	}
+	name := processFilePrefix() + "-" + strconv.Itoa(walkNotes.n) + logfmt.IncompleteFileSuffix
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0644)
+	if err != nil {
+		return
+	}
+	f.Write(logfmt.WalkNote(key, "a heap walk from "+key+" met "+what+": its counts are of what it could walk")) //nolint:errcheck // best effort, as a stop file
+	f.Close()
 }

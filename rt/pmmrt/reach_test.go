@@ -54,27 +54,27 @@ const reachNodeName = "pmm.dev/pmm/rt/pmmrt.reachNode"
 func TestReachListsByMembership(t *testing.T) {
 	lists := []*reachList{reachListOf(3, false), reachListOf(4, false), reachListOf(5, true)}
 	for i, want := range []int64{3, 4, 5} {
-		if got := ReachObjects(lists[i], reachNodeName); got != want {
+		if got := ReachObjects(lists[i], reachNodeName, "k"); got != want {
 			t.Errorf("list %d: %d nodes, want %d", i, got, want)
 		}
-		if got, want := ReachBytes(lists[i], reachNodeName), want*int64(unsafe.Sizeof(reachNode{})); got != want {
+		if got, want := ReachBytes(lists[i], reachNodeName, "k"), want*int64(unsafe.Sizeof(reachNode{})); got != want {
 			t.Errorf("list %d: %d bytes, want %d", i, got, want)
 		}
 		// From the head's pointer, the same nodes.
-		if got := ReachObjects(lists[i].head, reachNodeName); got != want {
+		if got := ReachObjects(lists[i].head, reachNodeName, "k"); got != want {
 			t.Errorf("list %d from its head: %d nodes, want %d", i, got, want)
 		}
 	}
 	// The root is looked into one level: a slice's array; its *reachList
 	// elements lead to no node but through a list, which is no member.
-	if got := ReachObjects(lists, reachNodeName); got != 0 {
+	if got := ReachObjects(lists, reachNodeName, "k"); got != 0 {
 		t.Errorf("a slice of lists: %d nodes, want 0", got)
 	}
 	// A value copy of the head is no object: its successors are.
-	if got := ReachObjects(*lists[0].head, reachNodeName); got != 2 {
+	if got := ReachObjects(*lists[0].head, reachNodeName, "k"); got != 2 {
 		t.Errorf("from a copy of the head: %d nodes, want 2", got)
 	}
-	if got := ReachObjects(lists[0], "main.Other"); got != 0 {
+	if got := ReachObjects(lists[0], "main.Other", "k"); got != 0 {
 		t.Errorf("a membership type the list lacks: %d nodes, want 0", got)
 	}
 }
@@ -93,13 +93,13 @@ func TestReachAllSharingAndCycle(t *testing.T) {
 	n.next = l.head
 	want--
 	wantBytes -= int64(unsafe.Sizeof(reachPayload{}))
-	if got := ReachObjects(l, ReachAll); got != want {
+	if got := ReachObjects(l, ReachAll, "k"); got != want {
 		t.Errorf("%d objects, want %d", got, want)
 	}
-	if got := ReachBytes(l, ReachAll); got != wantBytes {
+	if got := ReachBytes(l, ReachAll, "k"); got != wantBytes {
 		t.Errorf("%d bytes, want %d", got, wantBytes)
 	}
-	if got := ReachObjects(l, reachNodeName); got != 3 {
+	if got := ReachObjects(l, reachNodeName, "k"); got != 3 {
 		t.Errorf("%d nodes in the cycle, want 3", got)
 	}
 }
@@ -120,23 +120,23 @@ func TestReachKinds(t *testing.T) {
 	h := &holder{s: s, sub: s[:1], m: map[int32]int64{1: 1, 2: 2}, i: x, str: "héllo", nums: [2]*int64{x, y}}
 	want := int64(1 + 1 + 1 + 1 + 2) // holder, array, map, string, x, y
 	wantBytes := int64(unsafe.Sizeof(holder{})) + 5*8 + 2*(4+8) + int64(len(h.str)) + 8 + 8
-	if got := ReachObjects(h, ReachAll); got != want {
+	if got := ReachObjects(h, ReachAll, "k"); got != want {
 		t.Errorf("%d objects, want %d", got, want)
 	}
-	if got := ReachBytes(h, ReachAll); got != wantBytes {
+	if got := ReachBytes(h, ReachAll, "k"); got != wantBytes {
 		t.Errorf("%d bytes, want %d", got, wantBytes)
 	}
 	// A slice of members: each element reached is one member; a pointer
 	// to one of them is the same member.
 	nodes := make([]reachNode, 4)
 	nodes[0].next = &nodes[2]
-	if got := ReachObjects(nodes, reachNodeName); got != 4 {
+	if got := ReachObjects(nodes, reachNodeName, "k"); got != 4 {
 		t.Errorf("a slice of 4 nodes: %d, want 4", got)
 	}
-	if got := ReachObjects(map[string]*reachNode{"a": &nodes[0], "b": &nodes[0], "c": &nodes[1]}, reachNodeName); got != 3 {
+	if got := ReachObjects(map[string]*reachNode{"a": &nodes[0], "b": &nodes[0], "c": &nodes[1]}, reachNodeName, "k"); got != 3 {
 		t.Errorf("a map to 2 nodes, one leading to a third: %d, want 3", got)
 	}
-	if got := ReachObjects(nil, ReachAll); got != 0 {
+	if got := ReachObjects(nil, ReachAll, "k"); got != 0 {
 		t.Errorf("nil: %d objects", got)
 	}
 }
@@ -163,10 +163,10 @@ func TestReachIncomplete(t *testing.T) {
 		return files
 	}
 	v := &withChan{c: make(chan int), next: &reachNode{}}
-	if got := ReachObjects(v, reachNodeName); got != 1 || len(notes()) != 0 {
+	if got := ReachObjects(v, reachNodeName, "k"); got != 1 || len(notes()) != 0 {
 		t.Fatalf("membership walk: %d nodes, notes %v; want 1 and none", got, notes())
 	}
-	if got := ReachObjects(v, ReachAll); got != 2 {
+	if got := ReachObjects(v, ReachAll, "k"); got != 2 {
 		t.Errorf("walk of everything: %d objects, want 2 (the struct and the node; the channel is not counted)", got)
 	}
 	files := notes()
@@ -189,13 +189,13 @@ func BenchmarkReach(b *testing.B) {
 		objects      int64
 	}{{"member", reachNodeName, 1000}, {"all", ReachAll, 2002}} {
 		b.Run(bc.name, func(b *testing.B) {
-			if got := ReachObjects(l, bc.member); got != bc.objects {
+			if got := ReachObjects(l, bc.member, "k"); got != bc.objects {
 				b.Fatalf("%d objects, want %d", got, bc.objects)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				ReachObjects(l, bc.member)
+				ReachObjects(l, bc.member, "k")
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*bc.objects), "ns/object")
 		})
