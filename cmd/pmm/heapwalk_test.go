@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // TestHeapWalk builds and runs testdata/heapwalk in every mode: seed
 // 000's two linked lists answer 3 and 4 nodes (reachable-objects by
@@ -20,9 +26,12 @@ func TestHeapWalk(t *testing.T) {
 		return "SELECT " + col + " FROM " + q + " WHERE name = '" + name + "' ORDER BY x LIMIT 1"
 	}
 	queries := map[string]string{
-		"nodes_by_type":  "SELECT sum(n) FROM nodes WHERE x IN (SELECT min(x) FROM nodes GROUP BY name)",
-		"push_begin":     "SELECT n0 FROM push",
-		"push_end":       "SELECT n1 FROM push",
+		"nodes_by_type": "SELECT sum(n) FROM nodes WHERE x IN (SELECT min(x) FROM nodes WHERE name IN ('list0', 'list1') GROUP BY name)",
+		"push_begin":    "SELECT n0 FROM push ORDER BY x LIMIT 1",
+		"push_end":      "SELECT n1 FROM push ORDER BY x LIMIT 1",
+		// Every push adds one node, on the shared list too.
+		"shared_pushes":  "SELECT count(*) - 1 FROM push WHERE n1 = n0 + 1",
+		"shared_nodes":   "SELECT n FROM nodes WHERE name = 'shared' ORDER BY x DESC LIMIT 1",
 		"graph_vertices": "SELECT v FROM graph",
 		"graph_objects":  "SELECT n FROM graph",
 		"graph_bytes":    "SELECT b FROM graph",
@@ -50,5 +59,42 @@ func TestHeapWalk(t *testing.T) {
 				t.Errorf("pmm_incomplete: other answers are incomplete: %s", got[0])
 			}
 		})
+	}
+}
+
+// TestHeapWalkRace builds testdata/heapwalk, instrumented, with the race
+// detector: its goroutines walk a list they share under a lock, at
+// points where the caller holds it; the detector must report no race,
+// and the program must print what the plain one prints.
+func TestHeapWalkRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	dir := copyModule(t, "../../testdata/heapwalk")
+	if code, out, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	bin := filepath.Join(t.TempDir(), "race")
+	goBuild(t, dir, "build", "-race", "-overlay", filepath.Join(dir, ".pmm", "overlay.json"), "-o", bin, ".")
+	plain := exec.Command("go", "run", ".")
+	plain.Dir = dir
+	want, err := plain.Output()
+	if err != nil {
+		t.Fatalf("go run: %v", err)
+	}
+	run := exec.Command(bin)
+	run.Dir = dir
+	run.Env = append(os.Environ(), "PMM_DIR="+filepath.Join(dir, ".pmm"))
+	var stderr strings.Builder
+	run.Stderr = &stderr
+	got, err := run.Output()
+	if strings.Contains(stderr.String(), "DATA RACE") {
+		t.Fatalf("the race detector reports a race:\n%s", stderr.String())
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if string(got) != string(want) {
+		t.Errorf("the instrumented program printed\n%s\nthe plain one\n%s", got, want)
 	}
 }

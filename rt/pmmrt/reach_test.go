@@ -201,3 +201,25 @@ func BenchmarkReach(b *testing.B) {
 		})
 	}
 }
+
+// TestReachConcurrent: walks on several goroutines at once of one
+// structure no goroutine writes share no state of pmm's (the walkers
+// are pooled, the notes locked): under -race nothing is reported.
+func TestReachConcurrent(t *testing.T) {
+	l := reachListOf(50, true)
+	done := make(chan int64)
+	for i := 0; i < 4; i++ {
+		go func() {
+			var sum int64
+			for j := 0; j < 100; j++ {
+				sum += ReachObjects(l, reachNodeName, "k") + ReachObjects(l, ReachAll, "k")
+			}
+			done <- sum
+		}()
+	}
+	for i := 0; i < 4; i++ {
+		if got := <-done; got != 100*(50+102) {
+			t.Errorf("goroutine %d: %d objects in all, want %d", i, got, 100*(50+102))
+		}
+	}
+}

@@ -9,6 +9,7 @@ package main
 
 import (
 	"fmt"
+	"sync"
 	"unsafe"
 )
 
@@ -169,4 +170,36 @@ func main() {
 	fmt.Println("want pipe_drained", Drain(p))
 	// The pipe and its node: the channel is not walked (nor counted).
 	fmt.Println("want pipe_objects", 2)
+
+	shareList()
+}
+
+// shareList has goroutines push to and measure one list under a lock:
+// the walks at the begin of Length and at both ends of Push run while
+// the caller holds it, so they read the list as race-free as the
+// program does (TestHeapWalkRace builds this under -race).
+func shareList() {
+	var mu sync.RWMutex
+	shared := newList("shared", 2)
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for j := 0; j < 5; j++ {
+				if i == 0 {
+					mu.Lock()
+					Push(shared, j)
+					mu.Unlock()
+				} else {
+					mu.RLock()
+					Length(shared)
+					mu.RUnlock()
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	fmt.Println("want shared_pushes", 5)
+	fmt.Println("want shared_nodes", Length(shared))
 }
