@@ -99,9 +99,6 @@ func (e *UnsupportedError) Error() string {
 var unsupported = map[string]bool{"duration": true, "time": true, "receiver": true, "data-condition": true,
 	"caller-line":     true, // the traced twins (internal/progen) record no call positions
 	"allocation-line": true, // nor the positions of allocations
-	// Heap walks: the twins' traces do not describe the heap, and their
-	// roots are Go expressions, as data-condition's.
-	"reachable-objects": true, "reachable-bytes": true,
 }
 
 // Evaluate answers every defquestion of prog over the trace tr, by name
