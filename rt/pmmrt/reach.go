@@ -66,27 +66,40 @@ func ReachBytes(root interface{}, member, key string) int64 {
 // pointer from a pointer to an object of its own).
 type reachKey struct {
 	addr uintptr
-	t    reflect.Type
+	t    uintptr // typeID
 	n    int
+}
+
+// typeID identifies a type by its descriptor's address: a key of
+// scalars hashes several times faster than one holding an interface.
+func typeID(t reflect.Type) uintptr {
+	if t == nil {
+		return 0
+	}
+	return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1])
 }
 
 // reachWalk is one walk's state, reused through walks (walkPool): its
 // memos of which types lead to members stay while the membership type is
 // the same.
 type reachWalk struct {
-	member     string
-	all        bool
-	seen       map[reachKey]struct{}
+	member string
+	all    bool
+	// seen holds the objects of this walk: those whose value is gen.
+	// Walks do not clear it (that costs a deletion per object): each
+	// takes the next gen.
+	seen       map[reachKey]uint32
+	gen        uint32
 	stack      []reflect.Value
 	objects    int64
 	bytes      int64
 	incomplete string
-	leadsMemo  map[reflect.Type]bool
-	memberMemo map[reflect.Type]bool
+	leadsMemo  map[uintptr]bool // by typeID
+	memberMemo map[uintptr]bool
 }
 
 var walkPool = sync.Pool{New: func() interface{} {
-	return &reachWalk{seen: make(map[reachKey]struct{})}
+	return &reachWalk{seen: make(map[reachKey]uint32)}
 }}
 
 // maxKeptSeen bounds the visited set a pooled walker keeps between walks.
@@ -95,8 +108,13 @@ const maxKeptSeen = 1 << 12
 func reach(root interface{}, member, key string) (objects, bytes int64) {
 	w := walkPool.Get().(*reachWalk)
 	if w.leadsMemo == nil || w.member != member {
-		w.leadsMemo = make(map[reflect.Type]bool)
-		w.memberMemo = make(map[reflect.Type]bool)
+		w.leadsMemo = make(map[uintptr]bool)
+		w.memberMemo = make(map[uintptr]bool)
+	}
+	w.gen++
+	if w.gen == 0 || len(w.seen) > maxKeptSeen {
+		w.seen = make(map[reachKey]uint32)
+		w.gen = 1
 	}
 	w.member, w.all = member, member == ReachAll
 	w.root(reflect.ValueOf(root))
@@ -109,13 +127,6 @@ func reach(root interface{}, member, key string) (objects, bytes int64) {
 	objects, bytes = w.objects, w.bytes
 	if w.incomplete != "" {
 		noteIncomplete(key, w.incomplete)
-	}
-	if len(w.seen) > maxKeptSeen {
-		w.seen = make(map[reachKey]struct{})
-	} else {
-		for k := range w.seen {
-			delete(w.seen, k)
-		}
 	}
 	w.objects, w.bytes, w.incomplete = 0, 0, ""
 	walkPool.Put(w)
@@ -178,7 +189,7 @@ func (w *reachWalk) inline(v reflect.Value) {
 		}
 	case reflect.String:
 		if s := v.String(); len(s) > 0 {
-			w.count(reachKey{uintptr((*stringHeader)(unsafe.Pointer(&s)).data), nil, len(s)}, uintptr(len(s)))
+			w.count(reachKey{uintptr((*stringHeader)(unsafe.Pointer(&s)).data), 0, len(s)}, uintptr(len(s)))
 		}
 	case reflect.Chan:
 		if !v.IsNil() {
@@ -209,11 +220,9 @@ func (w *reachWalk) object(p reflect.Value) {
 	if size == 0 {
 		return // zero-size values share one address: no object
 	}
-	k := reachKey{p.Pointer(), e, 0}
-	if _, ok := w.seen[k]; ok {
+	if !w.first(reachKey{p.Pointer(), typeID(e), 0}) {
 		return
 	}
-	w.seen[k] = struct{}{}
 	if w.all || w.isMember(e) {
 		w.objects++
 		w.bytes += int64(size)
@@ -223,12 +232,21 @@ func (w *reachWalk) object(p reflect.Value) {
 	}
 }
 
-// count counts object k of size bytes once.
-func (w *reachWalk) count(k reachKey, size uintptr) bool {
-	if _, ok := w.seen[k]; ok {
+// first reports whether object k is met for the first time in this
+// walk, and marks it met.
+func (w *reachWalk) first(k reachKey) bool {
+	if w.seen[k] == w.gen {
 		return false
 	}
-	w.seen[k] = struct{}{}
+	w.seen[k] = w.gen
+	return true
+}
+
+// count counts object k of size bytes once.
+func (w *reachWalk) count(k reachKey, size uintptr) bool {
+	if !w.first(k) {
+		return false
+	}
 	w.objects++
 	w.bytes += int64(size)
 	return true
@@ -244,20 +262,18 @@ func (w *reachWalk) slice(v reflect.Value, root bool) {
 	size := e.Size()
 	switch {
 	case w.all:
-		if size == 0 || !w.count(reachKey{v.Pointer(), e, v.Cap()}, uintptr(v.Cap())*size) {
+		if size == 0 || !w.count(reachKey{v.Pointer(), typeID(e), v.Cap()}, uintptr(v.Cap())*size) {
 			return
 		}
 	case w.isMember(e):
 		if size == 0 {
 			return
 		}
-		base := v.Pointer()
+		base, id := v.Pointer(), typeID(e)
 		for i := 0; i < v.Len(); i++ {
-			k := reachKey{base + uintptr(i)*size, e, 0}
-			if _, ok := w.seen[k]; ok {
+			if !w.first(reachKey{base + uintptr(i)*size, id, 0}) {
 				continue
 			}
-			w.seen[k] = struct{}{}
 			w.objects++
 			w.bytes += int64(size)
 			if w.leads(e) {
@@ -286,11 +302,9 @@ func (w *reachWalk) mapOf(v reflect.Value, root bool) {
 	if !w.all && !root && !w.memberOrPtr(kt) && !w.memberOrPtr(vt) {
 		return
 	}
-	k := reachKey{v.Pointer(), t, -1}
-	if _, ok := w.seen[k]; ok {
+	if !w.first(reachKey{v.Pointer(), typeID(t), -1}) {
 		return
 	}
-	w.seen[k] = struct{}{}
 	if w.all {
 		w.objects++
 		w.bytes += int64(v.Len()) * int64(kt.Size()+vt.Size())
@@ -315,14 +329,15 @@ func (w *reachWalk) isMember(t reflect.Type) bool {
 	if w.all {
 		return true
 	}
-	m, ok := w.memberMemo[t]
+	id := typeID(t)
+	m, ok := w.memberMemo[id]
 	if !ok {
 		name := t.Name()
 		if name != "" && t.PkgPath() != "" {
 			name = t.PkgPath() + "." + name
 		}
 		m = name != "" && name == w.member
-		w.memberMemo[t] = m
+		w.memberMemo[id] = m
 	}
 	return m
 }
@@ -336,7 +351,8 @@ func (w *reachWalk) memberOrPtr(t reflect.Type) bool {
 // leads reports whether a value of type t may hold, in its own memory, a
 // reference the walk follows (or one it would have to and cannot).
 func (w *reachWalk) leads(t reflect.Type) bool {
-	l, ok := w.leadsMemo[t]
+	id := typeID(t)
+	l, ok := w.leadsMemo[id]
 	if ok {
 		return l
 	}
@@ -358,7 +374,7 @@ func (w *reachWalk) leads(t reflect.Type) bool {
 	case reflect.Array:
 		l = t.Len() > 0 && w.leads(t.Elem())
 	}
-	w.leadsMemo[t] = l
+	w.leadsMemo[id] = l
 	return l
 }
 
