@@ -90,11 +90,11 @@ type reachWalk struct {
 	// takes the next gen.
 	seen       map[reachKey]uint32
 	gen        uint32
-	stack      []reflect.Value
+	stack      []pending
 	objects    int64
 	bytes      int64
 	incomplete string
-	leadsMemo  map[uintptr]bool // by typeID
+	infoMemo   map[uintptr]*typeInfo // by typeID
 	memberMemo map[uintptr]bool
 }
 
@@ -107,8 +107,8 @@ const maxKeptSeen = 1 << 12
 
 func reach(root interface{}, member, key string) (objects, bytes int64) {
 	w := walkPool.Get().(*reachWalk)
-	if w.leadsMemo == nil || w.member != member {
-		w.leadsMemo = make(map[uintptr]bool)
+	if w.infoMemo == nil || w.member != member {
+		w.infoMemo = make(map[uintptr]*typeInfo)
 		w.memberMemo = make(map[uintptr]bool)
 	}
 	w.gen++
@@ -119,10 +119,10 @@ func reach(root interface{}, member, key string) (objects, bytes int64) {
 	w.member, w.all = member, member == ReachAll
 	w.root(reflect.ValueOf(root))
 	for len(w.stack) > 0 {
-		v := w.stack[len(w.stack)-1]
-		w.stack[len(w.stack)-1] = reflect.Value{} // hold no object of the program past the walk
+		p := w.stack[len(w.stack)-1]
+		w.stack[len(w.stack)-1] = pending{} // hold no object of the program past the walk
 		w.stack = w.stack[:len(w.stack)-1]
-		w.inline(v)
+		w.walkValue(p.v, p.info)
 	}
 	objects, bytes = w.objects, w.bytes
 	if w.incomplete != "" {
@@ -160,22 +160,25 @@ func (w *reachWalk) root(v reflect.Value) {
 // inline walks the references held in v's own memory: its fields, its
 // elements, the reference it is.
 func (w *reachWalk) inline(v reflect.Value) {
-	t := v.Type()
-	if !w.leads(t) {
-		return
+	if ti := w.info(v.Type()); ti.leads {
+		w.walkValue(v, ti)
 	}
+}
+
+// walkValue walks v, of a type that leads (ti).
+func (w *reachWalk) walkValue(v reflect.Value, ti *typeInfo) {
 	switch v.Kind() {
 	case reflect.Ptr:
 		if !v.IsNil() {
 			w.object(v)
 		}
 	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			w.inline(v.Field(i))
+		for _, f := range ti.fields {
+			w.walkValue(v.Field(f.index), f.info)
 		}
 	case reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			w.inline(v.Index(i))
+			w.walkValue(v.Index(i), ti.elem)
 		}
 	case reflect.Slice:
 		w.slice(v, false)
@@ -227,9 +230,16 @@ func (w *reachWalk) object(p reflect.Value) {
 		w.objects++
 		w.bytes += int64(size)
 	}
-	if w.leads(e) {
-		w.stack = append(w.stack, p.Elem())
+	if ti := w.info(e); ti.leads {
+		w.stack = append(w.stack, pending{p.Elem(), ti})
 	}
+}
+
+// pending is an object the walk has yet to look into, and its type's
+// info.
+type pending struct {
+	v    reflect.Value
+	info *typeInfo
 }
 
 // first reports whether object k is met for the first time in this
@@ -269,15 +279,15 @@ func (w *reachWalk) slice(v reflect.Value, root bool) {
 		if size == 0 {
 			return
 		}
-		base, id := v.Pointer(), typeID(e)
+		base, id, ti := v.Pointer(), typeID(e), w.info(e)
 		for i := 0; i < v.Len(); i++ {
 			if !w.first(reachKey{base + uintptr(i)*size, id, 0}) {
 				continue
 			}
 			w.objects++
 			w.bytes += int64(size)
-			if w.leads(e) {
-				w.stack = append(w.stack, v.Index(i))
+			if ti.leads {
+				w.stack = append(w.stack, pending{v.Index(i), ti})
 			}
 		}
 		return
@@ -348,34 +358,57 @@ func (w *reachWalk) memberOrPtr(t reflect.Type) bool {
 	return w.isMember(t) || t.Kind() == reflect.Ptr && w.isMember(t.Elem())
 }
 
+// typeInfo is what a walk knows of a type: whether a value of it may
+// hold, in its own memory, a reference the walk follows (or one it would
+// have to and cannot), and for a struct its fields that may, for an
+// array its element's.
+type typeInfo struct {
+	leads  bool
+	fields []fieldInfo
+	elem   *typeInfo
+}
+
+type fieldInfo struct {
+	index int
+	info  *typeInfo
+}
+
 // leads reports whether a value of type t may hold, in its own memory, a
-// reference the walk follows (or one it would have to and cannot).
-func (w *reachWalk) leads(t reflect.Type) bool {
+// reference the walk follows.
+func (w *reachWalk) leads(t reflect.Type) bool { return w.info(t).leads }
+
+// info returns what the walk knows of type t, computed once per
+// membership type.
+func (w *reachWalk) info(t reflect.Type) *typeInfo {
 	id := typeID(t)
-	l, ok := w.leadsMemo[id]
-	if ok {
-		return l
+	if ti, ok := w.infoMemo[id]; ok {
+		return ti
 	}
+	ti := &typeInfo{}
 	switch t.Kind() {
 	case reflect.Ptr:
-		l = w.all || w.isMember(t.Elem())
+		ti.leads = w.all || w.isMember(t.Elem())
 	case reflect.Slice, reflect.Chan:
-		l = w.all || w.memberOrPtr(t.Elem())
+		ti.leads = w.all || w.memberOrPtr(t.Elem())
 	case reflect.Map:
-		l = w.all || w.memberOrPtr(t.Key()) || w.memberOrPtr(t.Elem())
+		ti.leads = w.all || w.memberOrPtr(t.Key()) || w.memberOrPtr(t.Elem())
 	case reflect.Interface:
-		l = true
+		ti.leads = true
 	case reflect.String, reflect.Func, reflect.UnsafePointer:
-		l = w.all
+		ti.leads = w.all
 	case reflect.Struct:
-		for i := 0; i < t.NumField() && !l; i++ {
-			l = w.leads(t.Field(i).Type)
+		for i := 0; i < t.NumField(); i++ {
+			if f := w.info(t.Field(i).Type); f.leads {
+				ti.fields = append(ti.fields, fieldInfo{i, f})
+			}
 		}
+		ti.leads = len(ti.fields) > 0
 	case reflect.Array:
-		l = t.Len() > 0 && w.leads(t.Elem())
+		ti.elem = w.info(t.Elem())
+		ti.leads = t.Len() > 0 && ti.elem.leads
 	}
-	w.leadsMemo[id] = l
-	return l
+	w.infoMemo[id] = ti
+	return ti
 }
 
 // walkNotes are the walks (by key) this process left a note for, each
