@@ -45,6 +45,16 @@ type trRecord struct {
 	Elements  int64  ` + "`json:\"elems,omitempty\"`" + `
 	Bytes     int64  ` + "`json:\"bytes,omitempty\"`" + `
 	HeapBytes int64  ` + "`json:\"heap,omitempty\"`" + `
+	Walks     []trWalk ` + "`json:\"walks,omitempty\"`" + `
+}
+
+// trWalk is a heap walk at a begin or end point (internal/reftrace's
+// Walk), which the program computes by construction (trWalks).
+type trWalk struct {
+	Expr string ` + "`json:\"expr\"`" + `
+	Type string ` + "`json:\"type\"`" + `
+	N    int64  ` + "`json:\"n\"`" + `
+	B    int64  ` + "`json:\"b\"`" + `
 }
 
 // trG is one goroutine's shadow stack.
@@ -162,8 +172,19 @@ func trCheckName(fn string) {
 
 func trBegin(fn string, params ...any) (int64, bool) {
 	trCheckName(fn)
+	return trBeginRec(nil, fn, params)
+}
+
+// trBeginW is trBegin with the heap walks at the begin point.
+func trBeginW(walks []trWalk, fn string, params ...any) (int64, bool) {
+	trCheckName(fn)
+	return trBeginRec(walks, fn, params)
+}
+
+// trBeginRec records a begin: trBegin's and trBeginW's.
+func trBeginRec(walks []trWalk, fn string, params []any) (int64, bool) {
 	g := trState()
-	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Goroutine: g.num, Params: params}
+	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Goroutine: g.num, Params: params, Walks: walks}
 	if n := len(g.stack); n > 0 {
 		r.Caller = g.stack[n-1]
 	} else {
@@ -181,8 +202,11 @@ func trRes[T any](p *T) func() any { return func() any { return *p } }
 // trEnd records the end of execution id: ok is set by the function's
 // returns (and by its deferred closure that recovers), results read its
 // results.
-func trEnd(id int64, ok *bool, results ...func() any) {
-	r := &trRecord{Kind: "end", ID: id, Seq: trSeq.Add(1), Panicked: !*ok}
+func trEnd(id int64, ok *bool, results ...func() any) { trEndW(nil, id, ok, results...) }
+
+// trEndW is trEnd with the heap walks at the end point.
+func trEndW(walks []trWalk, id int64, ok *bool, results ...func() any) {
+	r := &trRecord{Kind: "end", ID: id, Seq: trSeq.Add(1), Panicked: !*ok, Walks: walks}
 	if *ok {
 		for _, res := range results {
 			r.Results = append(r.Results, res())
