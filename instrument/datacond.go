@@ -152,13 +152,55 @@ func (sg *siteGen) endDataCond(body *ast.BlockStmt, f plan.Field, k int) (params
 }
 
 // walkFuncs are the runtime's heap walks, by spec's Recording.Walk.
-var walkFuncs = map[string]string{"objects": "ReachObjects", "bytes": "ReachBytes"}
+var walkFuncs = map[string]string{"objects": "ReachObjects", "bytes": "ReachBytes", "both": "Reach"}
 
 // walkCall is the runtime call that walks the heap from root, the Go
 // text of data-condition f's value, as f's walk says (docs/MEMORY.md,
 // "Heap structures").
 func (sg *siteGen) walkCall(f plan.Field, root string) string {
 	return sg.pc.Imports[sg.g.rtPath] + "." + walkFuncs[f.Walk] + "(" + root + ", " + strconv.Quote(f.Member) + ", " + strconv.Quote(spec.WalkKey(f.Expr, f.Member)) + ")"
+}
+
+// beginWalks are the heap walks a definition site takes at the begin
+// point, in order: one per expression and membership type, which gives
+// both the objects and the bytes (their state fields, by Walk) from
+// the value enter takes (root, the first field's).
+type beginWalks []*beginWalk
+
+type beginWalk struct {
+	f      plan.Field
+	root   string
+	fields map[string]string
+}
+
+// add adds the walk of field f, in the state field field; it reports
+// whether f is the first of its walk, whose root enter must take.
+func (ws *beginWalks) add(f plan.Field, field string) bool {
+	for _, w := range *ws {
+		if w.f.Expr == f.Expr && w.f.Member == f.Member {
+			w.fields[f.Walk] = field
+			return false
+		}
+	}
+	*ws = append(*ws, &beginWalk{f: f, root: field, fields: map[string]string{f.Walk: field}})
+	return true
+}
+
+// walkStatements are the statements that take walks ws: the runtime's
+// Reach where both the objects and the bytes are asked for.
+func (sg *siteGen) walkStatements(ws beginWalks) []string {
+	var out []string
+	for _, w := range ws {
+		objects, bytes := w.fields["objects"], w.fields["bytes"]
+		if objects == "" || bytes == "" {
+			out = append(out, "s."+w.root+" = "+sg.walkCall(w.f, w.root))
+			continue
+		}
+		both := w.f
+		both.Walk = "both"
+		out = append(out, fmt.Sprintf("s.%s, s.%s = %s", objects, bytes, sg.walkCall(both, w.root)))
+	}
+	return out
 }
 
 // callDataConds decides the data-conditions a call site's tuples read:

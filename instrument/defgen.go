@@ -86,6 +86,7 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	// the body's scope, passed to enter (see datacond.go).
 	k := 0
 	var endConds []plan.Field
+	var walks beginWalks
 	for _, f := range sg.dataCondFields() {
 		if f.N == plan.PointEnd {
 			endConds = append(endConds, f)
@@ -101,16 +102,18 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 		k++
 		if f.Walk != "" {
 			// A heap walk from the value, at the begin point: enter
-			// takes the value, and the walk's count is the state's.
+			// takes the value (once for the objects and the bytes of
+			// one walk), and the walk's count is the state's.
 			ts, err := sg.typeName(t)
 			if err != nil {
 				return err
 			}
 			sg.declare(field, "int64")
-			enterParams = append(enterParams, field+" "+ts)
-			enterArgs = append(enterArgs, "("+f.Expr+")")
-			sg.tmpl.Before = append(sg.tmpl.Before, "s."+field+" = "+sg.walkCall(f, field))
 			sg.vals[field] = value{field: field, typ: types.Typ[types.Int64], expr: f.Expr, walk: f.Walk, member: f.Member}
+			if walks.add(f, field) {
+				enterParams = append(enterParams, field+" "+ts)
+				enterArgs = append(enterArgs, "("+f.Expr+")")
+			}
 			continue
 		}
 		if err := capture(field, t, "("+f.Expr+")"); err != nil {
@@ -118,6 +121,7 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 		}
 		sg.vals[field] = value{field: field, typ: t, expr: f.Expr}
 	}
+	sg.tmpl.Before = append(sg.tmpl.Before, sg.walkStatements(walks)...)
 
 	// Results, and whether the execution ended by a return statement.
 	var exitParams, exitArgs, reads []string

@@ -59,6 +59,11 @@ func ReachBytes(root interface{}, member, key string) int64 {
 	return bytes
 }
 
+// Reach returns what ReachObjects and ReachBytes return, in one walk.
+func Reach(root interface{}, member, key string) (objects, bytes int64) {
+	return reach(root, member, key)
+}
+
 // reachKey identifies an object: its address and type, and a slice's
 // capacity (a string's length): two slices of one array with different
 // capacities are two objects, as a pointer to an object's field is an

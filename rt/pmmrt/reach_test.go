@@ -99,6 +99,9 @@ func TestReachAllSharingAndCycle(t *testing.T) {
 	if got := ReachBytes(l, ReachAll, "k"); got != wantBytes {
 		t.Errorf("%d bytes, want %d", got, wantBytes)
 	}
+	if n, b := Reach(l, ReachAll, "k"); n != want || b != wantBytes {
+		t.Errorf("Reach: %d objects and %d bytes, want %d and %d", n, b, want, wantBytes)
+	}
 	if got := ReachObjects(l, reachNodeName, "k"); got != 3 {
 		t.Errorf("%d nodes in the cycle, want 3", got)
 	}
