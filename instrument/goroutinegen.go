@@ -48,14 +48,12 @@ func (g *generator) goSite(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path 
 	if st, ok := path[len(path)-2].(*ast.GoStmt); !ok || st.Call != call {
 		return fmt.Errorf("pmm bug: the call at %s is not a go statement's", s.Position())
 	}
-	if len(s.Targets) > 1 || len(s.CallTargets) > 1 {
-		may := s.CallTargets
-		if len(may) == 0 {
-			may = s.Functions()
-		}
-		return fmt.Errorf("the go statement may start any of %s: pmm records the goroutines of a go statement that starts one function", strings.Join(may, ", "))
-	}
 	info := fi.pkg.TypesInfo
+	if sel, ok := call.Fun.(*ast.SelectorExpr); ok && s.Dynamic() {
+		if viaRecv, err := interfaceCall(info, sel); err != nil || viaRecv {
+			return fmt.Errorf("the go statement calls a method of an interface, which may start any of %s: pmm tells the functions a go statement starts apart by a function value's code", strings.Join(s.Functions(), ", "))
+		}
+	}
 	if tv, ok := info.Types[call.Fun]; ok && tv.IsBuiltin() {
 		return fmt.Errorf("the go statement calls a built-in function, which has no function value to wrap")
 	}
@@ -77,6 +75,27 @@ func (g *generator) goSite(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path 
 	}
 	sg.common()
 	sg.takeClocks()
+	// A statement that may start several functions (a function value)
+	// tells on the new goroutine which one it started, by the value's
+	// code: the goroutine is recorded only when that is a target, as the
+	// target's (s.target, with several). The id and the begin clock are
+	// taken at the statement all the same.
+	started := ""
+	if s.Dynamic() {
+		ft, err := sg.typeName(sig)
+		if err != nil {
+			return err
+		}
+		test, dispatchDecl := sg.funcDispatch(ft)
+		sg.pc.Decls = append(sg.pc.Decls, dispatchDecl)
+		g.code.Inexact = append(g.code.Inexact, sg.methodValueGaps(sig)...)
+		if len(s.Targets) > 1 {
+			sg.declare("target", "int")
+			started = "gs.target = " + test + "; gs.target != 0"
+		} else {
+			started = test + " == 1"
+		}
+	}
 	if err := sg.action(); err != nil {
 		return err
 	}
@@ -119,9 +138,12 @@ func (g *generator) goSite(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path 
 	b.WriteString("}")
 	decls = append(decls, b.String(), sg.exitDecl(nil, nil))
 
-	gs := &goStart{site: s, param: "gs " + state,
-		start:   start + sg.uargs + "(" + callerArg + ")",
-		prelude: fmt.Sprintf("if gs.on {\n\t\t%s%s(&gs)\n\t\tdefer %s%s(&gs)\n\t}\n\t", begin, sg.targs, exit, sg.targs)}
+	prelude := fmt.Sprintf("if gs.on {\n\t\t%s%s(&gs)\n\t\tdefer %s%s(&gs)\n\t}\n\t", begin, sg.targs, exit, sg.targs)
+	if started != "" {
+		// The wrapper's callee is f, the function value it starts.
+		prelude = fmt.Sprintf("if gs.on {\n\t\tif %s {\n\t\t\t%s%s(&gs)\n\t\t\tdefer %s%s(&gs)\n\t\t}\n\t}\n\t", started, begin, sg.targs, exit, sg.targs)
+	}
+	gs := &goStart{site: s, param: "gs " + state, start: start + sg.uargs + "(" + callerArg + ")", prelude: prelude}
 	wrapper, edits, imports, err := sg.goWrapper(gs, call, sig)
 	if err != nil {
 		return err

@@ -242,10 +242,11 @@ func TestUnreachedCalls(t *testing.T) {
 func TestGoroutineSites(t *testing.T) {
 	sel := selectIn(t, "../testdata/goroutines")
 	for _, c := range []struct{ q, v, want string }{
-		{"outliving", "s", "definition main.Serve main.go:90"},
-		{"outliving", "g", "go main.Serve.func1 main.go:103; go main.Wait main.go:95; go main.Work main.go:99"},
-		{"per-spawner", "s", "definition main.Batch main.go:113; definition main.Serve main.go:90; definition main.main main.go:124"},
-		{"wait-lives", "g", "go main.Wait main.go:95"},
+		{"outliving", "s", "definition main.Serve main.go:91"},
+		{"outliving", "g", "go main.Serve.func1 main.go:104; go main.Wait main.go:96; go main.Work main.go:100"},
+		{"per-spawner", "s", "definition main.Batch main.go:114; definition main.Pool main.go:169; definition main.Serve main.go:91; definition main.main main.go:125"},
+		{"wait-lives", "g", "go main.Wait main.go:96"},
+		{"rest-lines", "g", "go main.Rest main.go:173"},
 	} {
 		if got := describe(t, sel, c.q, c.v); strings.Join(got, "; ") != c.want {
 			t.Errorf("%s: sites of %s: %v, want [%s]", c.q, c.v, got, c.want)

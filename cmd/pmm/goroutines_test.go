@@ -30,15 +30,19 @@ func TestGoroutines(t *testing.T) {
 		// The same, by pmm's aggregate.
 		"spawned_count": "SELECT group_concat(f || '=' || count, ',') FROM (SELECT f, count FROM spawned_count ORDER BY f)",
 		"per_name":      "SELECT group_concat(name || '=' || n, ',') FROM (SELECT name, count(DISTINCT g) AS n FROM per_name GROUP BY name ORDER BY name)",
+		"rest_lines":    "SELECT count(DISTINCT g) FROM rest_lines",
 	}
 	src, err := os.ReadFile("../../testdata/goroutines/main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitLine := ""
+	waitLine, poolLine := "", ""
 	for i, l := range strings.Split(string(src), "\n") {
 		if strings.Contains(l, "go Wait(") {
 			waitLine = "main.go:" + strconv.Itoa(i+1)
+		}
+		if strings.Contains(l, "go job(") {
+			poolLine = "main.go:" + strconv.Itoa(i+1)
 		}
 	}
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
@@ -77,6 +81,9 @@ func TestGoroutines(t *testing.T) {
 			}
 			if len(lines) != 1 || !lines[waitLine] {
 				t.Errorf("wait-lives: the lines of the go statement of Wait are %v, want %s", lines, waitLine)
+			}
+			if got := queryStrings(t, db, "SELECT group_concat(DISTINCT l) FROM rest_lines"); got[0] != poolLine {
+				t.Errorf("rest-lines: the lines of Rest's goroutines are %v, want %s (Pool's go statement)", got, poolLine)
 			}
 		})
 	}

@@ -4,8 +4,9 @@
 // Serve returned (they outlive it) and the others end before Serve
 // returns (Serve waits until the number of goroutines is back where it
 // was: a goroutine is counted until it has ended); Batch and main start
-// others, one of which ends by runtime.Goexit. It prints what pmm must
-// answer ("want NAME VALUE"), and measures each waiting worker's life
+// others, one of which ends by runtime.Goexit; Pool starts its workers
+// through a function value, Work or Rest by turns. It prints what pmm
+// must answer ("want NAME VALUE"), and measures each waiting worker's life
 // from just after its go statement to just before it returns, which
 // pmm's duration of its goroutine must include.
 package main
@@ -131,18 +132,46 @@ func main() {
 	other.Add(1)
 	go Work(20, &other)
 	other.Wait()
+	var pool sync.WaitGroup
+	Pool(&pool)
 	settle("main.Serve", 0)
 	settle("main.main", 0)
 
 	fmt.Println("want outliving", outlive)
 	fmt.Println("want within", workers-outlive+1)
-	fmt.Println("want per_spawner", fmt.Sprintf("main.Batch=%d,main.Serve=%d,main.main=1", batchers, workers+1))
-	fmt.Println("want spawned_count", fmt.Sprintf("main.Batch=%d,main.Serve=%d,main.main=1", batchers, workers+1))
-	fmt.Println("want per_name", fmt.Sprintf("main.Fill[...]=2,main.Quit=1,main.Serve.func1=1,main.Wait=%d,main.Work=%d", outlive, workers-outlive+2))
+	fmt.Println("want per_spawner", fmt.Sprintf("main.Batch=%d,main.Pool=%d,main.Serve=%d,main.main=1", batchers, pooled, workers+1))
+	fmt.Println("want spawned_count", fmt.Sprintf("main.Batch=%d,main.Pool=%d,main.Serve=%d,main.main=1", batchers, pooled, workers+1))
+	fmt.Println("want rest_lines", pooled/2)
+	fmt.Println("want per_name", fmt.Sprintf("main.Fill[...]=2,main.Quit=1,main.Rest=%d,main.Serve.func1=1,main.Wait=%d,main.Work=%d", pooled/2, outlive, workers-outlive+2+(pooled+1)/2))
 	var lives []string
 	for i := range outlive {
 		lives = append(lives, fmt.Sprintf("%d=%d", i, ended[i].Sub(after[i]).Nanoseconds()))
 	}
 	sort.Strings(lives)
 	fmt.Println("lives", strings.Join(lives, ","))
+}
+
+// Rest is a worker that ends at once, as Work does.
+func Rest(i int, done *sync.WaitGroup) {
+	defer done.Done()
+	_ = spin(i + 1)
+}
+
+// pooled is the number of workers Pool starts.
+const pooled = 5
+
+// jobs are the functions Pool starts, by turns.
+var jobs = []func(int, *sync.WaitGroup){Work, Rest}
+
+// Pool starts its workers through a function value: which function a
+// go statement starts is known only when it runs (Work for even i, Rest
+// for odd).
+func Pool(done *sync.WaitGroup) {
+	for i := range pooled {
+		done.Add(1)
+		job := jobs[i%len(jobs)]
+		go job(30+i, done)
+	}
+	done.Wait()
+	settle("main.Pool", 0)
 }
