@@ -157,8 +157,11 @@ var walkFuncs = map[string]string{"objects": "ReachObjects", "bytes": "ReachByte
 // walkCall is the runtime call that walks the heap from root, the Go
 // text of data-condition f's value, as f's walk says (docs/MEMORY.md,
 // "Heap structures").
-func (sg *siteGen) walkCall(f plan.Field, root string) string {
-	return sg.pc.Imports[sg.g.rtPath] + "." + walkFuncs[f.Walk] + "(" + root + ", " + strconv.Quote(f.Member) + ", " + strconv.Quote(spec.WalkKey(f.Expr, f.Member)) + ")"
+func (sg *siteGen) walkCall(f plan.Field, root string) string { return sg.walkCallOf(f.Walk, f, root) }
+
+// walkCallOf is walkCall for the runtime's walk walk ("both": Reach).
+func (sg *siteGen) walkCallOf(walk string, f plan.Field, root string) string {
+	return sg.pc.Imports[sg.g.rtPath] + "." + walkFuncs[walk] + "(" + root + ", " + strconv.Quote(f.Member) + ", " + strconv.Quote(spec.WalkKey(f.Expr, f.Member)) + ")"
 }
 
 // beginWalks are the heap walks a definition site takes at the begin
@@ -196,9 +199,7 @@ func (sg *siteGen) walkStatements(ws beginWalks) []string {
 			out = append(out, "s."+w.root+" = "+sg.walkCall(w.f, w.root))
 			continue
 		}
-		both := w.f
-		both.Walk = "both"
-		out = append(out, fmt.Sprintf("s.%s, s.%s = %s", objects, bytes, sg.walkCall(both, w.root)))
+		out = append(out, fmt.Sprintf("s.%s, s.%s = %s", objects, bytes, sg.walkCallOf("both", w.f, w.root)))
 	}
 	return out
 }
