@@ -112,6 +112,12 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	sg.common()
 	sg.takeClocks()
+	// Heap walks at the allocation's point: their roots are evaluated
+	// after the value, as further arguments of the helper.
+	walkParams, walkArgs, walkBody, err := sg.allocWalks(fi, e)
+	if err != nil {
+		return err
+	}
 	if err := sg.action(); err != nil {
 		return err
 	}
@@ -171,6 +177,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		}
 		body = append(body, "s.heap = "+heap)
 	}
+	body = append(body, walkBody...)
 	st := "&s"
 	if isAppend {
 		st = "s" // the state at the top of the body
@@ -203,6 +210,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	} else {
 		body = append([]string{"var s " + state}, body...)
 	}
+	params += walkParams
 	decls = append(decls, fmt.Sprintf("func %s(%s) %s {\n\t%s\n}", name, params, ts, strings.Join(body, "\n\t")))
 	if elided {
 		written := t
@@ -219,7 +227,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	from, to := fi.tf.Offset(e.Pos()), fi.tf.Offset(e.End())
 	sg.edits = append(sg.edits,
 		Edit{Off: from, End: from, Text: open, Order: outerFirst(from, to)},
-		Edit{Off: to, End: to, Text: ")", Order: orderWrapEnd})
+		Edit{Off: to, End: to, Text: walkArgs + ")", Order: orderWrapEnd})
 	if why := allocInexact(info, s.Label, e, path, sizes(fi)); why != "" {
 		for _, t := range s.Targets {
 			g.code.Inexact = append(g.code.Inexact, plan.Inexact{Site: s, Target: t, Reason: why})
@@ -282,6 +290,36 @@ func sizes(fi *fileInfo) types.Sizes {
 // on the element size of a slice whose appends it may back with a
 // buffer in the frame.
 const stackAppendBytes = 32
+
+// allocWalks are the heap walks an allocation site takes at its point
+// (reachable-objects, reachable-bytes of an allocation): the helper's
+// parameters and the call's arguments after the value (the roots, as
+// written, evaluated in the allocation's scope), and the statements of
+// the helper that walk. Where a root does not compile there, the
+// allocation has no such walk.
+func (sg *siteGen) allocWalks(fi *fileInfo, e ast.Expr) (params, args string, body []string, err error) {
+	for k, f := range sg.dataCondFields() {
+		if f.Walk == "" {
+			return "", "", nil, fmt.Errorf("pmm bug: data-condition %q of an allocation", f.Expr)
+		}
+		tv, err := types.Eval(fi.pkg.Fset, fi.pkg.Types, e.Pos(), f.Expr)
+		if err != nil {
+			sg.noDataCond(f)
+			continue
+		}
+		ts, err := sg.typeName(types.Default(tv.Type))
+		if err != nil {
+			return "", "", nil, err
+		}
+		field := dataCondPrefix(plan.PointBegin) + strconv.Itoa(k)
+		sg.declare(field, "int64")
+		sg.vals[field] = value{field: field, typ: types.Typ[types.Int64], expr: f.Expr, walk: f.Walk, member: f.Member}
+		params += ", " + field + " " + ts
+		args += ", (" + f.Expr + ")"
+		body = append(body, "s."+field+" = "+sg.walkCall(f, field))
+	}
+	return params, args, body, nil
+}
 
 // allocInexact says why the allocations pmm records at the allocation
 // e of kind may not be those of the program without pmm, or "".

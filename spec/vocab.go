@@ -388,6 +388,9 @@ var (
 	// fnExecOrPoint are the events whose scope a Go expression can be
 	// evaluated in.
 	fnExecOrPoint = []string{TypeFunctionExecution, TypePoint}
+	// walkPoints are the events a heap walk can be taken at: those, and
+	// an allocation (in its function's scope, once the value is made).
+	walkPoints = []string{TypeFunctionExecution, TypePoint, TypeAllocation}
 )
 
 // execAndName are the arguments of function-execution and function-name:
@@ -620,7 +623,7 @@ var vocabulary = []*Primitive{
 	},
 	// Heap structures (seed 000): walks from a value at a point.
 	heapWalk("reachable-objects", "objects",
-		"n is the number of distinct objects reachable from the value of the Go expression expr at point p (as data-condition evaluates it) "+
+		"n is the number of distinct objects reachable from the value of the Go expression expr at point p (as data-condition evaluates it; at an allocation, in its function's scope once the value is made) "+
 			"that are of the named type type, walking from that value only through pointers to type, and slices, maps and interfaces holding type or pointers to it; "+
 			"\"*\" counts every object reachable (docs/MEMORY.md defines an object).",
 		`(reachable-objects p "l" "main.Node" n)`),
@@ -746,7 +749,7 @@ func heapWalk(name, walk, doc, example string) *Primitive {
 	return &Primitive{
 		Name: name, Kind: Attribute,
 		Args: []Arg{
-			{Name: "p", Kind: ArgEvent, Events: fnExecOrPoint},
+			{Name: "p", Kind: ArgEvent, Events: walkPoints},
 			{Name: "expr", Kind: ArgGoExpr},
 			{Name: "type", Kind: ArgTypeName},
 			{Name: "n", Kind: ArgValue, Value: ValInt},

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -15,8 +16,8 @@ import (
 // cycle and shared vertices and labels answers the vertices the
 // program counts by walking it by hand, and the objects and bytes it
 // counts as it allocates them; a list's nodes at the begin and the end
-// of Push; and the walk that meets a channel is the only answer that
-// says it is incomplete.
+// of Push, and at the allocation of its node; and the walk that meets
+// a channel is the only answer that says it is incomplete.
 func TestHeapWalk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs instrumented programs")
@@ -30,8 +31,10 @@ func TestHeapWalk(t *testing.T) {
 		"push_begin":    "SELECT n0 FROM push ORDER BY x LIMIT 1",
 		"push_end":      "SELECT n1 FROM push ORDER BY x LIMIT 1",
 		// Every push adds one node, on the shared list too.
-		"shared_pushes":  "SELECT count(*) - 1 FROM push WHERE n1 = n0 + 1",
-		"shared_nodes":   "SELECT n FROM nodes WHERE name = 'shared' ORDER BY x DESC LIMIT 1",
+		"shared_pushes": "SELECT count(*) - 1 FROM push WHERE n1 = n0 + 1",
+		"shared_nodes":  "SELECT n FROM nodes WHERE name = 'shared' ORDER BY x DESC LIMIT 1",
+		// At Push's allocation of its node, the nodes its begin saw.
+		"push_alloc":     "SELECT n FROM at_alloc ORDER BY x LIMIT 1",
 		"graph_vertices": "SELECT v FROM graph",
 		"graph_objects":  "SELECT n FROM graph",
 		"graph_bytes":    "SELECT b FROM graph",
@@ -48,6 +51,10 @@ func TestHeapWalk(t *testing.T) {
 			out, db := instrumentInMode(t, "../../testdata/heapwalk", mode)
 			want := wantLines(out)
 			checkWant(t, db, want, queries)
+			// Every Push's allocation saw the nodes its begin saw.
+			if got := queryStrings(t, db, "SELECT count(*) FROM at_alloc JOIN push USING (x) WHERE at_alloc.n = push.n0"); got[0] != strconv.Itoa(atoi(t, want["shared_pushes"])+1) {
+				t.Errorf("%s allocations in Push saw the nodes its begin saw, want one per Push (%d)", got[0], atoi(t, want["shared_pushes"])+1)
+			}
 			// From the root vertex, the same vertices.
 			if got := queryStrings(t, db, "SELECT v FROM graph_from_root"); len(got) != 1 || got[0] != want["graph_vertices"] {
 				t.Errorf("vertices from the root vertex: %v, the program counted %s", got, want["graph_vertices"])
@@ -97,4 +104,13 @@ func TestHeapWalkRace(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("the instrumented program printed\n%s\nthe plain one\n%s", got, want)
 	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

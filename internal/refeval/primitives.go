@@ -426,9 +426,10 @@ func (e *evaluator) attribute(x, v spec.Term, get func(*reftrace.Execution) (val
 
 // walk evaluates (reachable-objects p expr type n) or, bytes true,
 // (reachable-bytes p expr type n): the heap walk from expr by type at
-// point p, or at the begin point of the execution p, as the trace
-// records it. A function's execution or point without that walk (the
-// expression does not compile in the function) has no value.
+// point p (of a function's execution, or an allocation), or at the
+// begin point of the execution p, as the trace records it. A point
+// without that walk (the expression does not compile there) has no
+// value.
 func (e *evaluator) walk(bytes bool, p spec.Term, expr, typ string, n spec.Term, k func() bool) bool {
 	at := func(c *reftrace.Execution, end bool, pv value) bool {
 		for _, w := range c.Walks[b2i(end)] {
@@ -443,13 +444,18 @@ func (e *evaluator) walk(bytes bool, p spec.Term, expr, typ string, n spec.Term,
 		return true
 	}
 	if pv, ok := e.term(p); ok {
-		if (pv.kind == vExec || pv.kind == vPoint) && pv.exec.IsFunc() {
+		if (pv.kind == vExec || pv.kind == vPoint) && pv.exec.IsFunc() || pv.kind == vPoint && pv.exec.IsAllocation() {
 			return at(pv.exec, pv.kind == vPoint && pv.end, pv)
 		}
 		return true
 	}
 	for _, c := range e.funcs {
 		if !at(c, false, execValue(c)) || !at(c, false, pointValue(c, false)) || c.Ended && !at(c, true, pointValue(c, true)) {
+			return false
+		}
+	}
+	for _, a := range e.tr.Allocs {
+		if !at(a, false, pointValue(a, false)) {
 			return false
 		}
 	}

@@ -95,10 +95,10 @@ type Record struct {
 	Bytes     int64  `json:"bytes,omitempty"`
 	HeapBytes int64  `json:"heap,omitempty"`
 
-	// Walks, on the begin or end record of a function's execution, are
-	// the heap walks taken at that point (reachable-objects,
-	// reachable-bytes): one per Go expression and membership type that
-	// compiles in the function.
+	// Walks, on the begin or end record of a function's execution or an
+	// allocation's record, are the heap walks taken at that point
+	// (reachable-objects, reachable-bytes): one per Go expression and
+	// membership type that compiles in the function (there).
 	Walks []Walk `json:"walks,omitempty"`
 
 	// End records only.
@@ -157,7 +157,7 @@ type Execution struct {
 	Results  []any
 	Panicked bool
 	// Walks are the heap walks at the begin ([0]) and the end ([1])
-	// point of a function's execution.
+	// point of a function's execution, at an allocation's point ([0]).
 	Walks [2][]Walk
 }
 
@@ -235,13 +235,14 @@ func Read(r io.Reader) (*Trace, error) {
 			if t.ByID[rec.ID] != nil {
 				return nil, fmt.Errorf("trace record %d: id %d of an allocation is taken", line, rec.ID)
 			}
-			if rec.Alloc == "" || rec.Type == "" || rec.In == 0 || rec.Func == "" || rec.Label != "" || rec.Op != "" || rec.Go || rec.Walks != nil ||
+			if rec.Alloc == "" || rec.Type == "" || rec.In == 0 || rec.Func == "" || rec.Label != "" || rec.Op != "" || rec.Go ||
 				rec.Caller != 0 || rec.Spawner != 0 || rec.Params != nil || rec.Elements <= 0 || rec.Bytes <= 0 || rec.HeapBytes < rec.Bytes {
 				return nil, fmt.Errorf("trace record %d: allocation %d without a kind, a type, a function or an execution it is made in, with what an execution has, or without elements and bytes (heap bytes at least those requested)", line, rec.ID)
 			}
 			a := &Execution{ID: rec.ID, Goroutine: rec.Goroutine, Func: rec.Func, In: rec.In, Case: -1,
 				Alloc: rec.Alloc, Type: rec.Type, Elements: rec.Elements, Bytes: rec.Bytes, HeapBytes: rec.HeapBytes,
 				BeginSeq: rec.Seq, EndSeq: rec.Seq, Ended: true}
+			a.Walks[0] = rec.Walks
 			t.ByID[rec.ID] = a
 			t.Allocs = append(t.Allocs, a)
 		case "end":

@@ -158,6 +158,7 @@ func main() {
 	before := Length(lists[1])
 	Push(lists[1], 9)
 	fmt.Println("want push_begin", before)
+	fmt.Println("want push_alloc", before) // the new node is linked after its allocation
 	fmt.Println("want push_end", Length(lists[1]))
 
 	g := newGraph(10)
