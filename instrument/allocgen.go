@@ -114,7 +114,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	sg.takeClocks()
 	// Heap walks at the allocation's point: their roots are evaluated
 	// after the value, as further arguments of the helper.
-	walkParams, walkArgs, walkBody, err := sg.allocWalks(fi, e)
+	walkParams, walkArgs, walkBody, err := sg.allocWalks(e)
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	decls = append(decls, sg.exitDecl(nil, nil))
 	name := sg.name("alloc")
 	params := "v " + ts
-	open := name + "("
+	open := name + "(" + walkArgs
 	if isAppend {
 		// The state holds the capacity before the append, which keep
 		// takes of the append's first argument as it is evaluated.
@@ -210,7 +210,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	} else {
 		body = append([]string{"var s " + state}, body...)
 	}
-	params += walkParams
+	params = walkParams + params
 	decls = append(decls, fmt.Sprintf("func %s(%s) %s {\n\t%s\n}", name, params, ts, strings.Join(body, "\n\t")))
 	if elided {
 		written := t
@@ -227,7 +227,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	from, to := fi.tf.Offset(e.Pos()), fi.tf.Offset(e.End())
 	sg.edits = append(sg.edits,
 		Edit{Off: from, End: from, Text: open, Order: outerFirst(from, to)},
-		Edit{Off: to, End: to, Text: walkArgs + ")", Order: orderWrapEnd})
+		Edit{Off: to, End: to, Text: ")", Order: orderWrapEnd})
 	if why := allocInexact(info, s.Label, e, path, sizes(fi)); why != "" {
 		for _, t := range s.Targets {
 			g.code.Inexact = append(g.code.Inexact, plan.Inexact{Site: s, Target: t, Reason: why})
@@ -293,32 +293,30 @@ const stackAppendBytes = 32
 
 // allocWalks are the heap walks an allocation site takes at its point
 // (reachable-objects, reachable-bytes of an allocation): the helper's
-// parameters and the call's arguments after the value (the roots, as
-// written, evaluated in the allocation's scope), and the statements of
-// the helper that walk. Where a root does not compile there, the
-// allocation has no such walk.
-func (sg *siteGen) allocWalks(fi *fileInfo, e ast.Expr) (params, args string, body []string, err error) {
+// first parameters (pointers to the variables the roots read, in the
+// allocation's scope), the call's first arguments, and the statements
+// of the helper that walk once the value is made (walkStatements).
+// Where a root does not compile there, the allocation has no such walk.
+func (sg *siteGen) allocWalks(e ast.Expr) (params, args string, body []string, err error) {
+	var ws beginWalks
 	for k, f := range sg.dataCondFields() {
 		if f.Walk == "" {
 			return "", "", nil, fmt.Errorf("pmm bug: data-condition %q of an allocation", f.Expr)
 		}
-		tv, err := types.Eval(fi.pkg.Fset, fi.pkg.Types, e.Pos(), f.Expr)
-		if err != nil {
-			sg.noDataCond(f)
-			continue
-		}
-		ts, err := sg.typeName(types.Default(tv.Type))
+		ps, as, compiles, err := sg.walkField(&ws, e.Pos(), f, dataCondPrefix(plan.PointBegin)+strconv.Itoa(k))
 		if err != nil {
 			return "", "", nil, err
 		}
-		field := dataCondPrefix(plan.PointBegin) + strconv.Itoa(k)
-		sg.declare(field, "int64")
-		sg.vals[field] = value{field: field, typ: types.Typ[types.Int64], expr: f.Expr, walk: f.Walk, member: f.Member}
-		params += ", " + field + " " + ts
-		args += ", (" + f.Expr + ")"
-		body = append(body, "s."+field+" = "+sg.walkCall(f, field))
+		if !compiles {
+			sg.noDataCond(f)
+		}
+		for j, p := range ps {
+			if !strings.Contains(params, p+", ") {
+				params, args = params+p+", ", args+as[j]+", "
+			}
+		}
 	}
-	return params, args, body, nil
+	return params, args, sg.walkStatements(ws), nil
 }
 
 // allocInexact says why the allocations pmm records at the allocation

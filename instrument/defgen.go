@@ -102,24 +102,39 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 		k++
 		if f.Walk != "" {
 			// A heap walk from the value, at the begin point: enter
-			// takes the value (once for the objects and the bytes of
-			// one walk), and the walk's count is the state's.
-			ts, err := sg.typeName(t)
+			// takes pointers to the variables its root reads (once for
+			// the objects and the bytes of one walk), the root's helper
+			// reads it where the program may not have (a nil pointer),
+			// and the walk's count is the state's.
+			params, args, compiles, err := sg.walkField(&walks, body.Lbrace+1, f, field)
 			if err != nil {
 				return err
 			}
-			sg.declare(field, "int64")
-			sg.vals[field] = value{field: field, typ: types.Typ[types.Int64], expr: f.Expr, walk: f.Walk, member: f.Member}
-			if walks.add(f, field) {
-				enterParams = append(enterParams, field+" "+ts)
-				enterArgs = append(enterArgs, "("+f.Expr+")")
+			if !compiles {
+				sg.noDataCond(f)
+			}
+			for j, p := range params {
+				if !slices.Contains(enterParams, p) {
+					enterParams, enterArgs = append(enterParams, p), append(enterArgs, args[j])
+				}
 			}
 			continue
 		}
-		if err := capture(field, t, "("+f.Expr+")"); err != nil {
+		params, args, direct, err := sg.beginDataCond(body, f, field)
+		if err != nil {
 			return err
 		}
-		sg.vals[field] = value{field: field, typ: t, expr: f.Expr}
+		if direct {
+			if err := capture(field, t, "("+f.Expr+")"); err != nil {
+				return err
+			}
+			sg.vals[field] = value{field: field, typ: t, expr: f.Expr}
+		}
+		for j, p := range params {
+			if !slices.Contains(enterParams, p) {
+				enterParams, enterArgs = append(enterParams, p), append(enterArgs, args[j])
+			}
+		}
 	}
 	sg.tmpl.Before = append(sg.tmpl.Before, sg.walkStatements(walks)...)
 

@@ -16,8 +16,10 @@ import (
 // cycle and shared vertices and labels answers the vertices the
 // program counts by walking it by hand, and the objects and bytes it
 // counts as it allocates them; a list's nodes at the begin and the end
-// of Push, and at the allocation of its node; and the walk that meets
-// a channel is the only answer that says it is incomplete.
+// of Push, and at the allocation of its node; a walk whose root
+// panics (l.head of a nil l) has no value and the program goes on; and
+// the walk that meets a channel is the only answer that says it is
+// incomplete.
 func TestHeapWalk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs instrumented programs")
@@ -33,6 +35,9 @@ func TestHeapWalk(t *testing.T) {
 		// Every push adds one node, on the shared list too.
 		"shared_pushes": "SELECT count(*) - 1 FROM push WHERE n1 = n0 + 1",
 		"shared_nodes":  "SELECT n FROM nodes WHERE name = 'shared' ORDER BY x DESC LIMIT 1",
+		// Size(nil)'s walk from l.head has no value.
+		"heads_walked": "SELECT count(*) FROM heads",
+		"heads_nodes":  "SELECT n FROM heads",
 		// At Push's allocation of its node, the nodes its begin saw.
 		"push_alloc":     "SELECT n FROM at_alloc ORDER BY x LIMIT 1",
 		"graph_vertices": "SELECT v FROM graph",

@@ -128,6 +128,9 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 		}
 		for _, a := range tr.Allocs {
 			f := p.Func(a.Func)
+			if in := tr.ByID[a.In]; in != nil && !slices.Equal(a.Walks[0], in.Walks[0]) {
+				t.Errorf("seed %d: the allocation %+v has the walks %v, its execution %v", seed, a, a.Walks[0], in.Walks[0])
+			}
 			if in := tr.ByID[a.In]; f == nil || !f.allocs || in == nil || in.Func != a.Func || in.Goroutine != a.Goroutine ||
 				a.BeginSeq < in.BeginSeq || in.Ended && a.BeginSeq > in.EndSeq {
 				t.Errorf("seed %d: the allocation %+v in %+v", seed, a, in)

@@ -62,6 +62,10 @@ type trG struct {
 	num     int64
 	spawner int64 // for the first execution of a spawned goroutine
 	stack   []int64
+	// walks are, for each execution of stack, its walks at its begin,
+	// which are those of its allocations too (wls and a do not change
+	// while it runs).
+	walks [][]trWalk
 }
 
 var (
@@ -190,7 +194,7 @@ func trBeginRec(walks []trWalk, fn string, params []any) (int64, bool) {
 	} else {
 		r.Spawner = g.spawner
 	}
-	g.stack = append(g.stack, r.ID)
+	g.stack, g.walks = append(g.stack, r.ID), append(g.walks, walks)
 	r.Seq = trSeq.Add(1)
 	trWrite(r)
 	return r.ID, false
@@ -213,7 +217,7 @@ func trEndW(walks []trWalk, id int64, ok *bool, results ...func() any) {
 		}
 	}
 	g := trState()
-	g.stack = g.stack[:len(g.stack)-1]
+	g.stack, g.walks = g.stack[:len(g.stack)-1], g.walks[:len(g.walks)-1]
 	trWrite(r)
 }
 
@@ -286,7 +290,7 @@ func trRUnwind(ids ...*int64) {
 func trAlloc(fn, kind, typ string, elems, bytes int64) {
 	g := trState()
 	r := &trRecord{Kind: "alloc", ID: trIDs.Add(1), Func: fn, In: g.stack[len(g.stack)-1], Goroutine: g.num,
-		Alloc: kind, Type: typ, Elements: elems, Bytes: bytes, HeapBytes: trHeap(bytes)}
+		Alloc: kind, Type: typ, Elements: elems, Bytes: bytes, HeapBytes: trHeap(bytes), Walks: g.walks[len(g.walks)-1]}
 	r.Seq = trSeq.Add(1)
 	trWrite(r)
 }

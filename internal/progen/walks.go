@@ -13,7 +13,8 @@ import (
 // closure's enclosing function's too) can walk from "wls[a&3]", which
 // no statement writes once main began: the walk's counts follow from a
 // by construction, and the twin records them so (trWalks), at every
-// begin and end record of such a function, by membership type
+// begin and end record of such a function and at its allocations (the
+// walks of its begin: nothing changes them meanwhile), by membership type
 // main.wnode and of everything, with the sizes unsafe.Sizeof gives. The
 // question templates ask for them at executions, begin and end points,
 // in filters and in sums. Drawn from a random source of their own, so
@@ -94,6 +95,7 @@ func (q *qgen) walkQuestions() {
 type walkTemplate struct {
 	kind   string
 	end    bool
+	alloc  bool // of a function's allocations
 	format string
 }
 
@@ -101,22 +103,22 @@ type walkTemplate struct {
 // begin and end points, the executions whose walk is over a bound (a
 // run-time filter where the plan tests it), and the sum over the
 // executions of a function (a function variable would take in those
-// outside the module, which pmm says it may miss).
+// outside the module, which pmm says it may miss), and the walk at each
+// allocation of a function that allocates.
 var walkTemplates = []walkTemplate{
-	{"walk-at", false, "(defquestion %[1]s :definition ((x n) s.t. (and (function-execution x %[2]s) (%[3]s x %[5]q %[4]s n))))"},
-	{"walk-end", true, "(defquestion %[1]s :definition ((x n0 n1) s.t. (exists (p0 p1) (and (function-execution x %[2]s) (begin p0 x) (end p1 x) (%[3]s p0 %[5]q %[4]s n0) (%[3]s p1 %[5]q %[4]s n1)))))"},
-	{"walk-filter", false, "(defquestion %[1]s :definition ((x) s.t. (exists (n) (and (function-execution x %[2]s) (%[3]s x %[5]q %[4]s n) (> n %[6]d)))))"},
-	{"walk-sum", false, "(defevent %[1]s-ev :definition ((x b) s.t. (and (function-execution x %[2]s) (%[3]s x %[5]q %[4]s b))))\n\n(defquestion %[1]s :definition (sum %[1]s-ev (output output)))"},
+	{"walk-at", false, false, "(defquestion %[1]s :definition ((x n) s.t. (and (function-execution x %[2]s) (%[3]s x %[5]q %[4]s n))))"},
+	{"walk-end", true, false, "(defquestion %[1]s :definition ((x n0 n1) s.t. (exists (p0 p1) (and (function-execution x %[2]s) (begin p0 x) (end p1 x) (%[3]s p0 %[5]q %[4]s n0) (%[3]s p1 %[5]q %[4]s n1)))))"},
+	{"walk-filter", false, false, "(defquestion %[1]s :definition ((x) s.t. (exists (n) (and (function-execution x %[2]s) (%[3]s x %[5]q %[4]s n) (> n %[6]d)))))"},
+	{"walk-sum", false, false, "(defevent %[1]s-ev :definition ((x b) s.t. (and (function-execution x %[2]s) (%[3]s x %[5]q %[4]s b))))\n\n(defquestion %[1]s :definition (sum %[1]s-ev (output output)))"},
+	{"walk-alloc", false, true, "(defquestion %[1]s :definition ((a n) s.t. (exists (k t) (and (allocation a %[2]s k t) (%[3]s a %[5]q %[4]s n)))))"},
 }
 
 // walk draws a question of template t: most often about a function the
 // walk compiles in, by membership type main.wnode or of everything, of
 // the objects or the bytes.
 func (q *qgen) walk(t walkTemplate) bool {
-	ok := func(f *Func) bool { return f.walks && !(t.end && f.Worker) }
-	if q.r.Intn(5) == 0 {
-		ok = func(f *Func) bool { return !f.walks && !(t.end && f.Worker) }
-	}
+	walks := q.r.Intn(5) != 0
+	ok := func(f *Func) bool { return f.walks == walks && !(t.end && f.Worker) && (!t.alloc || f.allocs) }
 	f := q.pick(ok)
 	if f == nil {
 		return false

@@ -53,6 +53,16 @@ func Length(l *List) int {
 	return n
 }
 
+// Size is Length of a list that may be nil.
+//
+//go:noinline
+func Size(l *List) int {
+	if l == nil {
+		return 0
+	}
+	return Length(l)
+}
+
 // Push adds a node without a payload at l's head.
 //
 //go:noinline
@@ -155,6 +165,11 @@ func main() {
 		fmt.Println("want all_objects_"+l.name, 1+1+2*n)
 		fmt.Println("want all_bytes_"+l.name, int(unsafe.Sizeof(List{}))+len(l.name)+n*(nodeSize+int(unsafe.Sizeof(Payload{}))))
 	}
+	// A walk from l.head where l is nil has no value, and the program
+	// goes on as it would have.
+	size := Size(nil) + Size(lists[0])
+	fmt.Println("want heads_walked", 1)
+	fmt.Println("want heads_nodes", size)
 	before := Length(lists[1])
 	Push(lists[1], 9)
 	fmt.Println("want push_begin", before)
