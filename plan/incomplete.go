@@ -120,10 +120,14 @@ func (p *Plan) Incomplete(skipped []Skip, inexact []Inexact) []Incomplete {
 	for _, s := range skipped {
 		skip[s.Site] = true
 		what := "the call of " + strings.Join(s.Site.Functions(), ", ")
-		if s.Site.Kind == spec.SiteDefinition {
+		events := "its executions there are"
+		switch {
+		case s.Site.Kind == spec.SiteDefinition:
 			what = "the body of " + s.Site.Function
+		case s.Site.InBody() || s.Site.Kind == spec.SiteGo:
+			what, events = s.Site.regionName(), "its events are"
 		}
-		in.addSite(s.Site, p.qindices, fmt.Sprintf("%s is not instrumented, so its executions there are not recorded: %s", what, s.Reason), true)
+		in.addSite(s.Site, p.qindices, fmt.Sprintf("%s is not instrumented, so %s not recorded: %s", what, events, s.Reason), true)
 	}
 	for _, s := range inexact {
 		if !skip[s.Site] {

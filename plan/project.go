@@ -75,12 +75,13 @@ type AnswerShape struct {
 
 // The kinds of AnswerShape.Columns.
 const (
-	ColumnNone      = ""               // a value pmm knows nothing more of
-	ColumnExecution = "execution"      // an execution's id (q__exec.id)
-	ColumnPoint     = "point id"       // a point's id: 2·id at its execution's begin, 2·id+1 at its end
-	ColumnFunction  = "function"       // a function's name, as pprof writes it
-	ColumnDuration  = "ns"             // a duration, in nanoseconds
-	ColumnTime      = "ns since start" // a time: nanoseconds since the run began
+	ColumnNone      = ""                // a value pmm knows nothing more of
+	ColumnExecution = "execution"       // an execution's id (q__exec.id)
+	ColumnPoint     = "point id"        // a point's id: 2·id at its execution's begin, 2·id+1 at its end
+	ColumnFunction  = "function"        // a function's name, as pprof writes it
+	ColumnDuration  = "ns"              // a duration, in nanoseconds
+	ColumnTime      = "ns since start"  // a time: nanoseconds since the run began
+	ColumnContext   = "calling context" // an event's calling context: its functions, root first, separated by ";"
 )
 
 // ProjectDecision is a test of a question that run time decides, or that

@@ -20,7 +20,10 @@ const (
 	// allocation's begin and end are its id, it has no end row.
 	kindAllocation = "alloc"
 	kindEnd        = "end"
-	kindGoroutine  = spec.AttrGoroutine
+	// KindEnd is the kind of the end points' tables, for readers of
+	// pmm.db outside schema.
+	KindEnd       = kindEnd
+	kindGoroutine = spec.AttrGoroutine
 	// KindCells is the table of an aggregate question's cells: the
 	// groups of the partial results the run-time keeps, each with the
 	// number of its cell in CellsTable.

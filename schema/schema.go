@@ -86,6 +86,16 @@ const CellsTable = "pmm_cells"
 
 const cellsColumns = "run INTEGER, cell INTEGER, count INTEGER, sum, min, max"
 
+// ContextsTable is the tree of the calling contexts of a run
+// (docs/LANGUAGE.md, "Calling contexts"): cmd/pmm fills it after the
+// load, when a question asks for calling contexts. A context is named by
+// its path, the functions root first separated by ";"; its parent is the
+// path without its last function (NULL at a root).
+const ContextsTable = "pmm_contexts"
+
+// ContextsColumns are ContextsTable's columns.
+const ContextsColumns = "run INTEGER, context TEXT, parent TEXT, function TEXT, depth INTEGER, PRIMARY KEY (run, context)"
+
 // SiteVarsTable says which events of which questions each site records;
 // an event variable of a question's view ranges over the executions its
 // sites recorded.
@@ -106,6 +116,9 @@ func Generate(prog *spec.Program) (*Schema, error) {
 		return nil, err
 	}
 	if err := names.claim(CellsTable, "pmm's table of aggregate cells"); err != nil {
+		return nil, err
+	}
+	if err := names.claim(ContextsTable, "pmm's table of calling contexts"); err != nil {
 		return nil, err
 	}
 	for _, q := range prog.Questions {

@@ -129,7 +129,9 @@ func (s *selector) chooseSites(vs *Var, atoms []*spec.Atom, types spec.VarTypes)
 	if synthetic > 0 {
 		vs.Eliminated = append(vs.Eliminated, Elimination{Count: synthetic, Reason: "synthesized by the compiler (package initializers): no source to instrument"})
 	}
-	if unrecorded > 0 {
+	// A frame of calling contexts is a function with source: a path
+	// leaves package initializers out, as docs/LANGUAGE.md says.
+	if unrecorded > 0 && !s.moduleOnly {
 		vs.Gaps = append(vs.Gaps, Gap{Reason: fmt.Sprintf("%s synthesized by the compiler (package initializers) may be events, but have no source to record them in",
 			plural(unrecorded, "function"))})
 	}

@@ -59,7 +59,12 @@ type bodyGap struct{ where, reason string }
 // (docs/MEMORY.md).
 var allocationGaps = []bodyGap{
 	{"r.kind = 'concat-assign'", "a string's s += t may allocate on the heap, but the compiler's escape analysis says nothing of it, so pmm cannot tell whether it does: it is not recorded (s = s + t is)"},
+	{"r.kind = 'map-assign'", "an assignment to a map's element may allocate on the heap as the map grows (the runtime's groups and tables), " +
+		"which the compiler's diagnostics do not say: it is not recorded"},
 	{"r.heap IS NULL", "the compiler's escape analysis did not decide whether this allocation site is on the heap (a test file, which go build does not compile): it is not recorded"},
+	{"r.heap = 0 AND (r.kind IN ('append', 'conversion', 'concat') OR r.kind = 'make-slice' AND r.elements IS NULL)",
+		"the compiler's escape analysis keeps this allocation in the frame, but only what fits a buffer of 32 bytes there: a longer string or slice, " +
+			"an append that grows past it, a make of a size not constant, the runtime puts on the heap; pmm does not record it"},
 	{"r.heap = 0 AND r.heap_inlined = 1", "the compiler keeps this allocation on the stack in its function's own body, where pmm records allocations, " +
 		"but on the heap in a copy of the function inlined into a caller: those are not recorded"},
 	// Recorded, but of a program that differs from the plain one.

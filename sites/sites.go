@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"pmm.dev/pmm/spec"
+	"pmm.dev/pmm/static"
 )
 
 // Selection is the result of static approximation for a program.
@@ -166,6 +167,12 @@ func SelectWith(ctx context.Context, db *sql.DB, prog *spec.Program, opts Option
 	sel := &Selection{}
 	for _, q := range prog.Questions {
 		out := &Question{Name: q.Name}
+		// The frames of calling contexts are the module's functions
+		// only (spec/contexts.go): a path holds the functions pmm
+		// instruments at their definitions, and recording the calls of
+		// functions outside the module would add frames that skip
+		// their callees.
+		s.moduleOnly = q.Name == spec.FramesQuestion
 		for _, c := range q.Disjuncts {
 			d, err := s.disjunct(c, nil, nil, out)
 			if err != nil {
@@ -183,8 +190,15 @@ type selector struct {
 	db          *sql.DB
 	total       int
 	approximate bool
+	moduleOnly  bool        // select the functions of the module only
 	unresolved  *[]callSite // the dynamic calls the call graph did not resolve, once read
 	stmts       map[string]*sql.Stmt
+	// scope are the event variables of the conjunctions enclosing the
+	// one being selected; graph and outside are read once, for
+	// allocations contained in executions (outside.go).
+	scope   []*Var
+	graph   *static.CallGraph
+	outside *[]outsideCall
 }
 
 // prepared is query prepared, once for all the functions it is asked
@@ -241,6 +255,13 @@ func (s *selector) disjunct(c *spec.Conj, outer []*spec.Atom, outerTypes spec.Va
 		}
 		d.Vars = append(d.Vars, vs)
 	}
+	scope := append(slices.Clone(s.scope), d.Vars...)
+	if err := s.containedAllocations(d.Vars, scope, atoms, types); err != nil {
+		return nil, err
+	}
+	outerScope := s.scope
+	s.scope = scope
+	defer func() { s.scope = outerScope }()
 	for _, neg := range c.Not {
 		nd, err := s.disjunct(neg, atoms, types, q)
 		if err != nil {
@@ -409,6 +430,9 @@ func (s *selector) variable(v string, all []*spec.Atom, types spec.VarTypes) (*V
 	funcs, err := s.functions("SELECT f.id, f.name, f.in_module FROM functions f WHERE f.id IN (" + vs.SQL + ") ORDER BY f.name")
 	if err != nil {
 		return nil, err
+	}
+	if s.moduleOnly {
+		funcs = slices.DeleteFunc(funcs, func(f Function) bool { return !f.InModule })
 	}
 	vs.Functions = funcs
 	if s.approximate {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,20 @@ func ReadFiles(names ...string) ([]Source, error) {
 // program: a name defined in a file can be used in the files after it.
 // The error, if any, is an ErrorList with every problem found.
 func Compile(srcs ...Source) (*Program, error) {
+	prog, err := compile(srcs)
+	if err != nil {
+		return nil, err
+	}
+	// A question that asks for calling contexts needs the frames
+	// question beside it (contexts.go): compiled with the user's files,
+	// after them.
+	if text := framesSource(prog); text != "" {
+		return compile(append(slices.Clone(srcs), Source{Name: FramesSourceName, Text: []byte(text)}))
+	}
+	return prog, nil
+}
+
+func compile(srcs []Source) (*Program, error) {
 	diags := newDiagnostics()
 	var defs []*Def
 	var starts []Pos // where each definition starts, to attribute errors

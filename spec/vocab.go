@@ -287,6 +287,11 @@ type Recording struct {
 	// the walk counts: "objects" or "bytes" (docs/MEMORY.md, "Heap
 	// structures").
 	Walk string
+	// Context says that the value is computed after the run, not taken by
+	// the site: the site stores its event's goroutine in the column, and
+	// cmd/pmm replaces it with the event's calling context, read from the
+	// executions the frames question (FramesQuestion) records.
+	Context bool
 }
 
 // Comparison is how a value relation is written in the languages pmm
@@ -588,6 +593,8 @@ var vocabulary = []*Primitive{
 	eventNamed("a", attribute("allocation-line", allocation, ValText,
 		"l is the position of allocation a's site, file:line with the file relative to the module root.",
 		`(allocation-line a l)`, &Recording{Capture: "line"})),
+	// Calling contexts (issue 13, seed 003): its own section, below.
+	callingContext,
 	attribute(AttrGoroutine, onGoroutine, ValInt,
 		"g is the id of the goroutine x runs on.",
 		`(goroutine x g)`, &Recording{Capture: "g", Column: "g"}),

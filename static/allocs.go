@@ -20,10 +20,14 @@ const (
 	// say nothing of its escape, so whether it allocates on the heap is
 	// not known (sites/ says so where a question could count it).
 	allocConcatAssign = "concat-assign"
-	allocConversion   = "conversion" // string(bytes), []byte(s), []rune(s), string(runes)
-	allocClosure      = "closure"    // a function literal that captures variables
-	allocVariable     = "variable"   // a local variable escape analysis moves to the heap
-	allocVariadic     = "variadic"   // the slice of a variadic call's extra arguments: f(a, b) for f(...T)
+	// allocMapAssign is an assignment to a map's element (m[k] = v,
+	// m[k] += v, m[k]++): the runtime allocates as the map grows, and
+	// the compiler says nothing of it (sites/ says so).
+	allocMapAssign  = "map-assign"
+	allocConversion = "conversion" // string(bytes), []byte(s), []rune(s), string(runes)
+	allocClosure    = "closure"    // a function literal that captures variables
+	allocVariable   = "variable"   // a local variable escape analysis moves to the heap
+	allocVariadic   = "variadic"   // the slice of a variadic call's extra arguments: f(a, b) for f(...T)
 )
 
 // allocation is a row of the allocations table: a place in the module's
@@ -105,9 +109,27 @@ func (a *allocFinder) visit(n ast.Node, owner *function) {
 		if n.Tok == token.ADD_ASSIGN && len(n.Lhs) == 1 && isString(a.info.TypeOf(n.Lhs[0])) {
 			a.add(n.TokPos, n.End(), owner, allocConcatAssign, a.info.TypeOf(n.Lhs[0]), nil, -1)
 		}
+		for _, lhs := range n.Lhs {
+			a.mapAssign(lhs, owner)
+		}
+	case *ast.IncDecStmt:
+		a.mapAssign(n.X, owner)
 	case *ast.FuncLit:
 		if captures(a.info, n) {
 			a.add(n.Type.Func, n.End(), owner, allocClosure, a.info.TypeOf(n), nil, -1)
+		}
+	}
+}
+
+// mapAssign records an assignment to x when x is a map's element.
+func (a *allocFinder) mapAssign(x ast.Expr, owner *function) {
+	ix, ok := ast.Unparen(x).(*ast.IndexExpr)
+	if !ok {
+		return
+	}
+	if t := a.info.TypeOf(ix.X); t != nil {
+		if _, ok := t.Underlying().(*types.Map); ok {
+			a.add(ix.Lbrack, ix.End(), owner, allocMapAssign, t, nil, -1)
 		}
 	}
 }
@@ -184,9 +206,12 @@ func (a *allocFinder) variadic(e *ast.CallExpr, owner *function) {
 // a slice whose capacity n (elements) is known when n ≥ 0.
 func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, elem types.Type, n int64) {
 	k := a.c.key(pos)
-	if a.c.allocs[k] != nil {
+	if prev := a.c.allocs[k]; prev != nil && !(kind == allocAppend && prev.kind == allocConversion) {
 		return
 	}
+	// string(append(b, x)) is two allocations, a conversion and an
+	// append, that the compiler names at one position: both are sites
+	// (escape.go tells their diagnostics apart), the map keeps the first.
 	owner.used = true
 	al := &allocation{
 		key: k, owner: owner, where: a.c.span(pos, end), kind: kind,
@@ -211,7 +236,9 @@ func (a *allocFinder) add(pos, end token.Pos, owner *function, kind string, t, e
 			}
 		}
 	}
-	a.c.allocs[k] = al
+	if a.c.allocs[k] == nil {
+		a.c.allocs[k] = al
+	}
 	a.c.allocList = append(a.c.allocList, al)
 }
 

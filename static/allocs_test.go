@@ -166,3 +166,101 @@ func TestConcatAssignSite(t *testing.T) {
 		t.Errorf("main.build's concatenations: %q, want its s += t at line 9", got)
 	}
 }
+
+// TestConversionOfAppend: string(append(b, x)) is two allocation sites
+// the compiler names at one position, the conversion (on the heap) and
+// the append (kept in the frame, its diagnostic begins "append"), and
+// the append still allocates on the heap when it grows past the frame's
+// buffer: the program measures two allocations per call.
+func TestConversionOfAppend(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+import (
+	"fmt"
+	"testing"
+)
+
+var sink string
+
+//go:noinline
+func F(b []byte) { sink = string(append(b, ']')) }
+
+func main() {
+	b := make([]byte, 40)
+	fmt.Println(testing.AllocsPerRun(100, func() { F(b) }))
+}
+`
+	for name, text := range map[string]string{"go.mod": "module example.com/conv\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ':' || a.col || ' ' || a.kind || ' ' || a.heap FROM allocations a JOIN functions f ON f.id = a.function_id
+		WHERE f.name = 'main.F' ORDER BY a.kind`)
+	if want := []string{"11:40 append 0", "11:40 conversion 1"}; !slices.Equal(got, want) {
+		t.Errorf("main.F's sites: %q, want %q", got, want)
+	}
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "2" {
+		t.Errorf("F allocates %s objects a call, want 2: the conversion's and the append's", got)
+	}
+}
+
+// TestEscapeTestOnlyPackage: a package of test files only (go-toml's
+// benchmark) is not built for the escape analysis, which failed on it.
+func TestEscapeTestOnlyPackage(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":          "module example.com/only\n\ngo 1.26\n",
+		"main.go":         "package main\n\nvar sink *int\n\nfunc main() { sink = new(int) }\n",
+		"bench/x_test.go": "package bench\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	if got := rows(t, db, `SELECT kind || ' ' || heap FROM allocations`); !slices.Equal(got, []string{"new 1"}) {
+		t.Errorf("allocation sites: %q, want the new on the heap", got)
+	}
+}
+
+// TestMapAssignSites: an assignment to a map's element is a site (the
+// runtime allocates as the map grows), the compiler says nothing of it;
+// an assignment to a slice's element is none.
+func TestMapAssignSites(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+var m = map[string]int{}
+
+func main() {
+	s := []int{1}
+	m["a"] = 1
+	m["b"] += 2
+	m["c"]++
+	s[0] = 3
+	println(len(m), s[0])
+}
+`
+	for name, text := range map[string]string{"go.mod": "module example.com/maps\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ':' || a.col || ' ' || a.heap FROM allocations a WHERE a.kind = 'map-assign' ORDER BY a.line`)
+	if want := []string{"7:3 0", "8:3 0", "9:3 0"}; !slices.Equal(got, want) {
+		t.Errorf("map-assign sites: %q, want %q", got, want)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"go/types"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,7 +59,10 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	// it writes a binary, which goes to the temporary directory.
 	var paths []string
 	for _, p := range pkgs {
-		if !strings.HasSuffix(p.PkgPath, "_test") && !slices.Contains(paths, p.PkgPath) {
+		// A package of test files only (go-toml's benchmark) is not
+		// built: go build fails on it.
+		built := slices.ContainsFunc(p.GoFiles, func(f string) bool { return !strings.HasSuffix(f, "_test.go") })
+		if built && !strings.HasSuffix(p.PkgPath, "_test") && !slices.Contains(paths, p.PkgPath) {
 			paths = append(paths, p.PkgPath)
 		}
 	}
@@ -73,12 +77,13 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("escape analysis (go %s): %v\n%s", strings.Join(args, " "), err, out.Bytes())
 	}
-	at := map[lineCol]*allocation{}
+	at := sitesAt{}
 	for _, al := range c.allocList {
 		if strings.HasSuffix(al.key.file, "_test.go") {
 			continue // go build compiles no test file: left unknown
 		}
-		at[lineCol{al.key.file, al.where.Line, al.where.Col}] = al
+		p := lineCol{al.key.file, al.where.Line, al.where.Col}
+		at[p] = append(at[p], al)
 		al.heap, al.heapInlined, al.inlinable = 0, 0, 0
 		if al.kind == allocMakeChan {
 			al.heap = 1 // the compiler never puts a channel on the stack
@@ -106,20 +111,20 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 			at := lineCol{p.file, p.line, 0}
 			inlinable[at] = append(inlinable[at], strings.TrimPrefix(msg, "can inline "))
 		case strings.HasPrefix(msg, "moved to heap: "):
-			if al := at[p]; al != nil {
+			if al := at.about(p, msg); al != nil {
 				al.heap = 1
 			} else if v := c.vars[p]; v != nil {
-				at[p] = c.variable(v.key, v.v, v.owner, v.where, v.sizes)
+				at[p] = []*allocation{c.variable(v.key, v.v, v.owner, v.where, v.sizes)}
 			}
 		case strings.HasSuffix(msg, " escapes to heap"):
 			// At the "(" of a variadic call, the slice's diagnostic is
 			// "... argument"; the others there are an inlined callee's.
-			if al := at[p]; al != nil && (al.kind == allocVariadic) == strings.HasPrefix(msg, "... argument") {
+			if al := at.about(p, msg); al != nil && (al.kind == allocVariadic) == strings.HasPrefix(msg, "... argument") {
 				al.heap = 1
 			}
 		}
 	}
-	for _, al := range at {
+	for _, al := range slices.Concat(slices.Collect(maps.Values(at))...) {
 		al.inlinable = 0
 		if o := al.owner; o != nil {
 			names := inlinable[lineCol{filepath.Join(c.root, filepath.FromSlash(o.where.File)), o.where.Line, 0}]
@@ -136,6 +141,25 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	return c.inlinedEscapes(jsonDir, at)
 }
 
+// sitesAt are the allocation sites at each position the compiler names:
+// one, or a conversion and the append it converts.
+type sitesAt map[lineCol][]*allocation
+
+// about is the site at p that diagnostic msg is about: at a conversion
+// of an append, the append's begin "append ".
+func (at sitesAt) about(p lineCol, msg string) *allocation {
+	sites := at[p]
+	if len(sites) == 1 {
+		return sites[0]
+	}
+	for _, al := range sites {
+		if (al.kind == allocAppend) == strings.HasPrefix(msg, "append ") {
+			return al
+		}
+	}
+	return nil
+}
+
 // diagLine is a line of the compiler's -m output.
 var diagLine = regexp.MustCompile(`^(.+\.go):(\d+):(\d+): (.*)$`)
 
@@ -143,7 +167,7 @@ var diagLine = regexp.MustCompile(`^(.+\.go):(\d+):(\d+): (.*)$`)
 // function inlined elsewhere is reported at the call, with the
 // allocation's own position among its "inlineLoc" locations (the text
 // output names only the call).
-func (c *collector) inlinedEscapes(dir string, at map[lineCol]*allocation) error {
+func (c *collector) inlinedEscapes(dir string, at sitesAt) error {
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
 			return err
@@ -161,7 +185,7 @@ func (c *collector) inlinedEscapes(dir string, at map[lineCol]*allocation) error
 				if rel.Message != "inlineLoc" {
 					continue
 				}
-				if al := at[rel.Location.lineCol()]; al != nil {
+				if al := at.about(rel.Location.lineCol(), diag.Message); al != nil {
 					al.heapInlined = 1
 					break
 				}

@@ -26,7 +26,7 @@ func answerCommand() *command {
 	return &command{
 		name:    "answer",
 		summary: "print the answers of the questions",
-		usage:   "[-run N | -all-runs] [-format table|csv|json|pprof | -json] [-o FILE] [NAME...]",
+		usage:   "[-run N | -all-runs] [-format table|csv|json|pprof|folded | -json] [-o FILE] [NAME...]",
 		detail: `
 Answer prints the answer of each question (or of the questions NAME...) for
 the last run, a given run, or all runs. Each answer is a view of
@@ -82,15 +82,24 @@ answers that are profiles:
 	                                     duration/nanoseconds
 	((x ...) s.t. ...)                   executions/count alone
 	(count E (... input ...))            grouped by a function name
-	(sum E (... input ... output))       (function-name x f) or an
-	                                     execution: count, or the summed
-	                                     duration in nanoseconds
+	(sum E (... input ... output))       (function-name x f), an
+	                                     execution or a calling context
+	                                     (calling-context x c): count, or
+	                                     the summed duration in
+	                                     nanoseconds
 
 The answer's other columns are labels of the samples (pprof -tags,
 -tagfocus); with -all-runs, a relation's run is one. An answer that is no
 profile (an average, rows without one execution) is an error that says
 why. An incomplete answer's reasons are the profile's comments
 (go tool pprof -comments) and are printed to stderr.
+
+Folded stacks: -format folded writes the answer of one question that has a
+calling context (calling-context x c) in each row as the lines
+"main.main;main.F;main.G N" that flamegraph.pl, speedscope and inferno
+read: a count or a sum grouped by the context (N is the group's number;
+the other groups' values, such as an allocation's type, are frames above
+the context's), or rows of one event each (N is 1). Equal stacks add up.
 
 -o FILE writes the output to FILE instead of stdout, in any format.
 
@@ -99,11 +108,12 @@ Example:
 	pmm answer
 	pmm answer -format csv cacheable-calls
 	pmm answer -format pprof -o lookups.pprof lookups && go tool pprof -top lookups.pprof
+	pmm answer -format folded allocs-per-context | flamegraph.pl > allocs.svg
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			runID := fs.Int64("run", 0, "answer for run `N` (default: the last run)")
 			all := fs.Bool("all-runs", false, "answer for every run")
-			formatName := fs.String("format", "table", "output `format`: table, csv, json or pprof")
+			formatName := fs.String("format", "table", "output `format`: table, csv, json, pprof or folded")
 			asJSON := fs.Bool("json", false, "the same as -format json")
 			outFile := fs.String("o", "", "write the output to `FILE` (needed with -format pprof)")
 			return func(e *env, args []string) int {
@@ -112,13 +122,18 @@ Example:
 				}
 				switch *formatName {
 				case "table", "csv", "json":
+				case "folded":
+					if len(args) != 1 {
+						fmt.Fprintln(e.stderr, "pmm answer: -format folded writes the stacks of one question: pmm answer -format folded [-o FILE] NAME")
+						return exitUsage
+					}
 				case "pprof":
 					if *outFile == "" || len(args) != 1 {
 						fmt.Fprintln(e.stderr, "pmm answer: -format pprof writes the profile of one question to a file: pmm answer -format pprof -o FILE NAME")
 						return exitUsage
 					}
 				default:
-					fmt.Fprintf(e.stderr, "pmm answer: unknown -format %q (want table, csv, json or pprof)\n", *formatName)
+					fmt.Fprintf(e.stderr, "pmm answer: unknown -format %q (want table, csv, json, pprof or folded)\n", *formatName)
 					return exitUsage
 				}
 				p, dbPath, code := readRecorded(e, "answer", *runID, *all)
@@ -127,7 +142,7 @@ Example:
 				}
 				names := args
 				if len(names) == 0 {
-					names = p.Questions
+					names = userQuestions(p)
 				}
 				db, err := openAnswers(dbPath, true)
 				if err != nil {
@@ -201,6 +216,23 @@ Example:
 					if err != nil {
 						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
 						if errors.As(err, new(notAProfile)) {
+							return exitUsage
+						}
+						return exitFailure
+					}
+					for _, l := range noteLabels(notes[0], *all) {
+						fmt.Fprintf(e.stderr, "pmm answer: %s: %s\n", names[0], l)
+					}
+					return done()
+				case "folded":
+					header, rows, closeRows, err := read(names[0])
+					if err == nil {
+						err = writeFolded(out, names[0], header, p.Shapes[names[0]], rows)
+						closeRows()
+					}
+					if err != nil {
+						fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+						if errors.As(err, new(notFolded)) {
 							return exitUsage
 						}
 						return exitFailure

@@ -422,14 +422,14 @@ func int64s(db *sql.DB, query string, args ...any) ([]int64, error) {
 // nestedClocks finds the durations of p that instrumented executions
 // nested inside them would inflate (plan.NestedClocks), from the call
 // graph of the static database at dbPath, as the vocabulary's transitive
-// calls relation decides it statically (same goroutine: callGraph).
+// calls relation decides it statically (same goroutine: static.CallGraph).
 func nestedClocks(dbPath string, p *plan.Plan) (*plan.NestedClocks, error) {
 	db, err := openStatic(dbPath)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	g, err := readCallGraph(db)
+	g, err := static.ReadCallGraph(db)
 	if err != nil {
 		return nil, err
 	}
@@ -447,11 +447,11 @@ func nestedClocks(dbPath string, p *plan.Plan) (*plan.NestedClocks, error) {
 			if err != nil {
 				return nil, err
 			}
-			return g.reachFrom(targets), nil
+			return g.ReachFrom(targets), nil
 		}
 		callees, ok := memo[caller]
 		if !ok {
-			callees = g.reach(caller)
+			callees = g.Reach(caller)
 			memo[caller] = callees
 		}
 		return callees, nil

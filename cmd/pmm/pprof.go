@@ -20,7 +20,7 @@ import (
 // pprofHint is what an error says to do with an answer that is no
 // profile.
 const pprofHint = "hint: a profile is an answer whose rows are executions (one execution variable in the head, with its duration or not), " +
-	"or a count, or a sum of durations, grouped by a function name (function-name x f) or an execution; " +
+	"or a count, or a sum of durations, grouped by a function name (function-name x f), an execution or a calling context (calling-context x c); " +
 	"print other answers with -format table, csv or json"
 
 // notAProfile is the error of an answer that is no profile: bad input,
@@ -34,6 +34,7 @@ func (e notAProfile) Error() string { return e.error.Error() + "\n" + pprofHint 
 type profileShape struct {
 	leaf      int  // the column of the sample's execution or function name
 	leafExec  bool // leaf holds an execution's id (else a function's name)
+	leafPath  bool // leaf holds a calling context, the functions of the sample's stack
 	value     int  // the column of the value (a duration, the aggregate's number), -1 for none
 	valueType profile.ValueType
 	labels    []int // the other columns, as labels
@@ -44,9 +45,11 @@ type profileShape struct {
 // columns after run have the kinds of shape, is a profile, and how.
 func profileShapeOf(name string, header []string, shape plan.AnswerShape) (*profileShape, error) {
 	ps := &profileShape{leaf: -1, value: -1, kinds: shape.Columns}
-	var execs, funcs, durations []int
+	var execs, funcs, durations, contexts []int
 	for i, k := range shape.Columns {
 		switch k {
+		case plan.ColumnContext:
+			contexts = append(contexts, i)
 		case plan.ColumnExecution:
 			execs = append(execs, i)
 		case plan.ColumnFunction:
@@ -87,6 +90,8 @@ func profileShapeOf(name string, header []string, shape plan.AnswerShape) (*prof
 		switch keys := slices.DeleteFunc(slices.Clone(execs), func(c int) bool { return c == last }); {
 		case len(keys) == 1:
 			ps.leaf, ps.leafExec = keys[0], true
+		case len(keys) == 0 && len(contexts) == 1:
+			ps.leaf, ps.leafPath = contexts[0], true
 		case len(keys) == 0 && len(funcs) == 1:
 			ps.leaf = funcs[0]
 		case len(keys) > 1:
@@ -433,6 +438,12 @@ func writeProfile(ctx context.Context, w io.Writer, db *sql.DB, p *plan.Project,
 			k.id = id
 			seen[k] = true
 			locs = b.stack(cc, k)
+		} else if path, ok := row[ps.leaf].(string); ok && ps.leafPath {
+			// A calling context, root first; a sample's stack is leaf first.
+			fns := strings.Split(path, ";")
+			for i := len(fns) - 1; i >= 0; i-- {
+				locs = append(locs, b.location(fns[i], sites.start[fns[i]]))
+			}
 		} else if fn, ok := row[ps.leaf].(string); ok {
 			locs = []*profile.Location{b.location(fn, sites.start[fn])}
 		}

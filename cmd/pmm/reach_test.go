@@ -11,7 +11,7 @@ import (
 	"pmm.dev/pmm/static"
 )
 
-// TestCallGraphAgreesWithStatic: callGraph.reach gives, for every
+// TestCallGraphAgreesWithStatic: static.CallGraph.Reach gives, for every
 // function of test programs with callbacks, goroutines, closures and
 // recursion, the functions the calls* row's Static SQL gives over
 // static.db: the answer nestedClocks asked static.db before it read the
@@ -37,7 +37,7 @@ func TestCallGraphAgreesWithStatic(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			g, err := readCallGraph(db)
+			g, err := static.ReadCallGraph(db)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestCallGraphAgreesWithStatic(t *testing.T) {
 					want[callee] = true
 				}
 				got := map[int64]bool{}
-				for _, callee := range g.reach(id) {
+				for _, callee := range g.Reach(id) {
 					if got[callee] {
 						t.Errorf("function %d: callee %d twice", id, callee)
 					}

@@ -45,6 +45,14 @@ func TestIssue10Regressions(t *testing.T) {
 // reasons allowed.
 func instrumentInMode(t *testing.T, module, mode string, allowed ...string) (string, *sql.DB) {
 	t.Helper()
+	out, db, _ := instrumentInModeAt(t, module, mode, allowed...)
+	return out, db
+}
+
+// instrumentInModeAt is instrumentInMode, and the directory of the copy
+// it ran, for more pmm commands.
+func instrumentInModeAt(t *testing.T, module, mode string, allowed ...string) (string, *sql.DB, string) {
+	t.Helper()
 	dir := copyModule(t, module)
 	code, out, errOut := runPMM(t, dir, "instrument", "--mode", mode, "./...", "questions.pmm")
 	if code != exitOK {
@@ -68,7 +76,7 @@ func instrumentInMode(t *testing.T, module, mode string, allowed ...string) (str
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return out, db
+	return out, db, dir
 }
 
 // wantLines returns the "want NAME VALUE" lines a program printed.

@@ -164,7 +164,7 @@ func buildReport(p *plan.Project, dbPath string, run int64, all bool) (*report, 
 	if len(rep.Runs) == 0 {
 		return nil, fmt.Errorf("no run %d (pmm.db has the runs of pmm run and pmm test)", run)
 	}
-	for _, name := range p.Questions {
+	for _, name := range userQuestions(p) {
 		a, err := reportAnswerOf(ctx, dbPath, p, name, run, all)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

@@ -393,6 +393,12 @@ func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 	run.Incomplete = append(run.Incomplete, unended(p, counts)...)
 	st, err := load.Load(dbPath, logs, tables, run)
 	if errors.Is(err, load.ErrLoaded) {
+		// Loaded before, by a pmm that may have stopped before its
+		// contexts were stored: store them now (storeContexts does a
+		// run once).
+		if err := storeContexts(p, dbPath, st.Run); err != nil {
+			return nil, fmt.Errorf("calling contexts: %w", err)
+		}
 		return &loadStats{Run: st.Run}, err
 	}
 	if err != nil {
@@ -403,6 +409,9 @@ func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 	}
 	if err := writeAnswerSchema(p, dbPath); err != nil {
 		return nil, err
+	}
+	if err := storeContexts(p, dbPath, st.Run); err != nil {
+		return nil, fmt.Errorf("calling contexts: %w", err)
 	}
 	stats := &loadStats{Run: st.Run}
 	for _, n := range st.Tuples {

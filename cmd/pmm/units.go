@@ -115,6 +115,8 @@ func varKind(c *spec.Conj, v string) string {
 				return plan.ColumnDuration
 			case pa.Kind == spec.ArgValue && pa.Value == spec.ValTime:
 				return plan.ColumnTime
+			case pa.Kind == spec.ArgValue && a.Prim.Recorded != nil && a.Prim.Recorded.Context:
+				return plan.ColumnContext
 			}
 		}
 	}

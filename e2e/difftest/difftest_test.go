@@ -167,7 +167,7 @@ func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
 		"region-count", "region-in", "region-same-g", "region-before", "region-contains",
 		"iter-count", "iter-per-loop", "iter-per-loop-last", "iter-in", "iter-regions", "iter-before", "iter-calls",
 		"op-count", "op-case", "op-in", "op-same-g", "op-iter", "op-region", "op-before", "go-count", "go-first", "go-on",
-		"alloc-count", "alloc-own", "alloc-kinds", "alloc-kinds-count", "alloc-go",
+		"alloc-count", "alloc-own", "alloc-kinds", "alloc-kinds-count", "alloc-go", "ctx-count", "ctx-alloc",
 		"walk-at", "walk-end", "walk-filter", "walk-sum", "walk-alloc"}
 	seen := map[string]bool{}
 	for _, seed := range defaultSeeds {

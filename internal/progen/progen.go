@@ -67,6 +67,9 @@ type Features struct {
 	// in scope can walk from ("wls[a&3]"), recorded by the twin; and the
 	// question templates over reachable-objects and reachable-bytes.
 	Walks bool
+	// Contexts: the question templates over calling-context (the
+	// executions and allocations per calling context).
+	Contexts bool
 
 	// Question templates.
 	Negations   bool // (not (exists ...)) over calls and calls*
@@ -87,7 +90,7 @@ type Features struct {
 func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
 		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
-		Iterations: true, Blocking: true, GoroutineEvents: true, Allocations: true, Walks: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
+		Iterations: true, Blocking: true, GoroutineEvents: true, Allocations: true, Walks: true, Contexts: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
 		Or: true, Names: true, RegionDefers: true}
 }
 

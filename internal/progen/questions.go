@@ -72,6 +72,7 @@ func genQuestions(r *rand.Rand, p *Program) (string, []string) {
 	}
 	q.allocQuestions()
 	q.walkQuestions()
+	q.contextQuestions()
 	return q.b.String(), q.names
 }
 

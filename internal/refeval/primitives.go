@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"pmm.dev/pmm/internal/funcname"
 	"pmm.dev/pmm/internal/reftrace"
@@ -159,6 +160,8 @@ func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
 	case "parameters", "return-values", "goroutine", "panicked", "iteration-index", "select-case",
 		"allocation-elements", "allocation-bytes", "allocation-heap-bytes":
 		return e.attribute(args[0], args[1], func(x *reftrace.Execution) (value, bool) { return attribute(a.Pred, x, 0) }, k)
+	case spec.AttrCallingContext:
+		return e.attribute(args[0], args[1], e.callingContext, k)
 	case "parameter", "return-value":
 		n := args[1].Lit.Int
 		return e.attribute(args[0], args[2], func(x *reftrace.Execution) (value, bool) { return attribute(a.Pred, x, n) }, k)
@@ -516,6 +519,26 @@ func attribute(attr string, x *reftrace.Execution, n int64) (value, bool) {
 		}
 	}
 	return value{}, false
+}
+
+// callingContext returns the calling context of x, a function's
+// execution or an allocation (docs/LANGUAGE.md, "Calling contexts"): the
+// functions of the executions from its goroutine's root to it, through
+// their callers (on one goroutine), joined by ";": an execution's own
+// function last, an allocation's that of the execution it is in.
+func (e *evaluator) callingContext(x *reftrace.Execution) (value, bool) {
+	for x != nil && !x.IsFunc() && x.In != 0 {
+		x = e.tr.ByID[x.In] // an allocation's execution, a region's function's
+	}
+	if x == nil || !x.IsFunc() {
+		return value{}, false
+	}
+	var names []string
+	for c := x; c != nil; c = e.tr.ByID[c.Caller] {
+		names = append(names, c.Func)
+	}
+	slices.Reverse(names)
+	return value{kind: vString, s: strings.Join(names, ";")}, true
 }
 
 // control is a control relation between two events: holds decides it;

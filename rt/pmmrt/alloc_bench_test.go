@@ -1,8 +1,11 @@
 package pmmrt
 
 import (
+	"os"
 	"runtime"
+	"runtime/trace"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -86,4 +89,61 @@ func BenchmarkAllocRatios(b *testing.B) {
 	b.ReportMetric(m, "memprofile1-ns/op")
 	b.ReportMetric(r/p, "recorded-x")
 	b.ReportMetric(m/p, "memprofile1-x")
+}
+
+// BenchmarkAllocTrace measures the execution trace as a source of the
+// allocations outside the module (issue 13): allocWork plain, and with
+// runtime/trace running (to a file) under GODEBUG=traceallocfree=1, the
+// setting that adds an event per heap object allocated and freed; it
+// reports the median ns/op of each (chunks alternate), their ratio, and
+// the trace's bytes per allocation. Without traceallocfree=1 in the
+// environment the trace has no allocation events: it says so, and
+// reports the trace's cost without them. docs/PERFORMANCE.md has the
+// figures:
+//
+//	GODEBUG=traceallocfree=1 go test ./rt/pmmrt -run XXX -bench AllocTrace -benchtime=200000x -count=5
+func BenchmarkAllocTrace(b *testing.B) {
+	if !strings.Contains(os.Getenv("GODEBUG"), "traceallocfree=1") {
+		b.Log("GODEBUG has no traceallocfree=1: the trace records no allocation")
+	}
+	const chunk = 2000
+	f, err := os.CreateTemp(b.TempDir(), "trace")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var plain, traced []float64
+	timeChunk := func(k int) float64 {
+		t0 := time.Now()
+		for i := 0; i < k; i++ {
+			allocWork(i)
+		}
+		return float64(time.Since(t0).Nanoseconds()) / float64(k)
+	}
+	b.ResetTimer()
+	allocs := 0
+	for done := 0; done < b.N; done += chunk {
+		k := min(chunk, b.N-done)
+		plain = append(plain, timeChunk(k))
+		if err := trace.Start(f); err != nil {
+			b.Fatal(err)
+		}
+		traced = append(traced, timeChunk(k))
+		trace.Stop()
+		allocs += 2 * k
+	}
+	b.StopTimer()
+	st, err := f.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	median := func(xs []float64) float64 {
+		sort.Float64s(xs)
+		return xs[len(xs)/2]
+	}
+	p, tr := median(plain), median(traced)
+	b.ReportMetric(p, "plain-ns/op")
+	b.ReportMetric(tr, "traced-ns/op")
+	b.ReportMetric(tr/p, "traced-x")
+	b.ReportMetric(float64(st.Size())/float64(allocs), "trace-B/alloc")
 }

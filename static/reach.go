@@ -1,10 +1,10 @@
-package main
+package static
 
 import (
 	"database/sql"
 )
 
-// callGraph is the static call graph of static.db as the transitive
+// CallGraph is the static call graph of static.db as the transitive
 // calls relation reads it (the calls* row's Static: reach from a
 // function's calls on its goroutine, through call_targets,
 // callback_targets and callback_sets, a set entering as a node of its own,
@@ -12,10 +12,10 @@ import (
 // recursive query once per function whose durations are recorded took
 // 1.3 ms each, 3.8 s of the 5.3 s of pmm instrument over every function
 // of expr-lang/expr; the graph is read in five queries and walked here,
-// its nodes numbered from 0. TestCallGraphAgreesWithStatic checks that
+// its nodes numbered from 0. cmd/pmm's TestCallGraphAgreesWithStatic checks that
 // it gives what the row's SQL gives, for every function of the test
 // programs.
-type callGraph struct {
+type CallGraph struct {
 	index    map[int64]int32 // a node's number, by id
 	ids      []int64         // a node's id, by number
 	calls    [][]int32       // a function's calls: its callees and callback sets
@@ -23,9 +23,9 @@ type callGraph struct {
 	function []bool          // whether a node is a row of functions
 }
 
-// readCallGraph reads the call graph of the static database db.
-func readCallGraph(db *sql.DB) (*callGraph, error) {
-	g := &callGraph{index: map[int64]int32{}}
+// ReadCallGraph reads the call graph of the static database db.
+func ReadCallGraph(db *sql.DB) (*CallGraph, error) {
+	g := &CallGraph{index: map[int64]int32{}}
 	node := func(id int64) int32 {
 		n, ok := g.index[id]
 		if !ok {
@@ -74,9 +74,9 @@ func readCallGraph(db *sql.DB) (*callGraph, error) {
 	return g, nil
 }
 
-// reach returns the functions an execution of caller may call, directly
+// Reach returns the functions an execution of caller may call, directly
 // or not, on its goroutine, each once.
-func (g *callGraph) reach(caller int64) []int64 {
+func (g *CallGraph) Reach(caller int64) []int64 {
 	start, ok := g.index[caller]
 	if !ok || !g.function[start] {
 		return nil
@@ -84,11 +84,11 @@ func (g *callGraph) reach(caller int64) []int64 {
 	return g.walk(g.calls[start])
 }
 
-// reachFrom returns the functions that calls whose targets are targets
+// ReachFrom returns the functions that calls whose targets are targets
 // (functions, and callback sets by their negated ids) may run, directly
 // or not, on their goroutine, each once: the calls within a part of a
 // body.
-func (g *callGraph) reachFrom(targets []int64) []int64 {
+func (g *CallGraph) ReachFrom(targets []int64) []int64 {
 	var start []int32
 	for _, t := range targets {
 		if n, ok := g.index[t]; ok {
@@ -99,7 +99,7 @@ func (g *callGraph) reachFrom(targets []int64) []int64 {
 }
 
 // walk returns the functions among the nodes start and those they reach.
-func (g *callGraph) walk(start []int32) []int64 {
+func (g *CallGraph) walk(start []int32) []int64 {
 	seen := make([]bool, len(g.ids))
 	var todo []int32
 	add := func(ns []int32) {

@@ -1,0 +1,3 @@
+module example.com/allocoutside
+
+go 1.26

@@ -1,0 +1,3 @@
+module example.com/contexts
+
+go 1.22

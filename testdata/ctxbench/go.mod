@@ -1,0 +1,3 @@
+module example.com/ctxbench
+
+go 1.22
