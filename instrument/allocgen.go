@@ -112,6 +112,12 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	sg.common()
 	sg.takeClocks()
+	// Heap walks at the allocation's point: their roots are evaluated
+	// after the value, as further arguments of the helper.
+	walkParams, walkArgs, walkBody, err := sg.allocWalks(e)
+	if err != nil {
+		return err
+	}
 	if err := sg.action(); err != nil {
 		return err
 	}
@@ -171,6 +177,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		}
 		body = append(body, "s.heap = "+heap)
 	}
+	body = append(body, walkBody...)
 	emits := false // the site records tuples, not only cells
 	for _, t := range s.Targets {
 		emits = emits || len(t.Emits) > 0
@@ -207,7 +214,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	decls = append(decls, sg.exitDecl(nil, nil))
 	name := sg.name("alloc")
 	params := "v " + ts
-	open := name + "("
+	open := name + "(" + walkArgs
 	if isAppend {
 		// The state holds the capacity before the append, which keep
 		// takes of the append's first argument as it is evaluated.
@@ -230,6 +237,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	} else {
 		body = append([]string{"var s " + state}, body...)
 	}
+	params = walkParams + params
 	decls = append(decls, fmt.Sprintf("func %s(%s) %s {\n\t%s\n}", name, params, ts, strings.Join(body, "\n\t")))
 	if elided {
 		written := t
@@ -309,6 +317,34 @@ func sizes(fi *fileInfo) types.Sizes {
 // on the element size of a slice whose appends it may back with a
 // buffer in the frame.
 const stackAppendBytes = 32
+
+// allocWalks are the heap walks an allocation site takes at its point
+// (reachable-objects, reachable-bytes of an allocation): the helper's
+// first parameters (pointers to the variables the roots read, in the
+// allocation's scope), the call's first arguments, and the statements
+// of the helper that walk once the value is made (walkStatements).
+// Where a root does not compile there, the allocation has no such walk.
+func (sg *siteGen) allocWalks(e ast.Expr) (params, args string, body []string, err error) {
+	var ws beginWalks
+	for k, f := range sg.dataCondFields() {
+		if f.Walk == "" {
+			return "", "", nil, fmt.Errorf("pmm bug: data-condition %q of an allocation", f.Expr)
+		}
+		ps, as, compiles, err := sg.walkField(&ws, e.Pos(), f, dataCondPrefix(plan.PointBegin)+strconv.Itoa(k))
+		if err != nil {
+			return "", "", nil, err
+		}
+		if !compiles {
+			sg.noDataCond(f)
+		}
+		for j, p := range ps {
+			if !strings.Contains(params, p+", ") {
+				params, args = params+p+", ", args+as[j]+", "
+			}
+		}
+	}
+	return params, args, sg.walkStatements(ws), nil
+}
 
 // allocInexact says why the allocations pmm records at the allocation
 // e of kind may not be those of the program without pmm, or "".

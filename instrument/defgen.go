@@ -86,6 +86,7 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	// the body's scope, passed to enter (see datacond.go).
 	k := 0
 	var endConds []plan.Field
+	var walks beginWalks
 	for _, f := range sg.dataCondFields() {
 		if f.N == plan.PointEnd {
 			endConds = append(endConds, f)
@@ -99,11 +100,43 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 		t := types.Default(tv.Type)
 		field := dataCondPrefix(plan.PointBegin) + strconv.Itoa(k)
 		k++
-		if err := capture(field, t, "("+f.Expr+")"); err != nil {
+		if f.Walk != "" {
+			// A heap walk from the value, at the begin point: enter
+			// takes pointers to the variables its root reads (once for
+			// the objects and the bytes of one walk), the root's helper
+			// reads it where the program may not have (a nil pointer),
+			// and the walk's count is the state's.
+			params, args, compiles, err := sg.walkField(&walks, body.Lbrace+1, f, field)
+			if err != nil {
+				return err
+			}
+			if !compiles {
+				sg.noDataCond(f)
+			}
+			for j, p := range params {
+				if !slices.Contains(enterParams, p) {
+					enterParams, enterArgs = append(enterParams, p), append(enterArgs, args[j])
+				}
+			}
+			continue
+		}
+		params, args, direct, err := sg.beginDataCond(body, f, field)
+		if err != nil {
 			return err
 		}
-		sg.vals[field] = value{field: field, typ: t, expr: f.Expr}
+		if direct {
+			if err := capture(field, t, "("+f.Expr+")"); err != nil {
+				return err
+			}
+			sg.vals[field] = value{field: field, typ: t, expr: f.Expr}
+		}
+		for j, p := range params {
+			if !slices.Contains(enterParams, p) {
+				enterParams, enterArgs = append(enterParams, p), append(enterArgs, args[j])
+			}
+		}
 	}
+	sg.tmpl.Before = append(sg.tmpl.Before, sg.walkStatements(walks)...)
 
 	// Results, and whether the execution ended by a return statement.
 	var exitParams, exitArgs, reads []string
@@ -140,7 +173,7 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	// pointers to the variables they read.
 	passed := map[string]bool{}
 	for i, f := range endConds {
-		params, args, ok, err := sg.endDataCond(body, f.Expr, i)
+		params, args, ok, err := sg.endDataCond(body, f, i)
 		if err != nil {
 			return err
 		}

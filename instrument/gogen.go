@@ -613,6 +613,9 @@ type value struct {
 	field string     // the state field
 	typ   types.Type // its Go type
 	expr  string     // how the helper reads it at capture time
+	// walk and member, for a data-condition's field, are its heap walk
+	// (plan.Field's Walk and Member).
+	walk, member string
 }
 
 // encode returns the statement that appends v to the record r.

@@ -477,7 +477,7 @@ func (sg *siteGen) emit(rt, dest string, t *plan.Target, e plan.Emit) ([]string,
 		guards = append(guards, "s.ok")
 	}
 	for _, f := range e.Fields {
-		if name, _, ok := dataCondValue(sg.vals, f); ok && f.Cap == plan.CapDataCond && f.N == plan.PointEnd {
+		if name, _, ok := dataCondValue(sg.vals, f); ok && f.Cap == plan.CapDataCond && sg.fieldNames[name+"ok"] {
 			guards = append(guards, "s."+name+"ok") // it has a value: it did not panic
 		}
 	}

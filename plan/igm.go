@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/spec"
 )
@@ -117,6 +119,20 @@ type Field struct {
 	Cap  Capture
 	N    int    // CapParam, CapResult: the position; CapConst: the value; CapDataCond: the point
 	Expr string // CapDataCond, or CapConst with a text value
+	// Walk and Member, for CapDataCond, say that the value is a heap
+	// walk from the expression's value (spec's Recording.Walk) and its
+	// membership type; empty for the expression's own value.
+	Walk, Member string
+}
+
+// String writes f as %v writes its first three fields, then a heap
+// walk's, when it has one.
+func (f Field) String() string {
+	s := fmt.Sprintf("{%s %d %s", f.Cap, f.N, f.Expr)
+	if f.Walk != "" {
+		s += " " + f.Walk + " " + f.Member
+	}
+	return s + "}"
 }
 
 // need is one stored relation a site must fill for one question.
@@ -124,7 +140,9 @@ type need struct {
 	prim string // the schema's Table.Prim
 	n    int    // parameter, return-value: the position
 	expr string // data-condition: the Go expression
-	end  int    // time: 0 for the begin point, 1 for the end point
+	// member is a heap walk's membership type (spec.ArgTypeName).
+	member string
+	end    int // time: 0 for the begin point, 1 for the end point
 }
 
 func id(f ...Field) []Field { return append([]Field{{Cap: CapID}}, f...) }
@@ -154,9 +172,12 @@ func igmFields(n need) ([]Field, bool) {
 			fields = append(fields, Field{Cap: CapConst, N: n.end})
 		}
 		for _, a := range p.Keys() {
-			if a.Kind == spec.ArgGoExpr || a.Kind == spec.ArgAccounts {
+			switch a.Kind {
+			case spec.ArgGoExpr, spec.ArgAccounts:
 				fields = append(fields, Field{Cap: CapConst, Expr: n.expr})
-			} else {
+			case spec.ArgTypeName:
+				fields = append(fields, Field{Cap: CapConst, Expr: n.member})
+			default:
 				fields = append(fields, Field{Cap: CapConst, N: n.n})
 			}
 		}
@@ -177,6 +198,7 @@ func recordedField(p *spec.Primitive, n need) Field {
 	f := Field{Cap: c, N: n.n, Expr: n.expr}
 	if c == CapDataCond {
 		f.N = n.end
+		f.Walk, f.Member = p.Recorded.Walk, n.member
 	}
 	return f
 }
@@ -190,6 +212,8 @@ func needOf(a *spec.Atom, end int) need {
 		case i == 0 || i == len(a.Prim.Args)-1 || a.Args[i].Lit == nil:
 		case arg.Kind == spec.ArgGoExpr || arg.Kind == spec.ArgAccounts:
 			n.expr = a.Args[i].Lit.Str
+		case arg.Kind == spec.ArgTypeName:
+			n.member = a.Args[i].Lit.Str
 		case arg.Kind == spec.ArgPosition:
 			n.n = int(a.Args[i].Lit.Int)
 		}

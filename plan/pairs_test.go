@@ -79,8 +79,8 @@ func TestAbsences(t *testing.T) {
 // exactly, so that only cells are stored.
 func TestRunAggregates(t *testing.T) {
 	for _, c := range []struct{ name, questions, want string }{
-		{"the cache", readQuestions(t, "../testdata/cache/questions.pmm"), "cacheable-count: g of f, group [] value <nil>; cacheable-time: g of f, group [] value &{d 0 }"},
-		{"grouped, no caller", readQuestions(t, "../testdata/e2e/questions.pmm"), "gets-per-key: x, group [{param 2 }] value <nil>; mean-get-per-key: x, group [{param 2 }] value &{d 0 }"},
+		{"the cache", readQuestions(t, "../testdata/cache/questions.pmm"), "cacheable-count: g of f, group [] value <nil>; cacheable-time: g of f, group [] value {d 0 }"},
+		{"grouped, no caller", readQuestions(t, "../testdata/e2e/questions.pmm"), "gets-per-key: x, group [{param 2 }] value <nil>; mean-get-per-key: x, group [{param 2 }] value {d 0 }"},
 		{"any function calling the rule", readQuestions(t, "../testdata/calendar/questions.pmm"), "firing-updates: x, group [] value <nil>"},
 		{"grouped by function", readQuestions(t, "../testdata/inits/questions.pmm"), "calls-per-function: x, group [{function 0 }] value <nil>"},
 		{"calls*", `(defquestion q :definition ((l) s.t. (exists (s) (and (function-execution s "main.S") (function-execution l "main.L") (calls* s l)))))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"pmm.dev/pmm/schema"
@@ -28,6 +29,11 @@ type Project struct {
 	// Incomplete are the reasons why answers may be incomplete or
 	// inexact; pmm run and pmm test load them into pmm_incomplete.
 	Incomplete []Incomplete `json:"incomplete,omitempty"`
+	// Walks are, by heap walk (reachable-objects, reachable-bytes: its
+	// Go expression and membership type, spec.WalkKey), the questions
+	// that ask for it: those whose answers a walk that met what it
+	// cannot walk makes incomplete.
+	Walks map[string][]string `json:"walks,omitempty"`
 	// Untested are, when test files were not instrumented (no --tests),
 	// the reasons pmm test adds: the calls in test files are not recorded.
 	Untested []Incomplete `json:"untested,omitempty"`
@@ -118,6 +124,7 @@ func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, i
 	pr := &Project{Tables: sch.Tables, Statements: sch.Statements()}
 	for _, q := range prog.Questions {
 		pr.Questions = append(pr.Questions, q.Name)
+		pr.addWalks(q)
 	}
 	for _, d := range p.Decisions() {
 		what := "decided at run time: " + d.What
@@ -195,4 +202,23 @@ func ReadProject(path string) (*Project, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return &pr, nil
+}
+
+// addWalks adds the heap walks question q asks for to pr.Walks.
+func (pr *Project) addWalks(q *spec.Question) {
+	for _, c := range q.Disjuncts {
+		c.EachAtom(func(a *spec.Atom) {
+			if a.Prim.Recorded == nil || a.Prim.Recorded.Walk == "" {
+				return
+			}
+			n := needOf(a, PointBegin)
+			key := spec.WalkKey(n.expr, n.member)
+			if pr.Walks == nil {
+				pr.Walks = map[string][]string{}
+			}
+			if !slices.Contains(pr.Walks[key], q.Name) {
+				pr.Walks[key] = append(pr.Walks[key], q.Name)
+			}
+		})
+	}
 }

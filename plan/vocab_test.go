@@ -113,6 +113,8 @@ func compileUse(t *testing.T, p *spec.Primitive) *spec.Program {
 			terms = append(terms, `"len(s)"`)
 		case spec.ArgAccounts:
 			terms = append(terms, `"example.com/m/a example.com/m/b/..."`)
+		case spec.ArgTypeName:
+			terms = append(terms, `"main.T"`)
 		default:
 			v := "v" + string(rune('0'+i))
 			terms = append(terms, v)

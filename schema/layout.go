@@ -158,8 +158,11 @@ func isKey(names []string, cols []Column) bool {
 // keyColumn is the column of an attribute's argument between the event
 // and the value: which parameter, or which Go expression.
 func keyColumn(a spec.Arg) Column {
-	if a.Kind == spec.ArgGoExpr {
+	switch a.Kind {
+	case spec.ArgGoExpr:
 		return Column{Name: "expr", Type: "TEXT"}
+	case spec.ArgTypeName:
+		return Column{Name: "type", Type: "TEXT"}
 	}
 	if a.Kind == spec.ArgAccounts {
 		return Column{Name: "accounts", Type: "TEXT"}

@@ -143,6 +143,11 @@ func (c *checker) primitiveAtom(a *AtomF, p *Primitive) {
 			} else if _, err := AccountPatterns(t.Lit.Str); err != nil {
 				c.diags.errorf(t.Pos, "write "+p.Example, "argument %s of %s: %v", arg.Name, p.Name, err)
 			}
+		case ArgTypeName:
+			if t.Lit == nil || t.Lit.Kind != LitString || !typeName(t.Lit.Str) {
+				c.diags.errorf(t.Pos, `write the package path, a dot and the type's name, as a string: "main.Node", "example.com/m/list.Node"; or "*" for every type`,
+					"argument %s of %s is a named Go type written as a string, found %s", arg.Name, p.Name, t)
+			}
 		case ArgGoExpr:
 			if t.Lit == nil || t.Lit.Kind != LitString {
 				c.diags.errorf(t.Pos, `write the Go expression as a string, e.g. "len(items) > 10"`, "argument %s of %s is a Go expression written as a string, found %s", arg.Name, p.Name, t)
@@ -151,6 +156,16 @@ func (c *checker) primitiveAtom(a *AtomF, p *Primitive) {
 			c.goExpr(t)
 		}
 	}
+}
+
+// typeName reports whether s names a Go type as a heap walk's membership
+// type takes it: AnyType, or a package path, a dot and an identifier.
+func typeName(s string) bool {
+	if s == AnyType {
+		return true
+	}
+	i := strings.LastIndex(s, ".")
+	return i > 0 && printable(s) && !strings.ContainsAny(s, " \t*[]()") && token.IsIdentifier(s[i+1:])
 }
 
 // printable reports whether s is valid UTF-8 without control characters,

@@ -3,6 +3,7 @@ package spec
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -52,7 +53,12 @@ const (
 	ArgFuncName                    // a function name: a string or quoted symbol, or a variable
 	ArgGoExpr                      // a side-effect-free Go expression, as a string literal
 	ArgAccounts                    // package patterns, the memory accounts, as a string literal (accounts.go)
+	ArgTypeName                    // a named Go type ("main.Node", "example.com/m/pkg.T") or "*", as a string literal
 )
+
+// AnyType is the ArgTypeName that stands for every type: a heap walk
+// of everything reachable.
+const AnyType = "*"
 
 // The event types of the Go vocabulary.
 const (
@@ -277,6 +283,11 @@ type Recording struct {
 	// run-time aggregates) may read the captured value; the others are
 	// only stored, and their tests are SQL's.
 	Tested bool
+	// Walk, for an attribute whose value is a heap walk from the value
+	// of its Go expression (captured as a data-condition's), is what
+	// the walk counts: "objects" or "bytes" (docs/MEMORY.md, "Heap
+	// structures").
+	Walk string
 	// Context says that the value is computed after the run, not taken by
 	// the site: the site stores its event's goroutine in the column, and
 	// cmd/pmm replaces it with the event's calling context, read from the
@@ -383,6 +394,9 @@ var (
 	// fnExecOrPoint are the events whose scope a Go expression can be
 	// evaluated in.
 	fnExecOrPoint = []string{TypeFunctionExecution, TypePoint}
+	// walkPoints are the events a heap walk can be taken at: those, and
+	// an allocation (in its function's scope, once the value is made).
+	walkPoints = []string{TypeFunctionExecution, TypePoint, TypeAllocation}
 )
 
 // execAndName are the arguments of function-execution and function-name:
@@ -632,6 +646,16 @@ var vocabulary = []*Primitive{
 		Example:  `(data-condition x "len(items)" n)`,
 		Recorded: &Recording{Capture: "datacond", Tested: true},
 	},
+	// Heap structures (seed 000): walks from a value at a point.
+	heapWalk("reachable-objects", "objects",
+		"n is the number of distinct objects reachable from the value of the Go expression expr at point p (as data-condition evaluates it; at an allocation, in its function's scope once the value is made) "+
+			"that are of the named type type, walking from that value only through pointers to type, and slices, maps and interfaces holding type or pointers to it; "+
+			"\"*\" counts every object reachable (docs/MEMORY.md defines an object).",
+		`(reachable-objects p "l" "main.Node" n)`),
+	heapWalk("reachable-bytes", "bytes",
+		"b is the sum of the sizes of the objects reachable-objects counts: unsafe.Sizeof of a pointer's target, a slice's capacity times its element's size, "+
+			"a string's length, a map's entries' keys and values.",
+		`(reachable-bytes p "l" "*" b)`),
 	{
 		Name: "before", Kind: ControlRelation,
 		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: anyEvent}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
@@ -735,6 +759,30 @@ func AggregateRelationOf(q *Question) *Primitive {
 	p.Args = append(p.Args, Arg{Name: q.Aggregate.Op, Kind: ArgValue, Value: result})
 	p.Example = "(" + strings.Join(append(example, "n"), " ") + ")"
 	return p
+}
+
+// WalkKey identifies a heap walk: the Go expression it walks from and
+// its membership type, as one line (the runtime's notes of an
+// incomplete walk name it so, and plan.json's walks).
+func WalkKey(expr, member string) string {
+	return strconv.Quote(expr) + " " + strconv.Quote(member)
+}
+
+// heapWalk is the row of an attribute whose value is a heap walk of
+// kind walk from the value of a Go expression, limited by a type.
+func heapWalk(name, walk, doc, example string) *Primitive {
+	return &Primitive{
+		Name: name, Kind: Attribute,
+		Args: []Arg{
+			{Name: "p", Kind: ArgEvent, Events: walkPoints},
+			{Name: "expr", Kind: ArgGoExpr},
+			{Name: "type", Kind: ArgTypeName},
+			{Name: "n", Kind: ArgValue, Value: ValInt},
+		},
+		Doc:      doc,
+		Example:  example,
+		Recorded: &Recording{Capture: "datacond", Tested: true, Walk: walk},
+	}
 }
 
 func attribute(name string, of []string, vt ValueType, doc, example string, recorded *Recording) *Primitive {

@@ -382,7 +382,7 @@ func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 		}
 		tables = append(tables, lt)
 	}
-	run.Questions = p.Questions
+	run.Questions, run.Walks = p.Questions, p.Walks
 	for _, r := range p.Incomplete {
 		run.Incomplete = append(run.Incomplete, load.Incomplete{Question: r.Question, Reason: incompleteText(r), Position: r.Position})
 	}

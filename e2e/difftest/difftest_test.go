@@ -159,13 +159,16 @@ func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
 		"make of a slice":    "make([]int, a&3+1)",
 		"concatenations":     `"<" + strs[a%3] + ">"`,
 		"appends that grow":  "append(make([]int, 1), a)",
+		// Heap walks (internal/progen/walks.go).
+		"lists to walk": "w3c.next = &w3a",
 	}
 	templates := []string{"calls", "calls-star", "not-calls", "not-calls-star", "not-called-by", "spawns",
 		"contains", "cache", "cache-count", "panicked", "either", "callee-names", "result", "by-param",
 		"region-count", "region-in", "region-same-g", "region-before", "region-contains",
 		"iter-count", "iter-per-loop", "iter-per-loop-last", "iter-in", "iter-regions", "iter-before", "iter-calls",
 		"op-count", "op-case", "op-in", "op-same-g", "op-iter", "op-region", "op-before", "go-count", "go-first", "go-on",
-		"alloc-count", "alloc-own", "alloc-kinds", "alloc-kinds-count", "alloc-kinds-account", "alloc-go", "ctx-count", "ctx-alloc"}
+		"alloc-count", "alloc-own", "alloc-kinds", "alloc-kinds-count", "alloc-kinds-account", "alloc-go", "ctx-count", "ctx-alloc",
+		"walk-at", "walk-end", "walk-filter", "walk-sum", "walk-alloc"}
 	seen := map[string]bool{}
 	for _, seed := range defaultSeeds {
 		p := progen.Generate(seed, defaultFeatures)

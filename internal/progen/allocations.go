@@ -106,10 +106,13 @@ func (q *qgen) allocQuestions() {
 }
 
 // allocFuncs are the functions of p with allocations in their bodies.
-func (p *Program) allocFuncs() []*Func {
+func (p *Program) allocFuncs() []*Func { return p.funcsWhere(func(f *Func) bool { return f.allocs }) }
+
+// funcsWhere are the functions of p for which ok holds, in order.
+func (p *Program) funcsWhere(ok func(*Func) bool) []*Func {
 	var fs []*Func
 	for _, f := range p.Funcs {
-		if f.allocs {
+		if ok(f) {
 			fs = append(fs, f)
 		}
 	}

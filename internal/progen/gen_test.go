@@ -42,15 +42,16 @@ func TestQuestionsCompile(t *testing.T) {
 // one execution of its loop's region, numbered from 0 there; each
 // blocking operation ended within the execution it runs in, with a case
 // if it is a select; each allocation is made within the execution of its
-// function it is made in.
+// function it is made in; an execution has walks where its function
+// does (an int a in scope), at its begin and end.
 func TestTwinComputesThePlainProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds programs")
 	}
-	allIterations, allOps, allAllocs := 0, 0, 0
+	allIterations, allOps, allAllocs, allWalks := 0, 0, 0, 0
 	defer func() {
-		if allIterations == 0 || allOps == 0 || allAllocs == 0 {
-			t.Errorf("%d iterations, %d blocking operations and %d allocations ran", allIterations, allOps, allAllocs)
+		if allIterations == 0 || allOps == 0 || allAllocs == 0 || allWalks == 0 {
+			t.Errorf("%d iterations, %d blocking operations, %d allocations and %d executions with walks ran", allIterations, allOps, allAllocs, allWalks)
 		}
 	}()
 	for _, seed := range []int64{1, 2, 3} {
@@ -74,7 +75,7 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 			t.Fatal(err)
 		}
 		names := map[string]bool{}
-		regions, iterations, ops := 0, 0, 0
+		regions, iterations, ops, walks := 0, 0, 0, 0
 		for _, e := range tr.Execs {
 			f := p.Func(e.Func)
 			if f == nil {
@@ -104,6 +105,14 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 				continue
 			}
 			names[e.Func] = true
+			// Walks at every begin and end of a function they compile
+			// in, and only there.
+			if f.walks != (e.Walks[0] != nil) || e.Ended && f.walks != (e.Walks[1] != nil) {
+				t.Errorf("seed %d: %s (walks %v) has the walks %v", seed, e.Func, f.walks, e.Walks)
+			}
+			if e.Walks[0] != nil {
+				walks++
+			}
 			if !e.Ended && !f.Worker {
 				t.Errorf("seed %d: an execution of %s did not end", seed, e.Func)
 			}
@@ -119,12 +128,15 @@ func TestTwinComputesThePlainProgram(t *testing.T) {
 		}
 		for _, a := range tr.Allocs {
 			f := p.Func(a.Func)
+			if in := tr.ByID[a.In]; in != nil && !slices.Equal(a.Walks[0], in.Walks[0]) {
+				t.Errorf("seed %d: the allocation %+v has the walks %v, its execution %v", seed, a, a.Walks[0], in.Walks[0])
+			}
 			if in := tr.ByID[a.In]; f == nil || !f.allocs || in == nil || in.Func != a.Func || in.Goroutine != a.Goroutine ||
 				a.BeginSeq < in.BeginSeq || in.Ended && a.BeginSeq > in.EndSeq {
 				t.Errorf("seed %d: the allocation %+v in %+v", seed, a, in)
 			}
 		}
-		allIterations, allOps, allAllocs = allIterations+iterations, allOps+ops, allAllocs+len(tr.Allocs)
+		allIterations, allOps, allAllocs, allWalks = allIterations+iterations, allOps+ops, allAllocs+len(tr.Allocs), allWalks+walks
 	}
 }
 

@@ -10,12 +10,13 @@
 // continue, goto, return and panic; and loops a //pmm:region comment
 // marks), blocking operations (channel sends and receives, selects
 // without default, Lock, RLock, wg.Wait), heap allocations (new,
-// &T{...}, make, append, concatenation) — and prints it twice: the
+// &T{...}, make, append, concatenation), lists to walk from (heap
+// walks) — and prints it twice: the
 // plain program, which pmm instruments, and its traced twin, the same
 // program with a hand-written tracer that records every execution of a
 // function and of a region, every iteration of a loop region, every
-// blocking operation, goroutine and allocation, in the internal/reftrace
-// format. The generator also draws questions from
+// blocking operation, goroutine and allocation, and the heap walks at
+// the begin and end of executions, in the internal/reftrace format. The generator also draws questions from
 // templates over the model, using only what the reference evaluates
 // exactly and deterministically.
 package progen
@@ -62,6 +63,10 @@ type Features struct {
 	// append, concatenation), recorded by the twin; and the question
 	// templates over allocation and its attributes.
 	Allocations bool
+	// Walks: package-level lists every function with an int parameter a
+	// in scope can walk from ("wls[a&3]"), recorded by the twin; and the
+	// question templates over reachable-objects and reachable-bytes.
+	Walks bool
 	// Contexts: the question templates over calling-context (the
 	// executions and allocations per calling context).
 	Contexts bool
@@ -85,7 +90,7 @@ type Features struct {
 func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
 		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
-		Iterations: true, Blocking: true, GoroutineEvents: true, Allocations: true, Contexts: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
+		Iterations: true, Blocking: true, GoroutineEvents: true, Allocations: true, Walks: true, Contexts: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
 		Or: true, Names: true, RegionDefers: true}
 }
 
@@ -131,6 +136,7 @@ type Func struct {
 	ops      []opInfo // its blocking operations
 	nops     int      // the twin's variables of its blocking operations so far
 	allocs   bool     // its body allocates (Features.Allocations)
+	walks    bool     // "wls[a&3]" compiles in its body (Features.Walks)
 }
 
 // Regions are the labels of f's regions, in source order.
@@ -200,6 +206,7 @@ func findFunc(fs []*Func, name string) *Func {
 func Generate(seed int64, feat Features) *Program {
 	g := &gen{r: rand.New(rand.NewSource(seed)), ra: allocSource(seed), feat: feat}
 	g.build()
+	g.addWalks(seed)
 	p := &Program{Seed: seed, Features: feat, Funcs: g.funcs}
 	p.Plain = g.print(false)
 	p.Twin = g.print(true)
@@ -223,6 +230,7 @@ type gen struct {
 	imports             map[string]bool
 	b2i                 *Func
 	allocFuncs          []*Func // the functions with allocations, in order
+	walks               bool    // the program has the lists of Features.Walks
 }
 
 func (g *gen) newFunc(name string, level int, params []Type, result Type) *Func {

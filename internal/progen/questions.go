@@ -71,6 +71,7 @@ func genQuestions(r *rand.Rand, p *Program) (string, []string) {
 		templates[r.Intn(len(templates))]()
 	}
 	q.allocQuestions()
+	q.walkQuestions()
 	q.contextQuestions()
 	return q.b.String(), q.names
 }

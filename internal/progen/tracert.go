@@ -45,6 +45,16 @@ type trRecord struct {
 	Elements  int64  ` + "`json:\"elems,omitempty\"`" + `
 	Bytes     int64  ` + "`json:\"bytes,omitempty\"`" + `
 	HeapBytes int64  ` + "`json:\"heap,omitempty\"`" + `
+	Walks     []trWalk ` + "`json:\"walks,omitempty\"`" + `
+}
+
+// trWalk is a heap walk at a begin or end point (internal/reftrace's
+// Walk), which the program computes by construction (trWalks).
+type trWalk struct {
+	Expr string ` + "`json:\"expr\"`" + `
+	Type string ` + "`json:\"type\"`" + `
+	N    int64  ` + "`json:\"n\"`" + `
+	B    int64  ` + "`json:\"b\"`" + `
 }
 
 // trG is one goroutine's shadow stack.
@@ -52,6 +62,10 @@ type trG struct {
 	num     int64
 	spawner int64 // for the first execution of a spawned goroutine
 	stack   []int64
+	// walks are, for each execution of stack, its walks at its begin,
+	// which are those of its allocations too (wls and a do not change
+	// while it runs).
+	walks [][]trWalk
 }
 
 var (
@@ -162,14 +176,25 @@ func trCheckName(fn string) {
 
 func trBegin(fn string, params ...any) (int64, bool) {
 	trCheckName(fn)
+	return trBeginRec(nil, fn, params)
+}
+
+// trBeginW is trBegin with the heap walks at the begin point.
+func trBeginW(walks []trWalk, fn string, params ...any) (int64, bool) {
+	trCheckName(fn)
+	return trBeginRec(walks, fn, params)
+}
+
+// trBeginRec records a begin: trBegin's and trBeginW's.
+func trBeginRec(walks []trWalk, fn string, params []any) (int64, bool) {
 	g := trState()
-	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Goroutine: g.num, Params: params}
+	r := &trRecord{Kind: "begin", ID: trIDs.Add(1), Func: fn, Goroutine: g.num, Params: params, Walks: walks}
 	if n := len(g.stack); n > 0 {
 		r.Caller = g.stack[n-1]
 	} else {
 		r.Spawner = g.spawner
 	}
-	g.stack = append(g.stack, r.ID)
+	g.stack, g.walks = append(g.stack, r.ID), append(g.walks, walks)
 	r.Seq = trSeq.Add(1)
 	trWrite(r)
 	return r.ID, false
@@ -181,15 +206,18 @@ func trRes[T any](p *T) func() any { return func() any { return *p } }
 // trEnd records the end of execution id: ok is set by the function's
 // returns (and by its deferred closure that recovers), results read its
 // results.
-func trEnd(id int64, ok *bool, results ...func() any) {
-	r := &trRecord{Kind: "end", ID: id, Seq: trSeq.Add(1), Panicked: !*ok}
+func trEnd(id int64, ok *bool, results ...func() any) { trEndW(nil, id, ok, results...) }
+
+// trEndW is trEnd with the heap walks at the end point.
+func trEndW(walks []trWalk, id int64, ok *bool, results ...func() any) {
+	r := &trRecord{Kind: "end", ID: id, Seq: trSeq.Add(1), Panicked: !*ok, Walks: walks}
 	if *ok {
 		for _, res := range results {
 			r.Results = append(r.Results, res())
 		}
 	}
 	g := trState()
-	g.stack = g.stack[:len(g.stack)-1]
+	g.stack, g.walks = g.stack[:len(g.stack)-1], g.walks[:len(g.walks)-1]
 	trWrite(r)
 }
 
@@ -262,7 +290,7 @@ func trRUnwind(ids ...*int64) {
 func trAlloc(fn, kind, typ string, elems, bytes int64) {
 	g := trState()
 	r := &trRecord{Kind: "alloc", ID: trIDs.Add(1), Func: fn, In: g.stack[len(g.stack)-1], Goroutine: g.num,
-		Alloc: kind, Type: typ, Elements: elems, Bytes: bytes, HeapBytes: trHeap(bytes)}
+		Alloc: kind, Type: typ, Elements: elems, Bytes: bytes, HeapBytes: trHeap(bytes), Walks: g.walks[len(g.walks)-1]}
 	r.Seq = trSeq.Add(1)
 	trWrite(r)
 }

@@ -173,6 +173,8 @@ func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
 		return e.attribute(args[0], args[2], func(x *reftrace.Execution) (value, bool) {
 			return value{kind: vString, s: e.account(patterns, x)}, x.IsAllocation()
 		}, k)
+	case "reachable-objects", "reachable-bytes":
+		return e.walk(a.Pred == "reachable-bytes", args[0], args[1].Lit.Str, args[2].Lit.Str, args[3], k)
 	}
 	if r, ok := controls[a.Pred]; ok {
 		return e.control(r, args[0], args[1], k)
@@ -431,6 +433,51 @@ func (e *evaluator) attribute(x, v spec.Term, get func(*reftrace.Execution) (val
 		return e.eachExec(x, nil, of)
 	}
 	return e.eachExec(x, e.tr.Execs, of) && e.eachExec(x, e.tr.Allocs, of)
+}
+
+// walk evaluates (reachable-objects p expr type n) or, bytes true,
+// (reachable-bytes p expr type n): the heap walk from expr by type at
+// point p (of a function's execution, or an allocation), or at the
+// begin point of the execution p, as the trace records it. A point
+// without that walk (the expression does not compile there) has no
+// value.
+func (e *evaluator) walk(bytes bool, p spec.Term, expr, typ string, n spec.Term, k func() bool) bool {
+	at := func(c *reftrace.Execution, end bool, pv value) bool {
+		for _, w := range c.Walks[b2i(end)] {
+			if w.Expr == expr && w.Type == typ {
+				v := w.Objects
+				if bytes {
+					v = w.Bytes
+				}
+				return e.unify(p, pv, func() bool { return e.unify(n, value{kind: vInt, i: v}, k) })
+			}
+		}
+		return true
+	}
+	if pv, ok := e.term(p); ok {
+		if (pv.kind == vExec || pv.kind == vPoint) && pv.exec.IsFunc() || pv.kind == vPoint && pv.exec.IsAllocation() {
+			return at(pv.exec, pv.kind == vPoint && pv.end, pv)
+		}
+		return true
+	}
+	for _, c := range e.funcs {
+		if !at(c, false, execValue(c)) || !at(c, false, pointValue(c, false)) || c.Ended && !at(c, true, pointValue(c, true)) {
+			return false
+		}
+	}
+	for _, a := range e.tr.Allocs {
+		if !at(a, false, pointValue(a, false)) {
+			return false
+		}
+	}
+	return true
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // attribute returns the attribute attr of x (n is the position of

@@ -95,12 +95,28 @@ type Record struct {
 	Bytes     int64  `json:"bytes,omitempty"`
 	HeapBytes int64  `json:"heap,omitempty"`
 
+	// Walks, on the begin or end record of a function's execution or an
+	// allocation's record, are the heap walks taken at that point
+	// (reachable-objects, reachable-bytes): one per Go expression and
+	// membership type that compiles in the function (there).
+	Walks []Walk `json:"walks,omitempty"`
+
 	// End records only.
 	Results  []any `json:"results,omitempty"` // empty when the execution panicked
 	Panicked bool  `json:"panicked,omitempty"`
 	// Case, at the end of a select, is the index of the case by which it
 	// proceeded, from 0 in source order.
 	Case *int64 `json:"case,omitempty"`
+}
+
+// Walk is a heap walk at a point: from the value of the Go expression
+// Expr, by membership type Type ("*" for every object), the objects and
+// bytes reachable (docs/MEMORY.md, "Heap structures").
+type Walk struct {
+	Expr    string `json:"expr"`
+	Type    string `json:"type"`
+	Objects int64  `json:"n"`
+	Bytes   int64  `json:"b"`
 }
 
 // Execution is one execution of a function, or of a region (Label set),
@@ -140,6 +156,9 @@ type Execution struct {
 	EndSeq   int64
 	Results  []any
 	Panicked bool
+	// Walks are the heap walks at the begin ([0]) and the end ([1])
+	// point of a function's execution, at an allocation's point ([0]).
+	Walks [2][]Walk
 }
 
 // IsRegion reports whether x is an execution of a region (not an
@@ -191,6 +210,7 @@ func Read(r io.Reader) (*Trace, error) {
 			e := &Execution{ID: rec.ID, Caller: rec.Caller, Spawner: rec.Spawner, Goroutine: rec.Goroutine,
 				Func: rec.Func, Params: normalize(rec.Params), Label: rec.Label, In: rec.In, BeginSeq: rec.Seq,
 				Iteration: rec.Iter, Index: rec.Index, Op: rec.Op, Operand: rec.Operand, Case: -1, Go: rec.Go}
+			e.Walks[0] = rec.Walks
 			if !e.IsFunc() && (e.Caller != 0 || e.Spawner != 0 && !e.Go || e.Params != nil) {
 				return nil, fmt.Errorf("trace record %d: region execution, iteration, blocking operation or goroutine %d has a caller, a spawner (a goroutine has one) or parameters", line, rec.ID)
 			}
@@ -206,6 +226,9 @@ func Read(r io.Reader) (*Trace, error) {
 			if e.Op != "" && (e.Label != "" || e.Iteration) || e.Op == "" && e.Operand != "" {
 				return nil, fmt.Errorf("trace record %d: blocking operation %d with a label, or an operand without a kind", line, rec.ID)
 			}
+			if !e.IsFunc() && e.Walks[0] != nil {
+				return nil, fmt.Errorf("trace record %d: heap walks at the begin of %d, which is not a function's execution", line, rec.ID)
+			}
 			t.ByID[rec.ID] = e
 			t.Execs = append(t.Execs, e)
 		case "alloc":
@@ -219,6 +242,7 @@ func Read(r io.Reader) (*Trace, error) {
 			a := &Execution{ID: rec.ID, Goroutine: rec.Goroutine, Func: rec.Func, In: rec.In, Case: -1,
 				Alloc: rec.Alloc, Type: rec.Type, Elements: rec.Elements, Bytes: rec.Bytes, HeapBytes: rec.HeapBytes,
 				BeginSeq: rec.Seq, EndSeq: rec.Seq, Ended: true}
+			a.Walks[0] = rec.Walks
 			t.ByID[rec.ID] = a
 			t.Allocs = append(t.Allocs, a)
 		case "end":
@@ -238,9 +262,10 @@ func Read(r io.Reader) (*Trace, error) {
 		if e.Ended {
 			return nil, fmt.Errorf("trace: execution %d ends twice", rec.ID)
 		}
-		if !e.IsFunc() && (rec.Results != nil || rec.Panicked) {
-			return nil, fmt.Errorf("trace: region execution, iteration, blocking operation or goroutine %d has results or panicked", rec.ID)
+		if !e.IsFunc() && (rec.Results != nil || rec.Panicked || rec.Walks != nil) {
+			return nil, fmt.Errorf("trace: region execution, iteration, blocking operation or goroutine %d has results, panicked or heap walks", rec.ID)
 		}
+		e.Walks[1] = rec.Walks
 		if rec.Case != nil {
 			if e.Op != "select" || *rec.Case < 0 {
 				return nil, fmt.Errorf("trace: execution %d has a case and is not a select, or a negative case", rec.ID)

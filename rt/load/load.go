@@ -80,6 +80,10 @@ type Run struct {
 	// Questions are the names of the questions; a record the load loses
 	// (torn, malformed) makes each of their answers incomplete.
 	Questions []string
+	// Walks are, by walk (logfmt.WalkKey), the questions that ask for
+	// it: a walk that met what it cannot walk (the processes' notes,
+	// logfmt.IncompleteFileSuffix) makes their answers incomplete.
+	Walks map[string][]string
 	// Incomplete are the reasons, known before the run, why answers may
 	// be incomplete (pmm instrument's), stored in IncompleteTable.
 	Incomplete []Incomplete
@@ -127,6 +131,10 @@ type Stats struct {
 	// Stopped are the reasons why processes of the run stopped recording
 	// (their stop files, logfmt.StopFileSuffix), one per reason.
 	Stopped []string
+	// WalksIncomplete are, by walk (logfmt.WalkKey), the reasons why
+	// heap walks of the run counted less than is reachable (their note
+	// files, logfmt.IncompleteFileSuffix), one per walk.
+	WalksIncomplete map[string]string
 }
 
 // Tables of pmm.db that Load owns, besides the stored relations.
@@ -180,7 +188,11 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	notSegments = append(notSegments, stopFiles...)
+	walks, walkFiles, err := readWalkNotes(logDir)
+	if err != nil {
+		return nil, err
+	}
+	notSegments = append(append(notSegments, stopFiles...), walkFiles...)
 	seen := make(map[uint16]bool, len(tables))
 	for i := range tables {
 		if seen[tables[i].ID] {
@@ -223,7 +235,7 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	if err := migrateRuns(c); err != nil {
 		return nil, err
 	}
-	stats := &Stats{Tuples: make(map[string]int64), Processes: len(procs), Stopped: stopped}
+	stats := &Stats{Tuples: make(map[string]int64), Processes: len(procs), Stopped: stopped, WalksIncomplete: walks}
 	if run.Source != "" {
 		if id, err := runOfSource(c, run.Source); err != nil {
 			return nil, err
@@ -287,7 +299,7 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	}
 	stats.Cells, stats.CellFilesSkipped = cells.stored, cells.skipped
 	stats.Malformed += cells.malformed
-	if err := insertIncomplete(c, stats.Run, append(run.Incomplete, lost(stats, run.Questions)...)); err != nil {
+	if err := insertIncomplete(c, stats.Run, append(run.Incomplete, lost(stats, run.Questions, run.Walks)...)); err != nil {
 		return nil, err
 	}
 	if err := c.exec("COMMIT"); err != nil {
@@ -476,7 +488,7 @@ func migrateRuns(c *conn) error {
 }
 
 // lost returns, for each question, what the load could not read.
-func lost(st *Stats, questions []string) []Incomplete {
+func lost(st *Stats, questions []string, walks map[string][]string) []Incomplete {
 	var what []string
 	if st.Torn > 0 {
 		what = append(what, fmt.Sprintf("%d torn (a process was killed while writing them)", st.Torn))
@@ -500,7 +512,37 @@ func lost(st *Stats, questions []string) []Incomplete {
 			out = append(out, Incomplete{Question: q, Reason: reason})
 		}
 	}
+	keys := make([]string, 0, len(st.WalksIncomplete))
+	for k := range st.WalksIncomplete {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, q := range walks[k] {
+			out = append(out, Incomplete{Question: q, Reason: st.WalksIncomplete[k]})
+		}
+	}
 	return out
+}
+
+// readWalkNotes returns, by walk, the reasons of the notes processes
+// leave when a heap walk could not walk everything, and the files.
+func readWalkNotes(dir string) (reasons map[string]string, files []string, err error) {
+	if files, err = filepath.Glob(filepath.Join(dir, "*"+logfmt.IncompleteFileSuffix)); err != nil {
+		return nil, nil, err
+	}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if reasons == nil {
+			reasons = map[string]string{}
+		}
+		key, reason := logfmt.ReadWalkNote(data)
+		reasons[key] = reason
+	}
+	return reasons, files, nil
 }
 
 // readStopFiles returns the distinct reasons of the stop files in dir,

@@ -336,3 +336,28 @@ func TestMismatchedRecords(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestWalkNotes: a heap walk's note (logfmt.IncompleteFileSuffix) makes
+// the answers of the questions that ask for that walk incomplete, not
+// the others' (q3 walks from the same value by another type), and the
+// load removes it.
+func TestWalkNotes(t *testing.T) {
+	dir := record(t, func() { pmmrt.Emit2(1, 10, 11) })
+	note := filepath.Join(dir, "logs", "1-2-0000000000000003-1"+logfmt.IncompleteFileSuffix)
+	if err := os.WriteFile(note, logfmt.WalkNote(`"p" "*"`, "a heap walk met a channel"), 0644); err != nil {
+		t.Fatal(err)
+	}
+	tables := []Table{{ID: 1, Name: "t", Columns: []Column{{"a", "INTEGER", false}, {"b", "INTEGER", false}}}}
+	run := Run{Command: "test", Start: time.Unix(0, 0), End: time.Unix(1, 0), Questions: []string{"q1", "q2", "q3"},
+		Walks: map[string][]string{`"p" "*"`: {"q2"}, `"p" "main.T"`: {"q3"}}}
+	if _, err := Load(filepath.Join(dir, "pmm.db"), filepath.Join(dir, "logs"), tables, run); err != nil {
+		t.Fatal(err)
+	}
+	got := rows(t, open(t, dir), `SELECT question, reason FROM pmm_incomplete`)
+	if want := [][]string{{"text:q2", "text:a heap walk met a channel"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pmm_incomplete:\n%q\nwant\n%q", got, want)
+	}
+	if _, err := os.Stat(note); !os.IsNotExist(err) {
+		t.Errorf("the note is still there: %v", err)
+	}
+}

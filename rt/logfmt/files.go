@@ -1,6 +1,9 @@
 package logfmt
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"strings"
+)
 
 // The other files of a process in the log directory: its per-site
 // counters (a header, then two arrays of a little-endian uint64 per site
@@ -58,6 +61,28 @@ const CounterFileSuffix = ".pmmcnt"
 // written (a full disk): the file holds the reason, and the loader makes
 // every answer of the run say that it is incomplete.
 const StopFileSuffix = ".pmmstop"
+
+// IncompleteFileSuffix ends the name of a file a process leaves in its
+// log directory when a heap walk (reachable-objects, reachable-bytes)
+// met a reference it cannot walk: the file (WalkNote) names the walk and
+// the reason, and the loader makes the answers of the questions that ask
+// for that walk say that they may be incomplete.
+const IncompleteFileSuffix = ".pmmincomplete"
+
+// WalkNote is the content of a walk's note: the walk's key (a line,
+// spec.WalkKey: its Go expression and membership type), then the reason.
+func WalkNote(key, reason string) []byte {
+	return []byte(key + "\n" + reason)
+}
+
+// ReadWalkNote splits a walk's note into the walk's key and the reason.
+func ReadWalkNote(content []byte) (key, reason string) {
+	s := string(content)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i], s[i+1:]
+	}
+	return "", "a heap walk counted less than is reachable"
+}
 
 // StopReasonDiskFull is the reason a stop file holds when the disk was
 // full.

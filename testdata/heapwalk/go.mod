@@ -1,0 +1,3 @@
+module example.com/heapwalk
+
+go 1.22
