@@ -41,7 +41,7 @@ type outsideCall struct {
 // select, own's among them.
 func (s *selector) containedAllocations(own, scope []*Var, atoms []*spec.Atom, types spec.VarTypes) error {
 	for _, a := range atoms {
-		if a.Prim.Name != "contains" || a.Args[0].Lit != nil || a.Args[1].Lit != nil || types[a.Args[1].Var] != spec.TypeAllocation {
+		if a.Prim.Name != spec.RelContains || a.Args[0].Lit != nil || a.Args[1].Lit != nil || types[a.Args[1].Var] != spec.TypeAllocation {
 			continue
 		}
 		x, al := a.Args[0].Var, a.Args[1].Var
@@ -50,7 +50,7 @@ func (s *selector) containedAllocations(own, scope []*Var, atoms []*spec.Atom, t
 			continue // introduced by an enclosing conjunction, and seen there
 		}
 		same := slices.ContainsFunc(atoms, func(b *spec.Atom) bool {
-			return b.Prim.Name == "same-goroutine" && b.Args[0].Lit == nil && b.Args[1].Lit == nil &&
+			return b.Prim.Name == spec.RelSameGoroutine && b.Args[0].Lit == nil && b.Args[1].Lit == nil &&
 				(b.Args[0].Var == x && b.Args[1].Var == al || b.Args[0].Var == al && b.Args[1].Var == x)
 		})
 		roots, outsiders, known := containerRoots(varNamed(scope, x))

@@ -136,6 +136,14 @@ func RecordedAt(k SiteKind) *Primitive {
 // control relations that stay on one goroutine read (Storage.Derived).
 const AttrGoroutine = "goroutine"
 
+// The control relations later stages read by name: whether a question
+// relates an execution to the allocations it contains, on its goroutine
+// (sites: allocations outside the module).
+const (
+	RelContains      = "contains"
+	RelSameGoroutine = "same-goroutine"
+)
+
 // ValueType is the type of the value an attribute yields; later stages
 // use it to type the generated recording code.
 type ValueType string
@@ -665,7 +673,7 @@ var vocabulary = []*Primitive{
 		Stored:   &Storage{Derived: []string{"end"}},
 	},
 	{
-		Name: "contains", Kind: ControlRelation,
+		Name: RelContains, Kind: ControlRelation,
 		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: intervals}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
 		Doc:      "b happens while a runs: a begins before b begins and b ends before a ends.",
 		Example:  `(contains f p)`,
@@ -709,7 +717,7 @@ var vocabulary = []*Primitive{
 		Stored:   &Storage{Pair: [2]string{"parent", "child"}, Go: true},
 	},
 	{
-		Name: "same-goroutine", Kind: ControlRelation,
+		Name: RelSameGoroutine, Kind: ControlRelation,
 		Args:    []Arg{{Name: "a", Kind: ArgEvent, Events: anyEvent}, {Name: "b", Kind: ArgEvent, Events: anyEvent}},
 		Doc:     "a and b run on the same goroutine.",
 		Example: `(same-goroutine f g)`,
