@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"path/filepath"
 )
 
 // The kinds of allocation sites (the allocations table's kind column).
@@ -23,11 +24,18 @@ const (
 	// allocMapAssign is an assignment to a map's element (m[k] = v,
 	// m[k] += v, m[k]++): the runtime allocates as the map grows, and
 	// the compiler says nothing of it (sites/ says so).
-	allocMapAssign  = "map-assign"
-	allocConversion = "conversion" // string(bytes), []byte(s), []rune(s), string(runes)
-	allocClosure    = "closure"    // a function literal that captures variables
-	allocVariable   = "variable"   // a local variable escape analysis moves to the heap
-	allocVariadic   = "variadic"   // the slice of a variadic call's extra arguments: f(a, b) for f(...T)
+	allocMapAssign = "map-assign"
+	// allocInterface is a value converted to an interface (sink = x,
+	// fmt.Println(x)) that escape analysis puts on the heap, and
+	// allocMethodValue a method value (f := t.M) there: the compiler's
+	// diagnostics name them at an expression no other site is at
+	// (escape.go, unknownEscapes). Not recorded; sites/ says so.
+	allocInterface   = "interface"
+	allocMethodValue = "method-value"
+	allocConversion  = "conversion" // string(bytes), []byte(s), []rune(s), string(runes)
+	allocClosure     = "closure"    // a function literal that captures variables
+	allocVariable    = "variable"   // a local variable escape analysis moves to the heap
+	allocVariadic    = "variadic"   // the slice of a variadic call's extra arguments: f(a, b) for f(...T)
 )
 
 // allocation is a row of the allocations table: a place in the module's
@@ -69,6 +77,9 @@ type allocFinder struct {
 
 // visit records the allocation site n is, if it is one.
 func (a *allocFinder) visit(n ast.Node, owner *function) {
+	if e, ok := n.(ast.Expr); ok && a.c.exprs != nil {
+		a.expression(e, owner)
+	}
 	if a.inner[n] {
 		return
 	}
@@ -119,6 +130,33 @@ func (a *allocFinder) visit(n ast.Node, owner *function) {
 			a.add(n.Type.Func, n.End(), owner, allocClosure, a.info.TypeOf(n), nil, -1)
 		}
 	}
+}
+
+// expression notes e, at the position where the compiler's diagnostics
+// name it, for an escape reported there of no known site (a value
+// converted to an interface, a method value): the outermost expression
+// there, whose value is neither a constant nor an interface.
+func (a *allocFinder) expression(e ast.Expr, owner *function) {
+	tv, ok := a.info.Types[e]
+	if !ok || tv.Value != nil || tv.Type == nil || !tv.IsValue() || types.IsInterface(tv.Type) {
+		return
+	}
+	pos := CompilerPos(e)
+	if sel, ok := e.(*ast.SelectorExpr); ok {
+		pos = sel.X.End() // the compiler names a selector at its dot
+	}
+	p := a.c.fset.Position(pos)
+	at := lineCol{filepath.Clean(p.Filename), p.Line, p.Column}
+	if a.c.exprs[at] == nil {
+		a.c.exprs[at] = &exprAt{expr: e, owner: owner, info: a.info}
+	}
+}
+
+// exprAt is an expression of a function's body (expression).
+type exprAt struct {
+	expr  ast.Expr
+	owner *function
+	info  *types.Info
 }
 
 // mapAssign records an assignment to x when x is a map's element.

@@ -264,3 +264,55 @@ func main() {
 		t.Errorf("map-assign sites: %q, want %q", got, want)
 	}
 }
+
+// TestInterfaceSites: a value converted to an interface and a method
+// value that escape analysis puts on the heap are sites of their own
+// kinds, at the expressions the compiler names (a selector at its dot,
+// a sum at its operator); a constant boxed, an interface passed on, a
+// call inlined whose allocation the compiler reports at the call's "("
+// and a value kept on the stack are none.
+func TestInterfaceSites(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+import "fmt"
+
+type T struct{ a, b int }
+
+func (t T) M() int { return t.a }
+
+var sink any
+var fsink func() int
+
+func newT() *T { return &T{1, 2} }
+
+func local(x int) int {
+	var i any = x
+	return i.(int)
+}
+
+func Box(x int, t T, e error) {
+	sink = x + 1000
+	sink = t
+	fsink = t.M
+	sink = e
+	p := newT()
+	fmt.Println(p.a, "s")
+	sink = local(x)
+}
+
+func main() { Box(1, T{}, nil) }
+`
+	for name, text := range map[string]string{"go.mod": "module example.com/box\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ':' || a.col || ' ' || a.kind || ' ' || a.type || ' ' || a.heap FROM allocations a
+		WHERE a.kind IN ('interface', 'method-value') ORDER BY a.line, a.col`)
+	want := []string{"20:9 interface int 1", "21:9 interface main.T 1", "22:10 method-value func() int 1", "25:14 interface int 1", "26:9 interface int 1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("interface and method-value sites: %q, want %q", got, want)
+	}
+}

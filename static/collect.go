@@ -133,6 +133,7 @@ type collector struct {
 	allocs     map[posKey]*allocation // allocation sites by position
 	allocList  []*allocation
 	vars       map[lineCol]*localVar         // the local variables, for "moved to heap"
+	exprs      map[lineCol]*exprAt           // expressions where the compiler names them, when its escapes are read
 	methods    map[string][]*types.Signature // the module's methods by name (mayRunInModule)
 	partial    bool                          // a package of the module was loaded without its syntax
 	alloc      *allocFinder                  // of the package being walked

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/ast"
 	"go/types"
 	"io/fs"
 	"maps"
@@ -121,6 +122,10 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 			// "... argument"; the others there are an inlined callee's.
 			if al := at.about(p, msg); al != nil && (al.kind == allocVariadic) == strings.HasPrefix(msg, "... argument") {
 				al.heap = 1
+			} else if al == nil {
+				if al := c.unknownEscape(p, msg); al != nil {
+					at[p] = []*allocation{al}
+				}
 			}
 		}
 	}
@@ -139,6 +144,41 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		}
 	}
 	return c.inlinedEscapes(jsonDir, at)
+}
+
+// unknownEscape is the site of an escape to the heap the compiler
+// reports at p, where no known site is: a value converted to an
+// interface, or a method value, if an expression of a function of the
+// module is at p. At a call's "(" it is the call's result converted,
+// when msg names the call ("f(x) escapes to heap") or, inlined, its
+// result ("~r0 escapes to heap"); an allocation inside an inlined
+// callee is reported there too, under the callee's own text.
+func (c *collector) unknownEscape(p lineCol, msg string) *allocation {
+	e := c.exprs[p]
+	if e == nil || e.owner == nil || strings.HasPrefix(msg, "... argument") {
+		return nil
+	}
+	if call, ok := e.expr.(*ast.CallExpr); ok && !strings.HasPrefix(msg, types.ExprString(call.Fun)+"(") && !strings.HasPrefix(msg, "~r") {
+		return nil // not the call's result, named so, or an inlined callee's ~r0
+	}
+	kind := allocInterface
+	if sel, ok := e.expr.(*ast.SelectorExpr); ok {
+		if s := e.info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
+			kind = allocMethodValue
+		}
+	}
+	k := c.key(e.expr.Pos())
+	if c.allocs[k] != nil {
+		return nil
+	}
+	e.owner.used = true
+	al := &allocation{
+		key: k, owner: e.owner, where: c.span(e.expr.Pos(), e.expr.End()), kind: kind,
+		typ: typeString(e.info.TypeOf(e.expr)), elements: -1, bytes: -1, heap: 1, heapInlined: 0, inlinable: -1,
+	}
+	c.allocs[k] = al
+	c.allocList = append(c.allocList, al)
+	return al
 }
 
 // sitesAt are the allocation sites at each position the compiler names:

@@ -100,6 +100,9 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	c := newCollector(pkgs[0].Fset, root, mod.path)
+	if cfg.Escape {
+		c.exprs = map[lineCol]*exprAt{}
+	}
 	for _, pkg := range pkgs {
 		c.addPackage(pkg)
 	}

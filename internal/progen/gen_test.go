@@ -230,7 +230,9 @@ func run(t *testing.T, dir string, env []string, args ...string) string {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("go %v in %s: %v\n%s", args, dir, err, errOut.String())
 	}
-	return out.String()
+	// A generated program prints its result to the standard error
+	// (println): what a run printed is both.
+	return out.String() + errOut.String()
 }
 
 var update = flag.Bool("update", false, "rewrite the golden files")
