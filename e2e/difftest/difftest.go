@@ -174,7 +174,12 @@ func ReferenceAnswers(questions string, tr *reftrace.Trace) (map[string]*refeval
 // reference and with pmm in every mode, and returns one Result per
 // question and mode, and the notes of the reference (Reference).
 func (e *Env) Program(seed int64, feat progen.Features) ([]Result, []string, error) {
-	p := progen.Generate(seed, feat)
+	return e.Generated(seed, progen.Generate(seed, feat), Modes)
+}
+
+// Generated is Program for a generated program p of seed (which may have
+// been edited), in the given modes.
+func (e *Env) Generated(seed int64, p *progen.Program, modes []string) ([]Result, []string, error) {
 	dir := filepath.Join(e.Dir, fmt.Sprintf("seed%d", seed))
 	ref, notes, err := e.Reference(p, dir)
 	if ref == nil {
@@ -183,7 +188,7 @@ func (e *Env) Program(seed int64, feat progen.Features) ([]Result, []string, err
 	// A question the reference cannot answer (err says why) is reported
 	// as such, the others compared.
 	var results []Result
-	for i, mode := range Modes {
+	for i, mode := range modes {
 		mdir := filepath.Join(dir, mode)
 		if err := p.WritePlain(mdir); err != nil {
 			return nil, nil, err
@@ -191,7 +196,7 @@ func (e *Env) Program(seed int64, feat progen.Features) ([]Result, []string, err
 		if i > 0 {
 			// The same sources: pmm reuses the static database (its
 			// fingerprint says whether it may).
-			reuseStatic(filepath.Join(dir, Modes[0]), mdir)
+			reuseStatic(filepath.Join(dir, modes[0]), mdir)
 		}
 		for _, r := range e.Compare(mdir, mode, p.QuestionNames, ref) {
 			r.Seed = seed
