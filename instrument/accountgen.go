@@ -12,6 +12,7 @@ import (
 
 	"pmm.dev/pmm/plan"
 	"pmm.dev/pmm/spec"
+	"pmm.dev/pmm/static"
 )
 
 // Memory accounts and liveness (seed 002, ASGMemProf; docs/MEMORY.md).
@@ -36,7 +37,10 @@ import (
 // calls something: a deferred Leave of a helper that enters the
 // account. A function that calls nothing (an accessor) runs no other
 // function's allocation site, and its own sites know their account: it
-// enters none, and stays as cheap, and as inlinable, as written.
+// enters none, and stays as cheap, and as inlinable, as written. Nor
+// does one the call graph says reaches no site that reads the account
+// (Options.Quiet, from cmd/pmm's quietAccounts): the sites it reaches
+// are of accounted packages, and write their own account.
 func (g *generator) accountEntries() {
 	if len(g.accounts) == 0 {
 		return
@@ -63,21 +67,37 @@ func (g *generator) accountEntries() {
 		if len(sets) == 0 {
 			continue
 		}
-		var bodies []*ast.BlockStmt // of the functions that enter their account
+		// The functions that enter an account, and the sets each enters.
+		type entry struct {
+			body *ast.BlockStmt
+			sets [][2]int
+		}
+		var entries []entry
+		add := func(fn ast.Node, body *ast.BlockStmt) {
+			if body == nil || !callsSomething(fi.pkg.TypesInfo, body) {
+				return
+			}
+			e := entry{body: body}
+			span := g.spanOf(path, fn)
+			for _, ki := range sets {
+				if !g.opt.Quiet[ki[0]][span] {
+					e.sets = append(e.sets, ki)
+				}
+			}
+			if len(e.sets) > 0 {
+				entries = append(entries, e)
+			}
+		}
 		ast.Inspect(fi.file, func(n ast.Node) bool {
 			switch f := n.(type) {
 			case *ast.FuncDecl:
-				if f.Body != nil && callsSomething(fi.pkg.TypesInfo, f.Body) {
-					bodies = append(bodies, f.Body)
-				}
+				add(f, f.Body)
 			case *ast.FuncLit:
-				if callsSomething(fi.pkg.TypesInfo, f.Body) {
-					bodies = append(bodies, f.Body)
-				}
+				add(f, f.Body)
 			}
 			return true
 		})
-		if len(bodies) == 0 {
+		if len(entries) == 0 {
 			continue
 		}
 		// Helpers are declared per file, in its package: the file's
@@ -86,17 +106,34 @@ func (g *generator) accountEntries() {
 		nth[dir]++
 		h := g.helpers(fi)
 		rt := h.Imports[g.rtPath]
-		text := ""
-		for _, ki := range sets {
-			name := fmt.Sprintf("%saccount%d_%d_%d", h.prefix, nth[dir], ki[0], ki[1])
-			h.Decls = append(h.Decls, fmt.Sprintf("func %s() %s.AccountCtx {\n\treturn %s.AccountEnter(%d, %d)\n}", name, rt, rt, ki[0], ki[1]))
-			text += "defer " + name + "().Leave();"
-		}
-		for _, body := range bodies {
-			off := fi.tf.Offset(body.Lbrace) + 1
+		declared := map[[2]int]bool{}
+		for _, e := range entries {
+			text := ""
+			for _, ki := range e.sets {
+				name := fmt.Sprintf("%saccount%d_%d_%d", h.prefix, nth[dir], ki[0], ki[1])
+				if !declared[ki] {
+					declared[ki] = true
+					h.Decls = append(h.Decls, fmt.Sprintf("func %s() %s.AccountCtx {\n\treturn %s.AccountEnter(%d, %d)\n}", name, rt, rt, ki[0], ki[1]))
+				}
+				text += "defer " + name + "().Leave();"
+			}
+			off := fi.tf.Offset(e.body.Lbrace) + 1
 			g.code.Files[path] = append(g.code.Files[path], Edit{Off: off, End: off, Text: text, Order: orderAccount})
 		}
 	}
+}
+
+// spanOf is the span of function fn of the file at path as static.db
+// writes it: from "func" to the closing brace, the file relative to the
+// module root.
+func (g *generator) spanOf(path string, fn ast.Node) static.Span {
+	fi := g.files[path]
+	p, q := fi.tf.Position(fn.Pos()), fi.tf.Position(fn.End())
+	file := p.Filename
+	if rel, err := filepath.Rel(g.root, file); err == nil {
+		file = filepath.ToSlash(rel)
+	}
+	return static.Span{File: file, Line: p.Line, Col: p.Column, EndLine: q.Line, EndCol: q.Column}
 }
 
 // accountValue is the Go expression of the account an allocation of

@@ -234,8 +234,12 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			Edit{Off: at, End: at, Text: "var " + v + " " + state + ";", Order: orderDefinition},
 			Edit{Off: first, End: first, Text: keep + "(&" + v + ", ", Order: outerFirst(first, fi.tf.Offset(call.Args[0].End()))},
 			Edit{Off: fi.tf.Offset(call.Args[0].End()), End: fi.tf.Offset(call.Args[0].End()), Text: ")", Order: orderWrapEnd})
-	} else {
+	} else if emits {
 		body = append([]string{"var s " + state}, body...)
+	} else {
+		// Only cells: nothing but the sizes may use the state (a count
+		// of a type's objects uses none of it).
+		body = append([]string{"var s " + state, "_ = s"}, body...)
 	}
 	params = walkParams + params
 	decls = append(decls, fmt.Sprintf("func %s(%s) %s {\n\t%s\n}", name, params, ts, strings.Join(body, "\n\t")))

@@ -244,6 +244,12 @@ type Options struct {
 	// the recording of the second (plan.NestedClocks). Nil subtracts
 	// nothing.
 	Nested *plan.NestedClocks
+	// Quiet are, by account set (its index in plan.Accounts), the
+	// functions, by span, whose executions run no allocation site that
+	// reads the set's account, as the call graph tells: an accounted one
+	// need not enter its account. Nil: every accounted function that
+	// calls something enters.
+	Quiet map[int]map[static.Span]bool
 }
 
 // mainFunc is the declaration of the program's main function if fi's

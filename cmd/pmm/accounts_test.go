@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -173,3 +174,53 @@ func BenchmarkAccounts(b *testing.B) {
 		b.ReportMetric(median(xs), name)
 	}
 }
+
+// TestAccountEntries: testdata/accountquiet's accounted functions enter
+// their account exactly when the call graph says they may reach an
+// allocation of the agent pool on their goroutine, however they reach
+// it (directly, through another accounted function, through sort's
+// calls of a value's methods, slices' of a function value, an
+// interface call, the writer log.SetOutput gave log, which no edge
+// shows: log is not a package that keeps nothing); Pure, square and
+// Spawn need not (Spawn's goroutine starts with no account). In every
+// mode the Bufs charged to app and to no account are the program's
+// hand counts.
+func TestAccountEntries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	const module = "../../testdata/accountquiet"
+	queries := map[string]string{
+		"app_bufs":  "SELECT coalesce(sum(count), 0) FROM bufs WHERE acc = 'example.com/accountquiet/app' AND t = 'example.com/accountquiet/pool.Buf'",
+		"none_bufs": "SELECT coalesce(sum(count), 0) FROM bufs WHERE acc = '' AND t = 'example.com/accountquiet/pool.Buf'",
+	}
+	enters := map[string]bool{"Pure": false, "square": false, "Spawn": false, "Direct": true, "Outer": true, "Inner": true,
+		"ViaSort": true, "ViaSortFunc": true, "ViaInterface": true, "ViaLog": true}
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			out, db, dir := instrumentInModeAt(t, module, mode)
+			checkWant(t, db, wantLines(out), queries)
+			src, err := os.ReadFile(filepath.Join(pmmDir(dir), "overlay", "app", "app.go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The function's line, or the next (a body of several
+			// lines), has the deferred entry.
+			got := map[string]bool{}
+			lines := strings.Split(string(src), "\n")
+			for i, l := range lines {
+				if m := funcName.FindStringSubmatch(l); m != nil {
+					got[m[1]] = strings.Contains(l, "pmm__account") || i+1 < len(lines) && strings.Contains(lines[i+1], "pmm__account")
+				}
+			}
+			for name, want := range enters {
+				if e, ok := got[name]; !ok || e != want {
+					t.Errorf("%s enters its account: %v (found %v), want %v", name, e, ok, want)
+				}
+			}
+		})
+	}
+}
+
+// funcName finds a function's declaration in a line of generated code.
+var funcName = regexp.MustCompile(`func (\w+)\(`)

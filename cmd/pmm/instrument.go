@@ -358,8 +358,12 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	if err != nil {
 		return fail(err)
 	}
+	quiet, err := quietAccounts(res.Path, p, pkgs)
+	if err != nil {
+		return fail(err)
+	}
 	pg.Step("generating the code of " + plural(len(pkgs), "package"))
-	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, instrument.Options{Twin: mode.twin, Nested: nested})
+	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, instrument.Options{Twin: mode.twin, Nested: nested, Quiet: quiet})
 	if err != nil {
 		return fail(err)
 	}
@@ -419,20 +423,31 @@ func int64s(db *sql.DB, query string, args ...any) ([]int64, error) {
 	return out, rows.Err()
 }
 
+// openCallGraph opens the static database at dbPath and reads its call
+// graph; the caller closes the database.
+func openCallGraph(dbPath string) (*sql.DB, *static.CallGraph, error) {
+	db, err := openStatic(dbPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := static.ReadCallGraph(db)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, g, nil
+}
+
 // nestedClocks finds the durations of p that instrumented executions
 // nested inside them would inflate (plan.NestedClocks), from the call
 // graph of the static database at dbPath, as the vocabulary's transitive
 // calls relation decides it statically (same goroutine: static.CallGraph).
 func nestedClocks(dbPath string, p *plan.Plan) (*plan.NestedClocks, error) {
-	db, err := openStatic(dbPath)
+	db, g, err := openCallGraph(dbPath)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	g, err := static.ReadCallGraph(db)
-	if err != nil {
-		return nil, err
-	}
 	// The targets of the calls within a span of a body (a callback set
 	// by its negated id, as the graph has it).
 	within := "SELECT t.callee_id FROM calls c JOIN call_targets t ON t.call_id = c.id WHERE " + inSpan +

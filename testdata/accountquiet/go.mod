@@ -1,0 +1,3 @@
+module example.com/accountquiet
+
+go 1.24
