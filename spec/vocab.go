@@ -138,11 +138,9 @@ const AttrGoroutine = "goroutine"
 
 // The control relations later stages read by name: whether a question
 // relates an execution to the allocations it contains, on its goroutine
-// (sites: allocations outside the module); the containers whose end
-// the answers need (plan: Project.Containers).
+// (sites: allocations outside the module).
 const (
 	RelContains      = "contains"
-	RelCallsStar     = "calls*"
 	RelSameGoroutine = "same-goroutine"
 )
 
@@ -694,7 +692,7 @@ var vocabulary = []*Primitive{
 		Stored:  &Storage{Pair: [2]string{"caller", "callee"}},
 	},
 	{
-		Name: RelCallsStar, Kind: ControlRelation,
+		Name: "calls*", Kind: ControlRelation,
 		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: fnExec}, {Name: "b", Kind: ArgEvent, Events: fnExec}},
 		Doc:      "a calls b directly or through other calls on the same goroutine.",
 		Example:  `(calls* f g)`,
