@@ -138,9 +138,11 @@ const AttrGoroutine = "goroutine"
 
 // The control relations later stages read by name: whether a question
 // relates an execution to the allocations it contains, on its goroutine
-// (sites: allocations outside the module).
+// (sites: allocations outside the module); the containers whose end
+// the answers need (plan: Project.Containers).
 const (
 	RelContains      = "contains"
+	RelCallsStar     = "calls*"
 	RelSameGoroutine = "same-goroutine"
 )
 
@@ -692,7 +694,7 @@ var vocabulary = []*Primitive{
 		Stored:  &Storage{Pair: [2]string{"caller", "callee"}},
 	},
 	{
-		Name: "calls*", Kind: ControlRelation,
+		Name: RelCallsStar, Kind: ControlRelation,
 		Args:     []Arg{{Name: "a", Kind: ArgEvent, Events: fnExec}, {Name: "b", Kind: ArgEvent, Events: fnExec}},
 		Doc:      "a calls b directly or through other calls on the same goroutine.",
 		Example:  `(calls* f g)`,
