@@ -34,10 +34,6 @@ type Project struct {
 	// that ask for it: those whose answers a walk that met what it
 	// cannot walk makes incomplete.
 	Walks map[string][]string `json:"walks,omitempty"`
-	// Containers are the event variables of each question that contain
-	// others (the first of contains and calls*): pmm's views need their
-	// end, so an answer over a run where one never ended says so.
-	Containers []Container `json:"containers,omitempty"`
 	// Untested are, when test files were not instrumented (no --tests),
 	// the reasons pmm test adds: the calls in test files are not recorded.
 	Untested []Incomplete `json:"untested,omitempty"`
@@ -129,7 +125,6 @@ func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, i
 	for _, q := range prog.Questions {
 		pr.Questions = append(pr.Questions, q.Name)
 		pr.addWalks(q)
-		pr.addContainers(q)
 	}
 	for _, d := range p.Decisions() {
 		what := "decided at run time: " + d.What
@@ -207,46 +202,6 @@ func ReadProject(path string) (*Project, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return &pr, nil
-}
-
-// Container is an event variable of a question that contains others.
-type Container struct {
-	Question string `json:"question"`
-	Var      string `json:"var"`
-	// Functions are the functions its events are of, when the question
-	// names them (pprof's names without "[...]"); none: any.
-	Functions []string `json:"functions,omitempty"`
-}
-
-// addContainers adds the containers of question q to pr.Containers. The
-// frames of calling contexts are none: their paths are computed from
-// the nesting of the frames on each goroutine, which holds for a frame
-// that never ended too.
-func (pr *Project) addContainers(q *spec.Question) {
-	if q.Name == spec.FramesQuestion {
-		return
-	}
-	for _, c := range q.Disjuncts {
-		c.EachAtom(func(a *spec.Atom) {
-			if a.Prim.Name != spec.RelContains && a.Prim.Name != spec.RelCallsStar || a.Args[0].Lit != nil {
-				return
-			}
-			ct := Container{Question: q.Name, Var: a.Args[0].Var}
-			// The function a recorded event type names it of, as the
-			// view's restriction of the variable does.
-			c.EachAtom(func(b *spec.Atom) {
-				if b.Prim.Table != "" && len(b.Args) > 1 && b.Args[0].Lit == nil && b.Args[0].Var == ct.Var &&
-					b.Args[1].Lit != nil && b.Args[1].Lit.Kind == spec.LitString {
-					ct.Functions = append(ct.Functions, b.Args[1].Lit.Str)
-				}
-			})
-			if !slices.ContainsFunc(pr.Containers, func(o Container) bool {
-				return o.Question == ct.Question && o.Var == ct.Var && slices.Equal(o.Functions, ct.Functions)
-			}) {
-				pr.Containers = append(pr.Containers, ct)
-			}
-		})
-	}
 }
 
 // addWalks adds the heap walks question q asks for to pr.Walks.

@@ -147,6 +147,15 @@ var nestingTrace = trace{
 	"time":      {{1, 3, 0, 30}, {1, 6, 0, 60}, {1, 11, 0, 110}},
 }
 
+// unendedTrace: F 20 and G 25 on goroutine 1 never end; G 21 runs
+// inside F 20 there, G 23 on goroutine 2; F 30 on goroutine 3 calls
+// G 31; G 41 begins after F 30 ended.
+var unendedTrace = trace{
+	"exec":      {{1, 20, siteF}, {1, 21, siteG}, {1, 23, siteG}, {1, 25, siteG}, {1, 30, siteF}, {1, 31, siteG}, {1, 41, siteG}},
+	"end":       {{1, 21, 22}, {1, 23, 24}, {1, 30, 40}, {1, 31, 32}, {1, 41, 42}},
+	"goroutine": {{1, 20, 1}, {1, 21, 1}, {1, 23, 2}, {1, 25, 1}, {1, 30, 3}, {1, 31, 3}, {1, 41, 2}},
+}
+
 // gapTrace: produce 1 (ends 3) overlaps consume 2; produce 5 (ends 6) ends
 // before consume 7; consume 9 begins after both produces end.
 var gapTrace = trace{
@@ -246,6 +255,33 @@ func scenarios(t *testing.T) []scenario {
 				"after_f":       {{1, 1, 11}},
 				"f_ends":        {{1, 2*1 + 1}}, // the end point of execution 1
 				"starts_inside": {{1, 1, 30}, {1, 1, 60}},
+			},
+		},
+		{
+			// F 20 never ends: it contains what began after it and ended
+			// (G 21 on its goroutine, G 23 and G 41 on another, G 31 inside F 30),
+			// and calls* what began after it on its goroutine, G 25 that
+			// never ended too; it is before nothing. g-first binds the
+			// inner execution first, so the scope's run is G's row's,
+			// which comes after F's end in the FROM list.
+			name: "executions that never ended",
+			pmm: `
+(defquestion calls-star :definition
+  ((f g) s.t. (and (function-execution f "main.F") (function-execution g "main.G") (calls* f g))))
+(defquestion g-first :definition
+  ((g f) s.t. (and (function-execution g "main.G") (function-execution f "main.F") (calls* f g))))
+(defquestion in-time :definition
+  ((f g) s.t. (and (function-execution f "main.F") (function-execution g "main.G") (contains f g))))
+(defquestion after-f :definition
+  ((f g) s.t. (and (function-execution f "main.F") (function-execution g "main.G") (before f g))))`,
+			traces: map[string]trace{
+				"calls-star": unendedTrace, "g-first": unendedTrace, "in-time": unendedTrace, "after-f": unendedTrace,
+			},
+			want: map[string][][]any{
+				"calls_star": {{1, 20, 21}, {1, 20, 25}, {1, 30, 31}},
+				"g_first":    {{1, 21, 20}, {1, 25, 20}, {1, 31, 30}},
+				"in_time":    {{1, 20, 21}, {1, 20, 23}, {1, 20, 31}, {1, 20, 41}, {1, 30, 31}},
+				"after_f":    {{1, 30, 41}},
 			},
 		},
 		{

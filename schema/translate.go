@@ -367,7 +367,8 @@ type source struct {
 	table, alias string
 	on           []string
 	owner        string // the execution variable whose row it is, if any
-	left         bool   // a LEFT JOIN: the row may be missing
+	left         bool   // a LEFT JOIN: the row may be missing, looked up last
+	optional     bool   // a LEFT JOIN in its place: the row may be missing
 }
 
 func (t *translator) newScope(parent *scope, types spec.VarTypes) *scope {
@@ -409,9 +410,20 @@ func (s *scope) join(kind, name, owner string, keys [][2]string) string {
 // attribute, end or goroutine) with the given key, joining it in unless
 // this scope or an enclosing one already reads it.
 func (s *scope) attr(kind, name string, keys [][2]string) string {
+	return s.row(kind, name, keys, false)
+}
+
+// row is attr, and with optional a row that may be missing: a LEFT
+// JOIN of its own, kept in its place among the FROM items (before the
+// rows an interval reads by it), so that the atoms that need the row
+// still require it.
+func (s *scope) row(kind, name string, keys [][2]string, optional bool) string {
 	key := kind
 	for _, k := range keys {
 		key += "|" + k[0] + "=" + k[1]
+	}
+	if optional {
+		key += "|optional"
 	}
 	for sc := s; sc != nil; sc = sc.parent {
 		if a, ok := sc.attrs[key]; ok {
@@ -419,6 +431,7 @@ func (s *scope) attr(kind, name string, keys [][2]string) string {
 		}
 	}
 	a := s.join(kind, name+"_"+kind, name, keys)
+	s.from[len(s.from)-1].optional = optional
 	s.attrs[key] = a
 	if keyed(kind) {
 		s.t.rows[a] = rowKey{ids: []string{keys[0][1]}}
@@ -712,14 +725,14 @@ func (s *scope) control(a *spec.Atom) {
 		return
 	}
 	events := []binding{x, y}
+	oneGoroutine := slices.Contains(a.Prim.Stored.Derived, kindGoroutine)
 	if a.Prim.Nests() {
-		s.contains(x, y)
+		s.contains(x, y, oneGoroutine)
 	} else {
 		for _, e := range a.Prim.Temporal {
 			s.where = append(s.where, s.seq(events[e.From.Arg], e.From.End == spec.Finish)+" < "+s.seq(events[e.To.Arg], e.To.End == spec.Finish))
 		}
 	}
-	oneGoroutine := slices.Contains(a.Prim.Stored.Derived, kindGoroutine)
 	if oneGoroutine {
 		// On one goroutine executions nest like a stack, so nesting in
 		// time there is exactly calling, directly or not (calls*).
@@ -736,14 +749,42 @@ func (s *scope) control(a *spec.Atom) {
 	}
 }
 
-func (s *scope) contains(outer, inner binding) {
+// contains requires inner to nest in outer: it began after outer began,
+// and ended before outer ended or outer never ended, which contains
+// what began after it and ended (docs/LANGUAGE.md, "Control
+// relations"). onStack: the two are on one goroutine, where executions
+// nest like a stack, so an inner that began in outer's interval is in
+// it, ended or not (calls*: known at the inner's begin).
+func (s *scope) contains(outer, inner binding, onStack bool) {
+	end := s.endOrLast(outer)
 	s.where = append(s.where, s.seq(outer, false)+" < "+s.seq(inner, false))
 	if inner.kind == execVar {
 		// Implied (an execution begins before it ends), and what bounds
 		// the range of the inner's rows to read by their ids.
-		s.where = append(s.where, s.seq(inner, false)+" < "+s.seq(outer, true))
+		s.where = append(s.where, s.seq(inner, false)+" < "+end)
 	}
-	s.where = append(s.where, s.seq(inner, true)+" < "+s.seq(outer, true))
+	if onStack {
+		return
+	}
+	if ended := s.seq(inner, true) + " < " + end; !slices.Contains(s.where, ended) {
+		s.where = append(s.where, ended)
+	}
+}
+
+// endOrLast is the sequence number of the end of interval b, or the
+// largest there is if b never ended.
+func (s *scope) endOrLast(b binding) string {
+	if b.kind == pointVar || b.instant {
+		return s.seq(b, true)
+	}
+	a := s.row(kindEnd, b.name, [][2]string{{"id", b.expr}}, true)
+	if i := slices.IndexFunc(s.from, func(f source) bool { return f.alias == a }); i >= 0 && b.row != "" && strings.HasPrefix(s.from[i].on[0], a+".run = ") {
+		// A LEFT JOIN's ON may read only the tables before it: the run
+		// of b's own row rather than the scope's, whose row may come
+		// after it.
+		s.from[i].on[0] = a + ".run = " + b.row + ".run"
+	}
+	return "COALESCE(" + a + ".seq, 9223372036854775807)"
 }
 
 // nest records that inner is nested in outer, its rows read from the
@@ -852,7 +893,7 @@ func (s *scope) render(list string) string {
 	for i, f := range from {
 		join := "JOIN "
 		switch {
-		case f.left:
+		case f.left || f.optional:
 			join = "LEFT JOIN " // SQLite keeps it after the rows its ON reads
 		case i >= cross:
 			join = "CROSS JOIN "

@@ -138,8 +138,7 @@ const AttrGoroutine = "goroutine"
 
 // The control relations later stages read by name: whether a question
 // relates an execution to the allocations it contains, on its goroutine
-// (sites: allocations outside the module); the containers whose end
-// the answers need (plan: Project.Containers).
+// (sites: allocations outside the module).
 const (
 	RelContains      = "contains"
 	RelCallsStar     = "calls*"

@@ -391,7 +391,6 @@ func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 		return nil, err
 	}
 	run.Incomplete = append(run.Incomplete, unended(p, counts)...)
-	run.Checks = containerChecks(p)
 	st, err := load.Load(dbPath, logs, tables, run)
 	if errors.Is(err, load.ErrLoaded) {
 		// Loaded before, by a pmm that may have stopped before its
@@ -441,47 +440,6 @@ func unended(p *plan.Project, counts *load.Counts) []load.Incomplete {
 		for _, q := range s.WaitEnd {
 			out = append(out, load.Incomplete{Question: q, Position: fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col), Reason: reason})
 		}
-	}
-	return out
-}
-
-// containerChecks are the checks of a run's containers (plan.Container)
-// that began and never ended: pmm's views need a container's end, so
-// one without it contains nothing in pmm's answers, where the reference
-// semantics says it contains what began after it and ended
-// (docs/LANGUAGE.md, "Control relations"). The answer says so.
-func containerChecks(p *plan.Project) []load.Check {
-	var out []load.Check
-	events := spec.EventTables()
-	for _, ct := range p.Containers {
-		var sites []string
-		for _, s := range p.Sites {
-			named := len(ct.Functions) == 0 || slices.Contains(ct.Functions, strings.ReplaceAll(s.Function, "[...]", ""))
-			if named && slices.Contains(s.Vars, ct.Question+"/"+ct.Var) {
-				sites = append(sites, strconv.Itoa(s.Site))
-			}
-		}
-		var begins []string
-		end := ""
-		for _, t := range p.Tables {
-			switch {
-			case t.Question != ct.Question:
-			case t.Prim == schema.KindEnd:
-				end = t.Name
-			case slices.Contains(events, t.Prim):
-				begins = append(begins, "SELECT id FROM "+t.Name+" WHERE run = ?1 AND site IN ("+strings.Join(sites, ", ")+")")
-			}
-		}
-		if len(sites) == 0 || len(begins) == 0 || end == "" {
-			continue
-		}
-		out = append(out, load.Check{
-			Question: ct.Question,
-			Query: "SELECT count(*) FROM (" + strings.Join(begins, " UNION ") + ") AS x WHERE NOT EXISTS (SELECT 1 FROM " + end +
-				" AS e WHERE e.run = ?1 AND e.id = x.id)",
-			Reason: "event " + ct.Var + ": %d of its events began and never ended (the process exited first, or main returned): " +
-				"pmm's answer has them contain nothing, where an event that never ended contains every event that began after it and ended",
-		})
 	}
 	return out
 }

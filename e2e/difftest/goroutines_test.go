@@ -7,17 +7,17 @@ import (
 	"pmm.dev/pmm/internal/progen"
 )
 
-// TestGoroutineQuestionsIgnoreWorkerEnds forces the interleaving that
+// TestGoroutineQuestionsWorkersOutliveMain forces the interleaving that
 // made seed 10's q3-go-on differ once under load (pmm 5 rows, the
 // reference 6): a worker's goroutine that ends after main returned.
 // The generated workers end after their deferred wg.Done, so the last
 // spawn's may still run when main returns, in the twin's run or in
-// pmm's, as the scheduler decides. The goroutine templates must ask
-// only what is known before then (a goroutine's begin, the calls its
-// worker makes before wg.Done), so their answers may not change when no
+// pmm's, as the scheduler decides. The goroutine templates ask (contains
+// g x) of such goroutines, which holds for a goroutine that never ended
+// as for one that did: their answers must be equal in every mode when no
 // worker ever ends: here each worker blocks forever after its wg.Done,
 // in the plain program and in the twin.
-func TestGoroutineQuestionsIgnoreWorkerEnds(t *testing.T) {
+func TestGoroutineQuestionsWorkersOutliveMain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs instrumented programs")
 	}

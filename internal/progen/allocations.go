@@ -221,8 +221,8 @@ func (q *qgen) allocKinds() bool {
 }
 
 // allocGo asks for the allocations on a worker's goroutine, by kind,
-// type and elements: not by (contains g a), which reads the goroutine's
-// end, which may come after main returned (see goOn).
+// type and elements, by (contains g a), whose goroutine may outlive main
+// (see goOn).
 func (q *qgen) allocGo() bool {
 	w := q.worker()
 	if w == nil {
@@ -234,6 +234,6 @@ func (q *qgen) allocGo() bool {
 	g, vars := q.allocTerm(w, "g a")
 	n := q.name("alloc-go")
 	q.question(n, `(defquestion %s :definition
-  ((k t e) s.t. (exists (%s) (and (goroutine-execution g %s) (allocation a %s k t) (same-goroutine g a) (allocation-elements a e)))))`, n, vars, lit(w), g)
+  ((k t e) s.t. (exists (%s) (and (goroutine-execution g %s) (allocation a %s k t) (contains g a) (same-goroutine g a) (allocation-elements a e)))))`, n, vars, lit(w), g)
 	return true
 }

@@ -87,10 +87,6 @@ type Run struct {
 	// Incomplete are the reasons, known before the run, why answers may
 	// be incomplete (pmm instrument's), stored in IncompleteTable.
 	Incomplete []Incomplete
-	// Checks are questions asked of the run's tuples once they are
-	// loaded, in the same transaction: each whose count is not 0 makes an
-	// answer incomplete.
-	Checks []Check
 	// Inserted, when not nil, counts the tuples inserted so far, a batch
 	// at a time, for a progress display that reads it while Load runs.
 	Inserted *atomic.Int64
@@ -104,13 +100,6 @@ var ErrLoaded = errors.New("load: these logs were loaded already")
 // or inexact; Position is a site's file:line:col, or "" (stored as NULL).
 type Incomplete struct {
 	Question, Reason, Position string
-}
-
-// Check is a count of the run's tuples (Query, whose parameter ?1 is
-// the run's id) that, when not 0, makes the answer of Question
-// incomplete for Reason, a format of the count (%d).
-type Check struct {
-	Question, Query, Reason string
 }
 
 // IncompleteTable holds, per run, the reasons why answers may be
@@ -310,11 +299,7 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	}
 	stats.Cells, stats.CellFilesSkipped = cells.stored, cells.skipped
 	stats.Malformed += cells.malformed
-	checked, err := runChecks(c, stats.Run, run.Checks)
-	if err != nil {
-		return nil, err
-	}
-	if err := insertIncomplete(c, stats.Run, slices.Concat(run.Incomplete, lost(stats, run.Questions, run.Walks), checked)); err != nil {
+	if err := insertIncomplete(c, stats.Run, append(run.Incomplete, lost(stats, run.Questions, run.Walks)...)); err != nil {
 		return nil, err
 	}
 	if err := c.exec("COMMIT"); err != nil {
@@ -579,33 +564,6 @@ func readStopFiles(dir string) (reasons, files []string, err error) {
 	return reasons, files, nil
 }
 
-// runChecks runs the checks of run runID, and returns the reasons of
-// those whose count is not 0.
-func runChecks(c *conn, runID int64, checks []Check) ([]Incomplete, error) {
-	var out []Incomplete
-	for _, ch := range checks {
-		st, err := c.prepare(ch.Query)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", ch.Query, err)
-		}
-		st.bindInt64(1, runID)
-		ok, err := st.step()
-		var n int64
-		if ok {
-			n = st.columnInt64(0)
-		}
-		st.close()
-		if err != nil {
-			return nil, err
-		}
-		if n != 0 {
-			out = append(out, Incomplete{Question: ch.Question, Reason: fmt.Sprintf(ch.Reason, n)})
-		}
-	}
-	return out, nil
-}
-
-// insertIncomplete stores the reasons rs of run runID.
 func insertIncomplete(c *conn, runID int64, rs []Incomplete) error {
 	st, err := c.prepare("INSERT INTO " + IncompleteTable + " (run, question, reason, position) VALUES (?, ?, ?, ?)")
 	if err != nil {

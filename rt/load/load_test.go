@@ -361,28 +361,3 @@ func TestWalkNotes(t *testing.T) {
 		t.Errorf("the note is still there: %v", err)
 	}
 }
-
-// TestChecksStored loads a run with two checks over its tuples, in the
-// load's transaction: the one whose count is not 0 is a reason of its
-// question, with the count; the other, whose count is 0, leaves none.
-func TestChecksStored(t *testing.T) {
-	dir := record(t, func() {
-		for i := 0; i < 5; i++ {
-			pmmrt.Emit2(1, int64(i), int64(i%2))
-		}
-	})
-	tables := []Table{{ID: 1, Name: "t", Columns: []Column{{"a", "INTEGER", false}, {"b", "INTEGER", false}}}}
-	run := Run{Command: "test", Start: time.Unix(0, 0), End: time.Unix(1, 0), Questions: []string{"q1", "q2"},
-		Checks: []Check{
-			{Question: "q1", Query: "SELECT count(*) FROM t WHERE run = ?1 AND b = 1", Reason: "%d odd"},
-			{Question: "q2", Query: "SELECT count(*) FROM t WHERE run = ?1 AND b = 2", Reason: "%d twos"},
-		}}
-	if _, err := Load(filepath.Join(dir, "pmm.db"), filepath.Join(dir, "logs"), tables, run); err != nil {
-		t.Fatal(err)
-	}
-	got := rows(t, open(t, dir), `SELECT run, question, reason, position FROM pmm_incomplete ORDER BY run, question`)
-	want := [][]string{{"int:1", "text:q1", "text:2 odd", "null"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("pmm_incomplete:\n%q\nwant\n%q", got, want)
-	}
-}
