@@ -181,15 +181,12 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	emits := false // the site records tuples, not only cells
 	for _, t := range s.Targets {
 		emits = emits || len(t.Emits) > 0
-		read := map[string]bool{} // the accounts read once for the cells
-		for _, ac := range t.Cells {
-			add, decl, err := sg.allocCells(t, ac, read)
-			if err != nil {
-				return err
-			}
-			body = append(body, add...)
-			sg.decls = append(sg.decls, decl)
+		add, decls, err := sg.allocCells(t, t.Cells)
+		if err != nil {
+			return err
 		}
+		body = append(body, add...)
+		sg.decls = append(sg.decls, decls...)
 	}
 	st := "&s"
 	if isAppend {
