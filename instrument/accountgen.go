@@ -293,11 +293,13 @@ func (sg *siteGen) allocCells(t *plan.Target, cells []*plan.AllocCells) (add, de
 			made = append(made, fmt.Sprintf("%s.NewCell(func(r *%s.Rec) { %s }, %s)", rt, rt, g, strings.Join(c.tables, ", ")))
 		}
 		decls = append(decls, fmt.Sprintf("var %s = [...]*%s.Cell{\n\t%s,\n}", c.name, rt, strings.Join(made, ",\n\t")))
-		if c.value == "" {
-			add = append(add, fmt.Sprintf("%s[%s].Count()", c.name, c.index))
-		} else {
-			add = append(add, fmt.Sprintf("%s[%s].Add(%s)", c.name, c.index, c.value))
+		// Add, to the cell of the goroutine's P, rather than Count's
+		// atomic add to the shared cell: a count adds 0.
+		value := c.value
+		if value == "" {
+			value = "0"
 		}
+		add = append(add, fmt.Sprintf("%s[%s].Add(%s)", c.name, c.index, value))
 	}
 	return add, decls, nil
 }

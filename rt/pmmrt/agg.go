@@ -208,18 +208,20 @@ func (s *aggSet) cell(table uint16, key []byte, kind uint64) *aggCell {
 // question their count and the sum question their sum; each cell has a
 // record in every table, with its number.
 //
-// A Cell's additions go to a cell of the P (the scheduler's processor)
+// Add's additions go to a cell of the P (the scheduler's processor)
 // that runs the goroutine, made the first time that P adds to the Cell:
 // with the goroutine pinned to its P (runtime.procPin, which only
 // keeps it from being preempted), no other goroutine can add to that
 // cell at the same time, so the addition is two plain adds, not locked
 // ones (on the machine of docs/PERFORMANCE.md a locked add costs 7-10
-// ns, the pin and unpin about 2). The cells are of the same chunk files
+// ns, the pin and unpin about 2; Count, inlined, keeps one atomic add to
+// the shared cell). The cells are of the same chunk files
 // as the others, so the counts survive any exit; the loader and the
 // views sum a group's cells. An addition whose P has no cell yet (its
 // first, a P beyond those the Cell has room for), or every addition
 // under the race detector (which would report the plain adds of
-// goroutines that take turns on a P), goes to the Cell's shared cell,
+// goroutines that take turns on a P) or on a 32-bit system (where a
+// plain add of a word is two stores), goes to the Cell's shared cell,
 // made with it, with atomic adds. A Cell's cells hold count and sum
 // only: their minimum and maximum stay 0 (counts and sums read none).
 type Cell struct {
@@ -259,15 +261,18 @@ func NewCell(group func(r *Rec), tables ...uint16) *Cell {
 	return c
 }
 
-// Count adds one execution to the Cell when recording is on: an atomic
-// load (the gate), then add.
+// Count adds one execution to the Cell's shared cell when recording is
+// on: an atomic load (the gate), then one atomic add. It stays small
+// enough for the inliner (cost 13 of 80), which a call of add would not:
+// a function counted so stays inlinable (docs/PERFORMANCE.md).
 func (c *Cell) Count() {
 	if atomic.LoadInt32(&state) == stateOn {
-		c.add(0)
+		atomic.AddUint64((*uint64)(atomic.LoadPointer(&c.count)), 1)
 	}
 }
 
-// Add adds an int value to the Cell, counting it, when recording is on.
+// Add adds an int value to the Cell, counting it, when recording is on,
+// in the cell of the goroutine's P. Add(0) is a count.
 func (c *Cell) Add(v int64) {
 	if atomic.LoadInt32(&state) == stateOn {
 		c.add(v)
@@ -275,9 +280,13 @@ func (c *Cell) Add(v int64) {
 }
 
 // add counts v in the cell of the calling goroutine's P: with the
-// goroutine pinned, the sum, then the count, each a plain add.
+// goroutine pinned, the sum, then the count, each a plain add, which on
+// a 64-bit system stores each word at once (a reader of a cell that is
+// not mapped, Flush, reads whole words; a process killed between the two
+// adds has its value in the sum and not counted, as with atomic adds).
+// A 32-bit system adds to the shared cell, atomically.
 func (c *Cell) add(v int64) {
-	if !raceEnabled {
+	if !raceEnabled && wordSize == 8 {
 		id := procPin()
 		if ps := (*cellsPerP)(atomic.LoadPointer(&c.perP)); ps != nil && uint(id) < uint(len(ps.cells)) {
 			if cell := ps.cells[id]; cell != nil {
