@@ -681,6 +681,16 @@ func BenchmarkCellCount(b *testing.B) {
 	}
 }
 
+// BenchmarkCellAdd is an allocation site's addition to its Cell: to
+// its P's cell, pinned (under -race: the shared cell's atomic adds).
+func BenchmarkCellAdd(b *testing.B) {
+	useTestAgg(b, true)
+	c := NewCell(func(r *Rec) { r.Str("example.com/m/app") }, benchTable, benchTable+1)
+	for i := 0; i < b.N; i++ {
+		c.Add(16)
+	}
+}
+
 // removeLogs removes the files of dir/logs.
 func removeLogs(t testing.TB, dir string) {
 	files, _ := filepath.Glob(filepath.Join(dir, "logs", "*"))
