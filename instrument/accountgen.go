@@ -205,62 +205,103 @@ func tableNames(t *plan.Target, tables []string) []string {
 	return names
 }
 
-// allocCells renders the cells of aggregate ac at allocation site of
-// target t (plan.AllocCells): a Cell per group the site can add to, made
-// when the package is initialized, and the statement that adds the
-// allocation to its group's: the one of the account its goroutine is
-// in, when the group has an account the site does not know.
-func (sg *siteGen) allocCells(t *plan.Target, ac *plan.AllocCells, read map[string]bool) (add []string, decl string, err error) {
+// allocCells renders the cells of the aggregates cells at allocation
+// site of target t (plan.AllocCells): a Cell per group the site can add
+// to, made when the package is initialized, and the statements that add
+// the allocation to its group's: the one of the account its goroutine
+// is in, when the group has an account the site does not know (read
+// once for all the cells). Questions whose groups are the same at the
+// site, and that add the same value (or count), share their Cells: a
+// count and a sum of the same allocations read the same cells, the
+// count their count and the sum their sum (pmmrt.NewCell's tables),
+// and an allocation is one addition for both.
+func (sg *siteGen) allocCells(t *plan.Target, cells []*plan.AllocCells) (add, decls []string, err error) {
 	rt := sg.pc.Imports[sg.g.rtPath]
-	accounts := []string{""} // the account of each cell, by its index
-	index := "0"
-	for _, k := range ac.Group {
-		if k.Account == "" {
-			continue
-		}
-		patterns, err := spec.AccountPatterns(k.Account)
-		if err != nil {
-			return nil, "", err
-		}
-		if acc := spec.AccountOf(patterns, sg.fi.pkg.PkgPath, sg.fi.pkg.Name); acc != "" {
-			accounts = []string{acc}
-			continue
-		}
-		set := slices.Index(sg.g.accounts, k.Account)
-		if set < 0 {
-			return nil, "", fmt.Errorf("pmm bug: the account set %q is not the plan's", k.Account)
-		}
-		accounts = append(accounts, patterns...)
-		// The account is read once for every cell of the site.
-		index = "acc" + strconv.Itoa(set)
-		if !read[index] {
-			read[index] = true
-			add = append(add, fmt.Sprintf("%s := %s.Account(%d)", index, rt, set))
-		}
+	type shared struct {
+		index  string   // the expression of the cell's index
+		groups []string // each cell's group encoding, by index
+		tables []string // the questions' cells tables
+		value  string   // the value added, "" for a count
+		name   string
 	}
-	var cells []string
-	for _, acc := range accounts {
-		var group []string
+	var all []*shared
+	read := map[string]bool{} // the accounts read once for the cells
+	for _, ac := range cells {
+		accounts := []string{""} // the account of each cell, by its index
+		index := "0"
 		for _, k := range ac.Group {
-			v := acc
-			switch k.Known {
-			case plan.KnownFunction:
-				v = t.Function
-			case plan.KnownKind:
-				v = sg.s.Label
-			case plan.KnownType:
-				v = sg.s.Operand
+			if k.Account == "" {
+				continue
 			}
-			group = append(group, "r.Str("+strconv.Quote(v)+")")
+			patterns, err := spec.AccountPatterns(k.Account)
+			if err != nil {
+				return nil, nil, err
+			}
+			if acc := spec.AccountOf(patterns, sg.fi.pkg.PkgPath, sg.fi.pkg.Name); acc != "" {
+				accounts = []string{acc}
+				continue
+			}
+			set := slices.Index(sg.g.accounts, k.Account)
+			if set < 0 {
+				return nil, nil, fmt.Errorf("pmm bug: the account set %q is not the plan's", k.Account)
+			}
+			accounts = append(accounts, patterns...)
+			index = "acc" + strconv.Itoa(set)
+			if !read[index] {
+				read[index] = true
+				add = append(add, fmt.Sprintf("%s := %s.Account(%d)", index, rt, set))
+			}
 		}
-		cells = append(cells, fmt.Sprintf("%s.NewCell(%d, func(r *%s.Rec) { %s })", rt, ac.Table, rt, strings.Join(group, "; ")))
+		var groups []string
+		for _, acc := range accounts {
+			var group []string
+			for _, k := range ac.Group {
+				v := acc
+				switch k.Known {
+				case plan.KnownFunction:
+					v = t.Function
+				case plan.KnownKind:
+					v = sg.s.Label
+				case plan.KnownType:
+					v = sg.s.Operand
+				}
+				group = append(group, "r.Str("+strconv.Quote(v)+")")
+			}
+			groups = append(groups, strings.Join(group, "; "))
+		}
+		value := ""
+		if ac.Value != nil {
+			value = sg.int64Of(ac.Value.Cap)
+		}
+		table := strconv.Itoa(int(ac.Table))
+		i := slices.IndexFunc(all, func(c *shared) bool {
+			return c.index == index && slices.Equal(c.groups, groups) && (c.value == "" || value == "" || c.value == value)
+		})
+		if i < 0 {
+			all = append(all, &shared{index: index, groups: groups, name: sg.name("cells") + "q" + strconv.Itoa(ac.QIndex)})
+			i = len(all) - 1
+		}
+		c := all[i]
+		c.tables = append(c.tables, table)
+		if value != "" {
+			c.value = value
+		}
 	}
-	name := sg.name("cells") + "q" + strconv.Itoa(ac.QIndex)
-	decl = fmt.Sprintf("var %s = [...]*%s.Cell{\n\t%s,\n}", name, rt, strings.Join(cells, ",\n\t"))
-	if ac.Value == nil {
-		return append(add, fmt.Sprintf("%s[%s].Count()", name, index)), decl, nil
+	for _, c := range all {
+		var made []string
+		for _, g := range c.groups {
+			made = append(made, fmt.Sprintf("%s.NewCell(func(r *%s.Rec) { %s }, %s)", rt, rt, g, strings.Join(c.tables, ", ")))
+		}
+		decls = append(decls, fmt.Sprintf("var %s = [...]*%s.Cell{\n\t%s,\n}", c.name, rt, strings.Join(made, ",\n\t")))
+		// Add, to the cell of the goroutine's P, rather than Count's
+		// atomic add to the shared cell: a count adds 0.
+		value := c.value
+		if value == "" {
+			value = "0"
+		}
+		add = append(add, fmt.Sprintf("%s[%s].Add(%s)", c.name, c.index, value))
 	}
-	return append(add, fmt.Sprintf("%s[%s].Add(%s)", name, index, sg.int64Of(ac.Value.Cap))), decl, nil
+	return add, decls, nil
 }
 
 // callsSomething reports whether body may run another function of the

@@ -249,8 +249,9 @@ func (sg *siteGen) aggregateBlock(qi int, t *plan.Target, ra *plan.RunAggregate,
 // generated (every question at it a count grouped by the function's
 // name or constants, added at the begin, with no test), the
 // declarations of its Cells (pmmrt.NewCell, one per question) and the
-// statements that count an execution in them (Cell.Count: the gate and
-// one atomic add, inlined; no state, no id, no defer). ok is false for
+// statements that count an execution in them (Cell.Count: the gate,
+// inlined, and an add to the cell of the goroutine's P; no state, no
+// id, no defer). ok is false for
 // any other site.
 func (sg *siteGen) constantCells() (decls, counts []string, ok bool) {
 	s := sg.s
@@ -291,7 +292,7 @@ func (sg *siteGen) constantCells() (decls, counts []string, ok bool) {
 		if len(qs) > 1 {
 			cell += "q" + strconv.Itoa(qi)
 		}
-		decls = append(decls, fmt.Sprintf("var %s = %s.NewCell(%d, func(r *%s.Rec) { %s })", cell, rt, ra.Table, rt, strings.Join(group, "; ")))
+		decls = append(decls, fmt.Sprintf("var %s = %s.NewCell(func(r *%s.Rec) { %s }, %d)", cell, rt, rt, strings.Join(group, "; "), ra.Table))
 		counts = append(counts, cell+".Count()")
 	}
 	return decls, counts, len(counts) > 0

@@ -97,6 +97,11 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		g.done[s] = true
 		return nil
 	}
+	madeCap, constCap := makeCap(info, e)
+	if sl, ok := t.Underlying().(*types.Slice); ok && constCap && madeCap*sizes(fi).Sizeof(sl.Elem()) == 0 {
+		g.done[s] = true // likewise
+		return nil
+	}
 	isAppend := s.Label == "append"
 	if why := evaluatedEarlier(info, path, e); why != "" {
 		return fmt.Errorf("%s", why)
@@ -136,8 +141,14 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		elements, bytes = "1", strconv.FormatInt(sizes(fi).Sizeof(u.Elem()), 10)
 		pointers = hasPointers(u.Elem())
 	case *types.Slice:
-		elements = "int64(cap(v))"
-		bytes = "int64(cap(v)) * int64(" + sg.pc.importName("unsafe") + ".Sizeof(v[0]))"
+		if constCap {
+			// make's capacity is the one asked for: its sizes, and
+			// its heap bytes, are taken once.
+			elements, bytes = strconv.FormatInt(madeCap, 10), strconv.FormatInt(madeCap*sizes(fi).Sizeof(u.Elem()), 10)
+		} else {
+			elements = "int64(cap(v))"
+			bytes = "int64(cap(v)) * int64(" + sg.pc.importName("unsafe") + ".Sizeof(v[0]))"
+		}
 		pointers = hasPointers(u.Elem())
 	case *types.Basic: // a string: a concatenation or a conversion
 		elements, bytes = "int64(len(v))", "int64(len(v))"
@@ -181,15 +192,12 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	emits := false // the site records tuples, not only cells
 	for _, t := range s.Targets {
 		emits = emits || len(t.Emits) > 0
-		read := map[string]bool{} // the accounts read once for the cells
-		for _, ac := range t.Cells {
-			add, decl, err := sg.allocCells(t, ac, read)
-			if err != nil {
-				return err
-			}
-			body = append(body, add...)
-			sg.decls = append(sg.decls, decl)
+		add, decls, err := sg.allocCells(t, t.Cells)
+		if err != nil {
+			return err
 		}
+		body = append(body, add...)
+		sg.decls = append(sg.decls, decls...)
 	}
 	st := "&s"
 	if isAppend {
@@ -284,6 +292,26 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	g.done[s] = true
 	return nil
+}
+
+// makeCap is the capacity of a make of a slice whose capacity (or
+// length, without one) is a constant: the capacity of the slice it
+// returns, exactly.
+func makeCap(info *types.Info, e ast.Expr) (int64, bool) {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || len(call.Args) < 2 {
+		return 0, false
+	}
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if b, isBuiltin := info.Uses[id].(*types.Builtin); !ok || !isBuiltin || b.Name() != "make" {
+		return 0, false
+	}
+	tv := info.Types[call.Args[len(call.Args)-1]]
+	if tv.Value == nil {
+		return 0, false
+	}
+	n, exact := constant.Int64Val(constant.ToInt(tv.Value))
+	return n, exact && n >= 0
 }
 
 // enclosingDecl is the function declaration on path, or nil.

@@ -13,8 +13,9 @@ import (
 // and attributes of it, grouped by what each allocation site knows
 // when it is generated (its function, kind and type) and by the memory
 // account the allocation is charged to (one of the patterns, or none).
-// Each site has a cell per group it can add to, made once
-// (pmmrt.NewCell), and an allocation is one atomic add (Cell.Count,
+// Each site has a Cell per group it can add to, made once
+// (pmmrt.NewCell; questions of one site whose groups are the same share
+// it), and an allocation is one addition to its P's cell (Cell.Count,
 // Cell.Add): the cost of an account question is then the account's
 // (docs/PERFORMANCE.md). The question's view reads the cells as it
 // reads a run-time aggregate's (schema's fromCells).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"pmm.dev/pmm/rt/logfmt"
@@ -24,15 +25,19 @@ type LiveCell struct {
 // directory while they run, without taking part in their recording: it
 // reads the files the runtime maps (the records that name the cells'
 // groups, and the chunk files), and writes nothing. Each Read sees every
-// cell at one instant of its own: its words are stored by atomic adds, and
-// its count is added last, so a cell read has real min and max and a sum
-// of at least the values counted (a value being added may be in the sum
-// and not yet in the count).
+// cell at one instant of its own: its words are stored by single stores
+// (atomic adds, or a Cell's plain adds on its P), and its count is added
+// last, so a cell read has real min and max and a sum of at least the
+// values counted (a value being added may be in the sum and not yet in
+// the count). A cell may be named by records of several tables (a Cell
+// serving a count and a sum): Read returns it once for each.
 type CellReader struct {
 	dir    string
 	tables map[uint16]bool
-	// groups are the groups of the cells seen, by process and number.
-	groups map[liveKey]liveGroup
+	// groups are the groups of the cells seen, by process and number: one
+	// per table whose record names the cell (a cell may serve several
+	// tables: pmmrt.NewCell).
+	groups map[liveKey][]liveGroup
 	// closed are the segments read whole once closed: nothing is added
 	// to them.
 	closed map[string]bool
@@ -53,7 +58,7 @@ type liveKey struct {
 // NewCellReader returns a reader of the cells of tables (the ids of cells
 // tables, schema.KindCells) in logDir.
 func NewCellReader(logDir string, tables []uint16) *CellReader {
-	r := &CellReader{dir: logDir, tables: map[uint16]bool{}, groups: map[liveKey]liveGroup{}, closed: map[string]bool{}}
+	r := &CellReader{dir: logDir, tables: map[uint16]bool{}, groups: map[liveKey][]liveGroup{}, closed: map[string]bool{}}
 	for _, t := range tables {
 		r.tables[t] = true
 	}
@@ -90,7 +95,7 @@ func (r *CellReader) Read() ([]LiveCell, error) {
 				continue
 			}
 			k := liveKey{h.PID, h.Start, h.Process, c.Number}
-			if g, ok := r.groups[k]; ok {
+			for _, g := range r.groups[k] {
 				cells = append(cells, LiveCell{Table: g.table, Group: g.values, AggCell: c})
 			}
 		}
@@ -133,14 +138,14 @@ func (r *CellReader) readGroups() error {
 				continue
 			}
 			k := liveKey{h.PID, h.Start, h.Process, f.Int}
-			if _, ok := r.groups[k]; ok {
+			if slices.ContainsFunc(r.groups[k], func(g liveGroup) bool { return g.table == rec.Table }) {
 				continue
 			}
 			group, err := groupValues(rec)
 			if err != nil {
 				return fmt.Errorf("%s: %v", path, err)
 			}
-			r.groups[k] = liveGroup{rec.Table, group}
+			r.groups[k] = append(r.groups[k], liveGroup{rec.Table, group})
 		}
 	}
 	return nil

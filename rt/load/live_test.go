@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
+	"sync"
 	"testing"
 
 	"pmm.dev/pmm/rt/pmmrt"
@@ -104,6 +107,65 @@ func BenchmarkCellReaderRead(b *testing.B) {
 		cells, err := r.Read()
 		if err != nil || len(cells) != 1000 {
 			b.Fatalf("%d cells, %v", len(cells), err)
+		}
+	}
+}
+
+// TestCellReaderSharedCells reads the cells of a site's Cell that serves
+// two tables (a count and a sum of the same additions), added to by
+// goroutines on two Ps in a child process (a Cell lives as long as its
+// process: made again at every Close): each table reads every cell of
+// the group, the Ps' own and the shared one, and their counts and sums
+// add up to the additions made.
+func TestCellReaderSharedCells(t *testing.T) {
+	const workers, adds = 4, 2000
+	if dir := os.Getenv("PMM_TEST_SHARED_CELLS"); dir != "" {
+		os.Setenv("PMM_DIR", dir)
+		runtime.GOMAXPROCS(2)
+		c := pmmrt.NewCell(func(r *pmmrt.Rec) { r.Str("acc") }, 5, 6)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < adds; i++ {
+					c.Add(16)
+					if i%100 == 0 {
+						runtime.Gosched()
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		pmmrt.Close()
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestCellReaderSharedCells$")
+	cmd.Env = append(os.Environ(), "PMM_TEST_SHARED_CELLS="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	cells, err := NewCellReader(filepath.Join(dir, "logs"), []uint16{5, 6}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type total struct{ cells, count, sum int64 }
+	got := map[uint16]total{}
+	for _, cell := range cells {
+		if len(cell.Group) != 1 || cell.Group[0] != "acc" {
+			t.Errorf("table %d: group %v", cell.Table, cell.Group)
+		}
+		tt := got[cell.Table]
+		tt.cells++
+		tt.count += int64(cell.Count)
+		tt.sum += int64(cell.Sum)
+		got[cell.Table] = tt
+	}
+	for _, table := range []uint16{5, 6} {
+		if tt := got[table]; tt.count != workers*adds || tt.sum != 16*workers*adds || tt.cells != got[5].cells {
+			t.Errorf("table %d: %d cells, count %d, sum %d; want count %d, sum %d, the cells of table 5 (%d)",
+				table, tt.cells, tt.count, tt.sum, workers*adds, 16*workers*adds, got[5].cells)
 		}
 	}
 }

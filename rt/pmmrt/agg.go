@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -188,81 +189,201 @@ func (s *aggSet) cell(table uint16, key []byte, kind uint64) *aggCell {
 	return c
 }
 
-// Cell is a site's own cell of a count whose group is known when pmm
-// generates the site (a function's name, a constant): the site counts an
-// execution with one atomic add to the cell's count, with no group to
-// build, no lookup, no call and nothing at the execution's end.
-// Generated code declares one per site at package level,
+// Cell is a site's own cells of a count or sum whose group is known
+// when pmm generates the site (a function's name, a constant, an
+// account): the site counts an execution, or adds an allocation's
+// value, with no group to build, no lookup and nothing at the
+// execution's end. Generated code declares one per site and group at
+// package level,
 //
-//	var pmm__cell1 = pmmrt.NewCell(2, func(r *pmmrt.Rec) { r.Str("main.add") })
+//	var pmm__cell1 = pmmrt.NewCell(func(r *pmmrt.Rec) { r.Str("main.add") }, 2)
 //
-// and calls pmm__cell1.Count() where the execution begins. The package's
-// initialization makes the cell (the variable is initialized before any
-// function of the package can run: the initializers that call one
-// depend on it), so that Count, inlined, is the gate and the add.
+// and calls pmm__cell1.Count() where the execution begins (or Add(v)).
+// The package's initialization makes the Cell (the variable is
+// initialized before any function of the package can run: the
+// initializers that call one depend on it).
+//
+// One Cell may serve several tables (NewCell's tables): a count and a
+// sum of the same event and group read the same cells, the count
+// question their count and the sum question their sum; each cell has a
+// record in every table, with its number.
+//
+// Add's additions go to a cell of the P (the scheduler's processor)
+// that runs the goroutine, made the first time that P adds to the Cell:
+// with the goroutine pinned to its P (runtime.procPin, which only
+// keeps it from being preempted), no other goroutine can add to that
+// cell at the same time, so the addition is two plain adds, not locked
+// ones (on the machine of docs/PERFORMANCE.md a locked add costs 7-10
+// ns, the pin and unpin about 2; Count, inlined, keeps one atomic add to
+// the shared cell). The cells are of the same chunk files
+// as the others, so the counts survive any exit; the loader and the
+// views sum a group's cells. An addition whose P has no cell yet (its
+// first, a P beyond those the Cell has room for), or every addition
+// under the race detector (which would report the plain adds of
+// goroutines that take turns on a P) or on a 32-bit system (where a
+// plain add of a word is two stores), goes to the Cell's shared cell,
+// made with it, with atomic adds. A Cell's cells hold count and sum
+// only: their minimum and maximum stay 0 (counts and sums read none).
 type Cell struct {
-	count unsafe.Pointer // *uint64: the count word of the cell, or countDropped
-	table uint16
-	group []byte // the group's encoded fields
+	count unsafe.Pointer // *uint64: the count word of the shared cell, or countDropped
+	perP  unsafe.Pointer // *cellsPerP; nil until a P adds, and after closeAggs
+	// What makes its cells: the tables and the group's encoded fields.
+	tables []uint16
+	group  []byte
 }
+
+// cellsPerP are a Cell's cells by P id (runtime.procPin's), nil where
+// that P has none. A cellsPerP never changes once stored in a Cell: a new
+// P's cell replaces it with a copy (aggMu held).
+type cellsPerP struct {
+	cells []*aggCell
+}
+
+// maxCellPs bounds the Ps that have cells of their own: the others add
+// to the shared cell.
+const maxCellPs = 1024
 
 // countDropped is the count word of a Cell whose cell cannot be made (the
 // log is broken, a chunk cannot be created): never read.
 var countDropped uint64
 
-// NewCell makes the cell of a count of table for the group that group
-// encodes (it adds the group's fields to r, as for AggInt), as AggInt
-// would, and returns the site's Cell of it.
-func NewCell(table uint16, group func(r *Rec)) *Cell {
+// NewCell makes a Cell of the given tables for the group that group
+// encodes (it adds the group's fields to r, as for AggInt): its shared
+// cell, with a record in each table.
+func NewCell(group func(r *Rec), tables ...uint16) *Cell {
 	var r Rec
 	group(&r)
 	r.Finish()
-	c := &Cell{table: table, group: append([]byte(nil), r.Fields()...)}
+	c := &Cell{tables: tables, group: append([]byte(nil), r.Fields()...)}
 	aggMu.Lock()
 	defer aggMu.Unlock()
 	c.make((*aggSet)(atomic.LoadPointer(&aggCur)))
 	return c
 }
 
-// Count adds one execution to the cell when recording is on: an atomic
-// load (the gate), then one atomic add.
+// Count adds one execution to the Cell's shared cell when recording is
+// on: an atomic load (the gate), then one atomic add. It stays small
+// enough for the inliner (cost 13 of 80), which a call of add would not:
+// a function counted so stays inlinable (docs/PERFORMANCE.md).
 func (c *Cell) Count() {
 	if atomic.LoadInt32(&state) == stateOn {
 		atomic.AddUint64((*uint64)(atomic.LoadPointer(&c.count)), 1)
 	}
 }
 
-// Add adds an int value to the cell, counting it, when recording is on:
-// the cell's sum, minimum and maximum, then its count. (The cell was
-// made with 0 as its minimum and maximum: its sum and count are exact,
-// which is what a count or sum reads.)
+// Add adds an int value to the Cell, counting it, when recording is on,
+// in the cell of the goroutine's P. Add(0) is a count.
 func (c *Cell) Add(v int64) {
-	if atomic.LoadInt32(&state) != stateOn {
-		return
+	if atomic.LoadInt32(&state) == stateOn {
+		c.add(v)
 	}
-	p := atomic.LoadPointer(&c.count)
-	if p == unsafe.Pointer(&countDropped) {
-		return
-	}
-	(*aggCell)(unsafe.Pointer(uintptr(p) - unsafe.Offsetof(aggCell{}.count))).addInt(v)
 }
 
-// make points c at its cell in s, making the cell: a cell of an int
-// count whose sum, minimum and maximum are 0, what adding 0 sets them
-// to, so that adding one to the count is the whole of a later addition.
-// A cell that cannot be made counts nothing. aggMu is held.
-func (c *Cell) make(s *aggSet) {
-	var cell *aggCell
-	if atomic.LoadInt32(&state) != stateBroken {
-		cell = s.cellLocked(c.table, c.group, logfmt.AggKindInt)
+// add counts v in the cell of the calling goroutine's P: with the
+// goroutine pinned, the sum, then the count, each a plain add, which on
+// a 64-bit system stores each word at once (a reader of a cell that is
+// not mapped, Flush, reads whole words; a process killed between the two
+// adds has its value in the sum and not counted, as with atomic adds).
+// A 32-bit system adds to the shared cell, atomically.
+func (c *Cell) add(v int64) {
+	if !raceEnabled && wordSize == 8 {
+		id := procPin()
+		if ps := (*cellsPerP)(atomic.LoadPointer(&c.perP)); ps != nil && uint(id) < uint(len(ps.cells)) {
+			if cell := ps.cells[id]; cell != nil {
+				cell.sum += uint64(v)
+				cell.count++
+				procUnpin()
+				return
+			}
+		}
+		procUnpin()
+		c.addSlow(id, v)
+		return
 	}
-	if cell == nil || atomic.LoadUint64(&cell.kind) != logfmt.AggKindInt {
+	c.addShared(v)
+}
+
+// addSlow adds v to the shared cell, and makes P id a cell of its own
+// for its next additions.
+//
+//go:noinline
+func (c *Cell) addSlow(id int, v int64) {
+	if c.addShared(v) && id < maxCellPs {
+		aggMu.Lock()
+		c.makePerP((*aggSet)(atomic.LoadPointer(&aggCur)), id)
+		aggMu.Unlock()
+	}
+}
+
+// addShared adds v to the shared cell with atomic adds, the sum then
+// the count; false if the Cell has none.
+func (c *Cell) addShared(v int64) bool {
+	p := atomic.LoadPointer(&c.count)
+	if p == unsafe.Pointer(&countDropped) {
+		return false
+	}
+	cell := (*aggCell)(unsafe.Pointer(uintptr(p) - unsafe.Offsetof(aggCell{}.count)))
+	atomic.AddUint64(&cell.sum, uint64(v))
+	atomic.AddUint64(&cell.count, 1)
+	return true
+}
+
+// make points c at its shared cell in s, making the cell (a cell of an
+// int count whose sum, minimum and maximum are 0), and forgets the
+// cells of Ps, which the Ps make again in s. A cell that cannot be made
+// counts nothing. aggMu is held.
+func (c *Cell) make(s *aggSet) {
+	atomic.StorePointer(&c.perP, nil)
+	cell := c.newCell(s)
+	if cell == nil {
 		atomic.StorePointer(&c.count, unsafe.Pointer(&countDropped))
 		return
 	}
-	cell.setInt(0)
 	s.counted = append(s.counted, c)
 	atomic.StorePointer(&c.count, unsafe.Pointer(&cell.count))
+}
+
+// makePerP makes P id a cell of c in s, unless it has one or the log is
+// broken. aggMu is held.
+func (c *Cell) makePerP(s *aggSet, id int) {
+	if atomic.LoadPointer(&c.count) == unsafe.Pointer(&countDropped) {
+		return
+	}
+	var cells []*aggCell
+	if ps := (*cellsPerP)(atomic.LoadPointer(&c.perP)); ps != nil {
+		if id < len(ps.cells) && ps.cells[id] != nil {
+			return
+		}
+		cells = ps.cells
+	}
+	cell := c.newCell(s)
+	if cell == nil {
+		return
+	}
+	n := runtime.GOMAXPROCS(0)
+	if n <= id {
+		n = id + 1
+	}
+	if n < len(cells) {
+		n = len(cells)
+	}
+	grown := &cellsPerP{cells: make([]*aggCell, n)}
+	copy(grown.cells, cells)
+	grown.cells[id] = cell
+	atomic.StorePointer(&c.perP, unsafe.Pointer(grown))
+}
+
+// newCell makes a cell of c in s with its records, of an int count
+// whose sum, minimum and maximum are 0, or returns nil. aggMu is held.
+func (c *Cell) newCell(s *aggSet) *aggCell {
+	if atomic.LoadInt32(&state) == stateBroken {
+		return nil
+	}
+	cell := s.newCell(c.tables, c.group, logfmt.AggKindInt)
+	if cell != nil {
+		cell.min, cell.max = 0, 0 // before any addition: the cell is not published yet
+	}
+	return cell
 }
 
 func (c *aggCell) addInt(v int64) {
@@ -331,7 +452,7 @@ func (s *aggSet) cellLocked(table uint16, key []byte, kind uint64) *aggCell {
 	if t.kind != 0 && t.kind != kind {
 		return nil // a value of the other kind than the table's
 	}
-	c := s.newCell(table, key, kind)
+	c := s.newCell([]uint16{table}, key, kind)
 	if c == nil {
 		return nil
 	}
@@ -383,10 +504,10 @@ func (s *aggSet) table(table uint16) *aggTable {
 	return t
 }
 
-// newCell makes a cell for (table, key): it emits the cell's record, then
-// initializes the cell and stores its kind. It returns nil if the chunk
-// or the record cannot be written. aggMu is held.
-func (s *aggSet) newCell(table uint16, key []byte, kind uint64) *aggCell {
+// newCell makes a cell for key in tables: it emits the cell's record in
+// each table, then initializes the cell and stores its kind. It returns
+// nil if the chunk or a record cannot be written. aggMu is held.
+func (s *aggSet) newCell(tables []uint16, key []byte, kind uint64) *aggCell {
 	if s.failed {
 		return nil
 	}
@@ -404,11 +525,14 @@ func (s *aggSet) newCell(table uint16, key []byte, kind uint64) *aggCell {
 		s.used = 0
 	}
 	ch := s.chunks[len(s.chunks)-1]
-	var r Rec
-	r.Int(int64(ch.num*logfmt.AggCellsPerChunk + uint64(s.used)))
-	r.AppendFields(key)
-	if !emitCell(table, &r) {
-		return nil // the log is broken
+	for _, table := range tables {
+		var r Rec
+		r.Int(int64(ch.num*logfmt.AggCellsPerChunk + uint64(s.used)))
+		r.AppendFields(key)
+		if !emitCell(table, &r) {
+			s.used++   // the number a record may name, never another cell's
+			return nil // the log is broken
+		}
 	}
 	c := ch.cell(s.used)
 	s.used++

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -67,10 +68,13 @@ func (v aggValue) String() string {
 }
 
 // readAggs reads the chunk files and the cells' records in dir/logs and
-// joins them: the cells made, by table and group (the group's fields
-// rendered with %v). It also checks that every cell has exactly one
-// record and every cell record a cell. The records of tables tuples are
-// ordinary tuples, whose first field may equal a cell's number.
+// joins them as the loader and the views do: the cells made, by table
+// and group (the group's fields rendered with %v), the cells of one
+// group combined (counts and sums added, the least minimum and the
+// greatest maximum). It also checks that every cell has a record, and
+// at most one in each table, and every cell record a cell. The records
+// of tables tuples are ordinary tuples, whose first field may equal a
+// cell's number.
 func readAggs(t testing.TB, dir string, tuples ...uint16) map[string]aggValue {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(dir, "logs", "*"+logfmt.AggFileSuffix))
@@ -100,6 +104,12 @@ func readAggs(t testing.TB, dir string, tuples ...uint16) map[string]aggValue {
 		}
 	}
 	out := map[string]aggValue{}
+	recorded := map[int64]bool{}
+	type cellTable struct {
+		cell  int64
+		table uint16
+	}
+	seen := map[cellTable]bool{}
 	for _, rec := range allRecords(readSegments(t, dir)) {
 		if len(rec.fields) == 0 || rec.fields[0].Kind != logfmt.KindInt || slices.Contains(tuples, rec.table) {
 			continue
@@ -108,25 +118,42 @@ func readAggs(t testing.TB, dir string, tuples ...uint16) map[string]aggValue {
 		if !ok {
 			continue // another test's record, or no cell's
 		}
-		delete(cells, rec.fields[0].Int)
+		if seen[cellTable{c.Number, rec.table}] {
+			t.Fatalf("cell %d has two records in table %d", c.Number, rec.table)
+		}
+		seen[cellTable{c.Number, rec.table}] = true
+		recorded[c.Number] = true
 		var group []string
 		for _, f := range rec.fields[1:] {
 			group = append(group, fieldString(f))
 		}
 		key := fmt.Sprintf("%d%v", rec.table, group)
-		if _, dup := out[key]; dup {
-			t.Fatalf("group %s has two cells", key)
-		}
 		v := aggValue{kind: c.Kind, count: c.Count, recordTable: int64(rec.table), number: c.Number}
 		if c.Kind == logfmt.AggKindInt {
 			v.sum, v.min, v.max = float64(int64(c.Sum)), float64(int64(c.Min)), float64(int64(c.Max))
 		} else {
 			v.sum, v.min, v.max = math.Float64frombits(c.Sum), math.Float64frombits(c.Min), math.Float64frombits(c.Max)
 		}
+		if w, ok := out[key]; ok {
+			if w.kind != v.kind {
+				t.Fatalf("group %s has cells of two kinds", key)
+			}
+			if v.count == 0 {
+				continue // a cell made, never added to: its minimum and maximum are no values
+			}
+			if w.count > 0 {
+				v.min, v.max = math.Min(v.min, w.min), math.Max(v.max, w.max)
+			}
+			v.count += w.count
+			v.sum += w.sum
+			v.number = min(v.number, w.number)
+		}
 		out[key] = v
 	}
-	if len(cells) != 0 {
-		t.Errorf("%d cells without a record", len(cells))
+	for n := range cells {
+		if !recorded[n] {
+			t.Errorf("cell %d without a record", n)
+		}
 	}
 	return out
 }
@@ -505,7 +532,7 @@ func TestCellCount(t *testing.T) {
 			dir := useTestAgg(t, mapped)
 			const workers, adds = 8, 5000
 			group := func(name string) func(r *Rec) { return func(r *Rec) { r.Str(name) } }
-			a, b, a2 := NewCell(1, group("a")), NewCell(1, group("b")), NewCell(1, group("a"))
+			a, b, a2 := NewCell(group("a"), 1), NewCell(group("b"), 1), NewCell(group("a"), 1)
 			var wg sync.WaitGroup
 			start := make(chan bool)
 			for w := 0; w < workers; w++ {
@@ -567,7 +594,7 @@ func TestCellCount(t *testing.T) {
 // that a Cell made with the log broken counts nothing and writes no file.
 func TestCellOff(t *testing.T) {
 	dir := useTestAgg(t, true)
-	c := NewCell(1, func(r *Rec) { r.Int(7) })
+	c := NewCell(func(r *Rec) { r.Int(7) }, 1)
 	End()
 	c.Count()
 	Begin()
@@ -580,7 +607,7 @@ func TestCellOff(t *testing.T) {
 	std.close()
 	removeLogs(t, dir)
 	atomic.StoreInt32(&state, stateBroken)
-	d := NewCell(1, func(r *Rec) { r.Int(8) })
+	d := NewCell(func(r *Rec) { r.Int(8) }, 1)
 	d.Count()
 	atomic.StoreInt32(&state, stateOn)
 	if paths, _ := filepath.Glob(filepath.Join(dir, "logs", "*")); len(paths) != 0 {
@@ -593,7 +620,7 @@ func TestCellOff(t *testing.T) {
 // is on again, every execution counts in the cell and none while off.
 func TestCellStateChanges(t *testing.T) {
 	dir := useTestAgg(t, true)
-	c := NewCell(1, func(r *Rec) { r.Int(9) })
+	c := NewCell(func(r *Rec) { r.Int(9) }, 1)
 	const workers, adds = 4, 20000
 	var wg sync.WaitGroup
 	done := make(chan struct{})
@@ -639,7 +666,7 @@ func TestCellStateChanges(t *testing.T) {
 // TestCellNoAllocation checks that Count allocates nothing.
 func TestCellNoAllocation(t *testing.T) {
 	useTestAgg(t, true)
-	c := NewCell(1, func(r *Rec) { r.Str("f") })
+	c := NewCell(func(r *Rec) { r.Str("f") }, 1)
 	if n := testing.AllocsPerRun(1000, c.Count); n != 0 {
 		t.Errorf("%v allocations per Count", n)
 	}
@@ -648,9 +675,19 @@ func TestCellNoAllocation(t *testing.T) {
 // BenchmarkCellCount is a site's count of an execution in its Cell.
 func BenchmarkCellCount(b *testing.B) {
 	useTestAgg(b, true)
-	c := NewCell(benchTable, func(r *Rec) { r.Str("example.com/m.F") })
+	c := NewCell(func(r *Rec) { r.Str("example.com/m.F") }, benchTable)
 	for i := 0; i < b.N; i++ {
 		c.Count()
+	}
+}
+
+// BenchmarkCellAdd is an allocation site's addition to its Cell: to
+// its P's cell, pinned (under -race: the shared cell's atomic adds).
+func BenchmarkCellAdd(b *testing.B) {
+	useTestAgg(b, true)
+	c := NewCell(func(r *Rec) { r.Str("example.com/m/app") }, benchTable, benchTable+1)
+	for i := 0; i < b.N; i++ {
+		c.Add(16)
 	}
 }
 
@@ -674,31 +711,52 @@ func BenchmarkAtomicAddGlobal(b *testing.B) {
 	}
 }
 
-// TestCellAdd: Add counts a value and adds it to the cell's sum, from
-// several goroutines, alike with AggInt of the same group; a Cell's
-// cell starts at 0, so its sum and count are exact (its minimum and
-// maximum include the 0: counts and sums read none).
+// TestCellAdd: Add counts a value and adds it to the Cell's sum, from
+// several goroutines on several Ps, while GOMAXPROCS grows (new Ps
+// take their first additions in the shared cell, then have cells of
+// their own) and AggInt adds to the same group; one Cell serves two
+// tables, each of which reads every addition. Without the race detector
+// the Ps had cells of their own. A Cell's cells keep no minimum or
+// maximum (0: counts and sums read none).
 func TestCellAdd(t *testing.T) {
-	dir := useTestAgg(t, true)
-	c := NewCell(2, func(r *Rec) { r.Str("acc") })
-	const workers, adds = 4, 1000
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var g Rec
-			for i := 0; i < adds; i++ {
-				c.Add(64)
-				g.Str("acc")
-				AggInt(2, &g, 16)
+	for _, mapped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			dir := useTestAgg(t, mapped)
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			c := NewCell(func(r *Rec) { r.Str("acc") }, 2, 3)
+			const workers, adds = 8, 3000
+			var wg sync.WaitGroup
+			for w := 0; w < workers; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var g Rec
+					for i := 0; i < adds; i++ {
+						c.Add(64)
+						if i%100 == 0 {
+							runtime.Gosched()
+						}
+						g.Str("acc")
+						AggInt(2, &g, 16)
+					}
+				}()
 			}
-		}()
-	}
-	wg.Wait()
-	Flush()
-	got := values(readAggs(t, dir))["2[acc]"]
-	if want := intCell(2*workers*adds, workers*adds*(64+16), 0, 64); got != want {
-		t.Errorf("the cell: %v, want %v", got, want)
+			for p := 2; p <= 4; p++ {
+				runtime.Gosched()
+				runtime.GOMAXPROCS(p)
+			}
+			wg.Wait()
+			Flush()
+			got := values(readAggs(t, dir))
+			if want := intCell(2*workers*adds, workers*adds*(64+16), 0, 16); got["2[acc]"] != want {
+				t.Errorf("table 2: %v, want %v", got["2[acc]"], want)
+			}
+			if want := intCell(workers*adds, workers*adds*64, 0, 0); got["3[acc]"] != want {
+				t.Errorf("table 3: %v, want %v", got["3[acc]"], want)
+			}
+			if ps := (*cellsPerP)(atomic.LoadPointer(&c.perP)); !raceEnabled && (ps == nil || len(ps.cells) == 0) {
+				t.Errorf("no P has a cell of its own")
+			}
+		})
 	}
 }

@@ -56,6 +56,16 @@ func initialState(env string) int32 {
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
 
+// procPin keeps the calling goroutine on its P (it cannot be preempted)
+// until procUnpin, and returns the P's id: sync.Pool's own pin, which
+// the runtime keeps linkable (Cell).
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
 // Enabled reports whether tuples are being recorded (the Monitor-Begin/End
 // gate). Generated code tests it before recording anything.
 func Enabled() bool { return atomic.LoadInt32(&state) == stateOn }
