@@ -24,8 +24,12 @@ type Incomplete struct {
 	// module root; "" when no one site is to blame.
 	Position string `json:"position,omitempty"`
 	// Skip says a site was not instrumented (Code.Skipped).
-	Skip   bool `json:"skip,omitempty"`
-	qindex int
+	Skip bool `json:"skip,omitempty"`
+	// Outside says the reason is code outside the module that may
+	// allocate inside a container (sites.Gap.Outside): the run's heap
+	// profile says what it allocated, in tables of its own.
+	Outside bool `json:"outside,omitempty"`
+	qindex  int
 }
 
 // incompleteness collects the reasons of a plan, one per question,
@@ -73,6 +77,28 @@ func (in *incompleteness) addTarget(s *Site, t *Target, qindex map[string]int, r
 	}
 }
 
+// OutsideQuestions are the questions whose answers leave out what code
+// outside the module may allocate inside a container (Incomplete.Outside),
+// in order: the runtime writes the heap profile for them (rt.Sources).
+func (p *Plan) OutsideQuestions() []string { return outsideQuestions(p.gaps) }
+
+// OutsideQuestions are the questions whose answers leave out what code
+// outside the module may allocate inside a container, in order: pmm run
+// and pmm test read the run's heap profile for them.
+func (pr *Project) OutsideQuestions() []string { return outsideQuestions(pr.Incomplete) }
+
+// outsideQuestions are the questions of reasons marked Outside, once
+// each, in order.
+func outsideQuestions(reasons []Incomplete) []string {
+	var out []string
+	for _, r := range reasons {
+		if r.Outside && !slices.Contains(out, r.Question) {
+			out = append(out, r.Question)
+		}
+	}
+	return out
+}
+
 // list returns the reasons by question, in program order, then by
 // position and reason.
 func (in *incompleteness) list() []Incomplete {
@@ -113,7 +139,7 @@ func (p *Plan) Incomplete(skipped []Skip, inexact []Inexact) []Incomplete {
 	in := &incompleteness{}
 	for _, r := range p.gaps {
 		for _, v := range r.Vars {
-			in.add(r.Question, r.qindex, v, r.Reason, r.Position)
+			in.add(r.Question, r.qindex, v, r.Reason, r.Position).Outside = r.Outside
 		}
 	}
 	skip := map[*Site]bool{}

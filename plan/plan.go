@@ -531,7 +531,7 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 	}
 	for _, v := range d.Vars {
 		for _, g := range v.Gaps {
-			b.gaps.add(q.Name, b.qindex, v.Name, g.Reason, g.Position)
+			b.gaps.add(q.Name, b.qindex, v.Name, g.Reason, g.Position).Outside = g.Outside
 		}
 		needs, callees := needsOf(v.Name, root, v.Sites)
 		if cells != nil {

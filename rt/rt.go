@@ -24,6 +24,10 @@ var runtimeFiles embed.FS
 // ConfigFile is the name of the generated file that Sources adds.
 const ConfigFile = "zz_config.go"
 
+// OutsideProfileFile is the runtime's file that writes the heap profile
+// of allocations outside the module, in Sources only when asked.
+const OutsideProfileFile = "outside_profile.go"
+
 // FormatDir is the directory of package logfmt, relative to the
 // runtime's directory, in the files of Sources.
 const FormatDir = "logfmt"
@@ -42,12 +46,18 @@ const formatImport = "pmm.dev/pmm/rt/logfmt"
 // into .pmm/, that sizes the per-site counters for site numbers up to
 // sites, and that declares the constants of bases, by name (the site
 // numbers of a file of generated code are its base plus an offset:
-// instrument.SiteBase).
-func Sources(importPath, defaultDir string, sites int, bases map[string]int) map[string][]byte {
+// instrument.SiteBase). With outside, the runtime also writes the
+// process's heap profile (pmmrt's outside_profile.go, left out
+// otherwise: it links runtime/pprof), for the answers that leave out
+// what code outside the module allocates.
+func Sources(importPath, defaultDir string, sites int, bases map[string]int, outside bool) map[string][]byte {
 	files := make(map[string][]byte)
 	imported := []byte(strconv.Quote(formatImport))
 	copied := []byte(strconv.Quote(importPath + "/" + FormatDir))
 	for name, data := range packageFiles("pmmrt") {
+		if name == OutsideProfileFile && !outside {
+			continue
+		}
 		files[name] = bytes.ReplaceAll(data, imported, copied)
 	}
 	for name, data := range packageFiles("logfmt") {

@@ -16,7 +16,10 @@ import (
 
 func TestSources(t *testing.T) {
 	const importPath = "example.com/m/internal/_pmmrt"
-	files := Sources(importPath, "/home/u/proj/.pmm", 7, nil)
+	files := Sources(importPath, "/home/u/proj/.pmm", 7, nil, true)
+	if _, ok := Sources(importPath, "/home/u/proj/.pmm", 7, nil, false)[OutsideProfileFile]; ok {
+		t.Errorf("%s is in the sources when no answer leaves out allocations outside the module", OutsideProfileFile)
+	}
 	var names []string
 	for name := range files {
 		names = append(names, name)

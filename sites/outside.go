@@ -114,7 +114,7 @@ func (s *selector) containedAllocations(own, scope []*Var, atoms []*spec.Atom, t
 		if same && known {
 			where = "in " + x + " on its goroutine"
 		}
-		gap := Gap{Reason: fmt.Sprintf("allocations outside the module are not counted: code outside it may run %s (%s), "+
+		gap := Gap{Outside: true, Reason: fmt.Sprintf("allocations outside the module are not counted: code outside it may run %s (%s), "+
 			"and what it allocates is no allocation event", where, strings.Join(what, ", "))}
 		if len(found) == 1 && inModule {
 			gap.Position = found[0].position

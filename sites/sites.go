@@ -129,6 +129,10 @@ type Elimination struct {
 type Gap struct {
 	Reason   string `json:"reason"`
 	Position string `json:"position,omitempty"` // file:line:col, when one site is to blame
+	// Outside says the gap is code outside the module that may allocate
+	// inside a container (outside.go): pmm run and pmm test then read the
+	// run's heap profile for what it allocated (docs/MEMORY.md).
+	Outside bool `json:"outside,omitempty"`
 }
 
 // calleeOfAtom is a relation such as (calls x v) that constrains where v's

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,5 +82,165 @@ func TestAllocationsOutside(t *testing.T) {
 				t.Errorf("pure-anywhere: pmm_incomplete %q, want that %s", got, outside)
 			}
 		})
+	}
+}
+
+// TestAllocationsOutsideProfile runs testdata/allocoutside three times
+// and reads what code outside the module allocated, from the run's heap
+// profile (pmm_outside_calls, pmm_outside_functions). With
+// -exact-outside, the allocations strings.Repeat makes under Mixed's
+// call, and under main's closure that calls it directly, are those the
+// program measures of one call (MemStats' Mallocs and TotalAlloc, the
+// collector off) times the calls it makes, labeled exact but for tiny
+// objects (no -race); the functions on the stack above Mixed's call hold
+// them. With the runtime's default sampling, the 4 MiB strings Big
+// makes are seen, labeled sampled. A run that ends by os.Exit leaves no
+// profile: the answer says the figures are missing. The answer of the
+// question itself is the same in every run, and its reason says where
+// the figures are.
+func TestAllocationsOutsideProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	src := "../../testdata/allocoutside"
+	line := func(text string) string { return strings.TrimPrefix(siteLine(t, src, "main.go", text), "main.go:") }
+	repeat, direct, big := line(`strings.Repeat("ab", n)`), line(`strings.Repeat("ab", 20)`), line(`strings.Repeat("x"`)
+	out, db, dir := instrumentInModeAt(t, src, modeCombined, "a map's allocations")
+	want := wantLines(out)
+	atoi := func(s string) int64 {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		return n
+	}
+	mixedReason := func(run int) string {
+		got := queryStrings(t, db, "SELECT reason FROM pmm_incomplete WHERE question = 'mixed' AND run = "+strconv.Itoa(run))
+		if len(got) != 1 {
+			t.Fatalf("run %d: mixed's reasons %q, want one", run, got)
+		}
+		return got[0]
+	}
+	// The answer itself: Mixed's own make, in each of its executions.
+	sameAnswer := func(run int) {
+		t.Helper()
+		got := queryStrings(t, db, "SELECT count(DISTINCT a) FROM mixed WHERE run = "+strconv.Itoa(run)+" GROUP BY x")
+		if len(got) != int(atoi(want["rounds"])) || slices.ContainsFunc(got, func(s string) bool { return s != "1" }) {
+			t.Errorf("run %d: mixed's allocations per execution %q, want 1 in each of %s", run, got, want["rounds"])
+		}
+	}
+	// rows are a run's rows of pmm_outside_calls at a line, as
+	// "function callee objects bytes figures".
+	rows := func(run int, line string) []string {
+		return queryStrings(t, db, "SELECT function || ' ' || callee || ' ' || objects || ' ' || bytes || ' ' || figures FROM pmm_outside_calls WHERE run = "+
+			strconv.Itoa(run)+" AND file = 'main.go' AND line = "+line)
+	}
+
+	// Run 1: the runtime's sampling.
+	sameAnswer(1)
+	if r := mixedReason(1); !strings.Contains(r, "pmm_outside_calls") || !strings.Contains(r, "figures "+figuresSampled) {
+		t.Errorf("run 1: mixed's reason %q, want where the figures are, and that they are %s", r, figuresSampled)
+	}
+	if got := queryStrings(t, db, "SELECT DISTINCT figures FROM pmm_outside_calls WHERE run = 1 UNION SELECT DISTINCT figures FROM pmm_outside_functions WHERE run = 1"); !slices.Equal(got, []string{figuresSampled}) {
+		t.Errorf("run 1: figures %q, want only %s", got, figuresSampled)
+	}
+	if got := rows(1, big); len(got) != 1 || !strings.HasPrefix(got[0], "main.Big strings.Repeat ") {
+		t.Errorf("run 1: at Big's call (main.go:%s) %q, want Big's strings.Repeat, sampled", big, got)
+	} else if f := strings.Fields(got[0]); atoi(f[2]) < 1 || atoi(f[2]) > 4 || atoi(f[3]) < atoi(f[2])*(4<<20) || atoi(f[3]) > atoi(f[2])*(4<<20)*101/100 {
+		t.Errorf("run 1: at Big's call %q, want 1 to 4 objects of 4 MiB (Big makes 4)", got[0])
+	}
+
+	// Run 2: -exact-outside.
+	code, out2, errOut := runPMM(t, dir, "run", "-exact-outside", ".")
+	if code != exitOK {
+		t.Fatalf("pmm run -exact-outside: exit %d\n%s%s", code, out2, errOut)
+	}
+	want2 := wantLines(out2)
+	sameAnswer(2)
+	if r := mixedReason(2); !strings.Contains(r, "pmm_outside_calls") || !strings.Contains(r, "figures "+figuresLowerBound) {
+		t.Errorf("run 2: mixed's reason %q, want where the figures are, and that they are %s", r, figuresLowerBound)
+	}
+	rounds := atoi(want2["rounds"])
+	objects, bytes := rounds*atoi(want2["Repeat_objects"]), rounds*atoi(want2["Repeat_bytes"])
+	for _, c := range []struct{ line, function string }{{repeat, "main.Mixed"}, {direct, "main.main.func3"}} {
+		wantRow := fmt.Sprintf("%s strings.Repeat %d %d %s", c.function, objects, bytes, figuresLowerBound)
+		if got := rows(2, c.line); !slices.Equal(got, []string{wantRow}) {
+			t.Errorf("run 2: at main.go:%s %q, want %q (%d calls of what the program measured of one)", c.line, got, wantRow, rounds)
+		}
+	}
+	if got := rows(2, big); !slices.Equal(got, []string{fmt.Sprintf("main.Big strings.Repeat 4 %d %s", 4*(4<<20), figuresLowerBound)}) {
+		t.Errorf("run 2: at Big's call %q, want its 4 strings of 4 MiB", got)
+	}
+	// Mixed is on the stack of strings.Repeat's allocations under its
+	// call only; measure, of those under both.
+	for fn, n := range map[string]int64{"main.Mixed": 1, "main.measure": 2} {
+		wantRow := fmt.Sprintf("%d %d", n*objects, n*bytes)
+		if got := queryStrings(t, db, "SELECT objects || ' ' || bytes FROM pmm_outside_functions WHERE run = 2 AND function = '"+fn+"'"); !slices.Equal(got, []string{wantRow}) {
+			t.Errorf("run 2: pmm_outside_functions of %s %q, want %q", fn, got, wantRow)
+		}
+	}
+
+	// Run 3: os.Exit, no profile.
+	code, out3, errOut := runPMM(t, dir, "run", ".", "--", "exit")
+	if code != exitOK {
+		t.Fatalf("pmm run -- exit: exit %d\n%s%s", code, out3, errOut)
+	}
+	sameAnswer(3)
+	if r := mixedReason(3); !strings.Contains(r, "missing") || !strings.Contains(r, "os.Exit") || strings.Contains(r, "figures") {
+		t.Errorf("run 3: mixed's reason %q, want that the figures are missing", r)
+	}
+	if got := queryStrings(t, db, "SELECT count(*) FROM pmm_outside_calls WHERE run = 3"); !slices.Equal(got, []string{"0"}) {
+		t.Errorf("run 3: %s rows of pmm_outside_calls, want none", got)
+	}
+	// pmm answer shows the tables after the answer.
+	code, ans, errOut := runPMM(t, dir, "answer", "-run", "2", "mixed")
+	if code != exitOK {
+		t.Fatalf("pmm answer: exit %d\n%s%s", code, ans, errOut)
+	}
+	shown := strings.Join(strings.Fields(ans), " ")
+	for _, s := range []string{"by the module's call (pmm_outside_calls)", fmt.Sprintf("main.Mixed main.go:%s strings.Repeat %d %d", repeat, objects, bytes), "(pmm_outside_functions)"} {
+		if !strings.Contains(shown, s) {
+			t.Errorf("pmm answer -run 2 mixed:\n%s\nwant %q", ans, s)
+		}
+	}
+}
+
+// TestAllocationsOutsideTestBinary runs testdata/allocoutside's test
+// with pmm test -exact-outside under -race: the test binary's heap
+// profile (written by package testing when its tests end, the runtime
+// having named it with -test.memprofile) holds what strings.Repeat
+// allocated under Mixed's call, labeled exact: the calls the test makes
+// times what testing.AllocsPerRun measures of one.
+func TestAllocationsOutsideTestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	src := "../../testdata/allocoutside"
+	repeat := strings.TrimPrefix(siteLine(t, src, "main.go", `strings.Repeat("ab", n)`), "main.go:")
+	dir := copyModule(t, src)
+	if code, out, errOut := runPMM(t, dir, "instrument", "-tests", "./...", "questions.pmm"); code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runPMM(t, dir, "test", "-exact-outside", ".", "--", "-race", "-v", "-run", "TestMixed")
+	if code != exitOK {
+		t.Fatalf("pmm test: exit %d\n%s%s", code, out, errOut)
+	}
+	want := wantLines(out)
+	calls, err1 := strconv.Atoi(want["calls"])
+	one, err2 := strconv.Atoi(want["Repeat_objects"])
+	if err1 != nil || err2 != nil {
+		t.Fatalf("the test printed %q", want)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRow := fmt.Sprintf("example.com/allocoutside.Mixed strings.Repeat %d %s", calls*one, figuresExact)
+	if got := queryStrings(t, db, "SELECT function || ' ' || callee || ' ' || objects || ' ' || figures FROM pmm_outside_calls WHERE file = 'main.go' AND line = "+repeat); !slices.Equal(got, []string{wantRow}) {
+		t.Errorf("at Mixed's call of strings.Repeat (main.go:%s): %q, want %q", repeat, got, wantRow)
+	}
+	if got := queryStrings(t, db, "SELECT reason FROM pmm_incomplete WHERE question = 'mixed'"); len(got) != 1 || !strings.Contains(got[0], "figures "+figuresExact) {
+		t.Errorf("mixed's reasons %q, want one that says the figures are %s", got, figuresExact)
 	}
 }

@@ -55,6 +55,11 @@ table each reason is printed, "incomplete: REASON (FILE:LINE:COL)" (a
 reason met at many places once, with its first three positions and how
 many more), and at the end "N of M answers are incomplete"; the exit
 status is still 0.
+An answer that leaves out what code outside the module allocated is
+followed, in the table format, by what the run's heap profile says of
+it: the tables pmm_outside_calls and pmm_outside_functions, each figure
+labeled exact, a lower bound, or sampled (see pmm help run,
+-exact-outside); -format json has them in its "outside" field.
 The reasons are the table pmm_incomplete(run, question, reason, position);
 a question without a row there is answered exactly. With -format json
 (or -json) the output is one document whose answers each have
@@ -177,6 +182,11 @@ Example:
 						incomplete++
 					}
 				}
+				sections, err := outsideSections(ctx, db, p, names)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+					return exitFailure
+				}
 				// The rows go to stdout (or -o FILE) as SQLite produces
 				// them (a table's once all are read: its columns are as
 				// wide as their widest cell).
@@ -249,6 +259,14 @@ Example:
 					for i, name := range names {
 						doc.Answers = append(doc.Answers, jsonAnswer{Question: name, Rows: json.RawMessage(rowsPlaceholder), Incomplete: notes[i]})
 					}
+					for _, s := range sections {
+						js, err := s.json(dbPath, run, *all)
+						if err != nil {
+							fmt.Fprintf(e.stderr, "pmm answer: %v\n", err)
+							return exitFailure
+						}
+						doc.Outside = append(doc.Outside, js)
+					}
 					err := encodeAnswers(out, doc, func(i int, w io.Writer) error {
 						header, rows, closeRows, err := read(names[i])
 						if err != nil {
@@ -284,6 +302,22 @@ Example:
 					if err != nil {
 						out.Flush()
 						fmt.Fprintf(e.stderr, "pmm answer: %s: %v\n", name, err)
+						return exitFailure
+					}
+				}
+				for _, s := range sections {
+					if *formatName == "csv" { // stdout is the data
+						fmt.Fprintf(e.stderr, "pmm answer: %s: see pmm answer -format table, or SQL\n", s.Title)
+						continue
+					}
+					header, rows, closeRows, err := s.read(dbPath, run, *all)
+					if err == nil {
+						err = printAnswerTable(out, s.Title, true, header, rows, nil, *all)
+						closeRows()
+					}
+					if err != nil {
+						out.Flush()
+						fmt.Fprintf(e.stderr, "pmm answer: %s: %v\n", s.Title, err)
 						return exitFailure
 					}
 				}
@@ -334,7 +368,13 @@ func readAnswer(dbPath string, p *plan.Project, name string, run int64, all bool
 			return nil, nil, nil, err
 		}
 	}
-	r, err := load.Query(dbPath, query, qargs...)
+	return queryRuns(dbPath, query, qargs, all)
+}
+
+// queryRuns runs query (with args) on pmm.db, its rows without the run
+// column unless they are of every run (all).
+func queryRuns(dbPath, query string, args []any, all bool) (header []string, rows rowIter, done func() error, err error) {
+	r, err := load.Query(dbPath, query, args...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -449,6 +489,16 @@ type jsonAnswers struct {
 	Answers    []jsonAnswer `json:"answers"`
 	Incomplete int          `json:"incomplete"` // the answers with notes
 	Questions  int          `json:"questions"`
+	// Outside are the tables of allocations outside the module, when an
+	// answer leaves them out (outsideSections).
+	Outside []jsonSection `json:"outside,omitempty"`
+}
+
+// jsonSection is a table shown after the answers: its rows, each an
+// object by column.
+type jsonSection struct {
+	Title string           `json:"title"`
+	Rows  []map[string]any `json:"rows"`
 }
 
 // answerRowsDepth is how deep an answer's rows are in jsonAnswers: the

@@ -98,9 +98,15 @@ func compileBenchBinaries(b *testing.B, dir string) (plain, inst string) {
 // or with recording off, and returns their ns/op by name; the logs are
 // removed after.
 func runBenchBinary(b *testing.B, dir, bin string, record bool, benchtime string, extra ...string) map[string]float64 {
+	return runBenchBinaryEnv(b, dir, bin, record, nil, benchtime, extra...)
+}
+
+// runBenchBinaryEnv is runBenchBinary with env added to the binary's
+// environment.
+func runBenchBinaryEnv(b *testing.B, dir, bin string, record bool, env []string, benchtime string, extra ...string) map[string]float64 {
 	cmd := exec.Command(bin, append([]string{"-test.run", "^$", "-test.bench", ".", "-test.benchtime", benchtime}, extra...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PMM_DIR="+filepath.Join(dir, ".pmm"))
+	cmd.Env = append(append(os.Environ(), env...), "PMM_DIR="+filepath.Join(dir, ".pmm"))
 	if !record {
 		cmd.Env = append(cmd.Env, "PMM_RECORD=off")
 	}
@@ -403,6 +409,45 @@ func BenchmarkAllocations(b *testing.B) {
 	}
 	for name, xs := range metrics {
 		b.ReportMetric(median(xs), name)
+	}
+}
+
+// BenchmarkOutsideProfile measures what the heap profile of
+// allocations outside the module costs (docs/MEMORY.md): testdata/
+// outsidebench's Work allocates a node at its own site and a string in
+// strings.Repeat, and its question (the allocations each execution of
+// Work contains) leaves the string out, so the runtime links the heap
+// profile. It reports medians over 7 rounds, in one benchmark run, of
+// the instrumented binary at the runtime's default rate over the plain
+// one (x-default), at rate 1 as pmm run -exact-outside gives it
+// (GODEBUG=memprofilerate=1: x-exact), the two instrumented runs'
+// ratio (x-exact-over-default), the plain binary at rate 1
+// (x-plain-memprofile1), and the plain ns/op.
+//
+//	go test ./cmd/pmm -run '^$' -bench OutsideProfile -benchtime 1x
+func BenchmarkOutsideProfile(b *testing.B) {
+	dir := copyModule(b, "../../testdata/outsidebench")
+	if code, out, errOut := runPMM(b, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+		b.Fatalf("pmm instrument: %s%s", out, errOut)
+	}
+	plain, inst := compileBenchBinaries(b, dir)
+	exact := []string{exactOutsideEnv()}
+	metrics := map[string][]float64{}
+	for round := 0; round < 7; round++ {
+		base := runBenchBinary(b, dir, plain, false, "200000x")["Work"]
+		def := runBenchBinary(b, dir, inst, true, "200000x")["Work"]
+		ex := runBenchBinaryEnv(b, dir, inst, true, exact, "200000x")["Work"]
+		plainEx := runBenchBinaryEnv(b, dir, plain, false, exact, "200000x")["Work"]
+		metrics["x-default"] = append(metrics["x-default"], def/base)
+		metrics["x-exact"] = append(metrics["x-exact"], ex/base)
+		metrics["x-exact-over-default"] = append(metrics["x-exact-over-default"], ex/def)
+		metrics["x-plain-memprofile1"] = append(metrics["x-plain-memprofile1"], plainEx/base)
+		metrics["ns-plain"] = append(metrics["ns-plain"], base)
+	}
+	for name, xs := range metrics {
+		b.ReportMetric(median(xs), name)
+		b.ReportMetric(slices.Min(xs), name+"-min")
+		b.ReportMetric(slices.Max(xs), name+"-max")
 	}
 }
 

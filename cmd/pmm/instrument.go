@@ -371,7 +371,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	out := pmmDir(res.Root)
 	written, err := rewrite.Write(rewrite.Config{
 		Root: res.Root, OutDir: filepath.Join(out, "overlay"), Code: gen,
-		Runtime: rt.Sources(res.ModulePath+"/"+runtimeDir, out, p.NumSiteIDs(), gen.SiteBases), RuntimeDir: runtimeDir, Version: exe,
+		Runtime: rt.Sources(res.ModulePath+"/"+runtimeDir, out, p.NumSiteIDs(), gen.SiteBases, len(p.OutsideQuestions()) > 0), RuntimeDir: runtimeDir, Version: exe,
 	})
 	if err != nil {
 		return fail(err)

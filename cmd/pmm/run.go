@@ -28,7 +28,7 @@ func runCommand() *command {
 	return &command{
 		name:    "run",
 		summary: "build an instrumented program, run it, record the answers",
-		usage:   "[-tags T] PACKAGE [-- ARGS]",
+		usage:   "[-tags T] [-exact-outside] PACKAGE [-- ARGS]",
 		detail: `
 Run builds PACKAGE with the overlay of the last pmm instrument, runs it
 with ARGS (standard input, output and error are the program's), and loads
@@ -41,6 +41,18 @@ MODULE/internal/_pmmrt, and call its Begin and End, beside a
 //go:build !pmm file with no-ops (docs/RUNTIME.md in pmm's repository
 says more).
 PMM_RECORD=off in the environment starts the program with recording off.
+
+Where an answer leaves out what code outside the module (the standard
+library, dependencies) allocates inside its executions, the program
+writes the runtime's heap profile when main returns, and pmm stores what
+it says of those allocations in pmm_outside_calls and
+pmm_outside_functions (pmm answer shows them). By default the figures
+are the runtime's sampling (one sample per 512 KiB on average, scaled:
+"sampled (estimate)"); -exact-outside runs the program with
+GODEBUG=memprofilerate=1, every allocation profiled ("exact but for
+tiny objects combined (a lower bound)"; "exact" under -race), at a cost
+of 10-80x where the program allocates. A program that ends by os.Exit,
+a panic or a signal writes no profile: the answers say so.
 
 The build has the tags of pmm instrument -tags (and pmm); -tags, if
 given, must be the same: files that other tags select would run
@@ -60,10 +72,11 @@ Example:
 `,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
 			tags := fs.String("tags", "", "comma-separated build `tags`")
+			exact := fs.Bool("exact-outside", false, exactOutsideUsage)
 			return func(e *env, args []string) int {
 				pkgs, progArgs := splitDashDash(args)
 				if len(pkgs) != 1 {
-					fmt.Fprintln(e.stderr, "pmm run: give one package to run\nUsage: pmm run [-tags T] PACKAGE [-- ARGS]")
+					fmt.Fprintln(e.stderr, "pmm run: give one package to run\nUsage: pmm run [-tags T] [-exact-outside] PACKAGE [-- ARGS]")
 					return exitUsage
 				}
 				p, code := readWritableProject(e, "run")
@@ -88,6 +101,9 @@ Example:
 					return exitFailure
 				}
 				cmd := exec.Command(bin, progArgs...)
+				if exactOutside(e, p, "run", *exact) {
+					cmd.Env = []string{exactOutsideEnv()}
+				}
 				return runAndLoad(e, p, cmd, "run "+strings.Join(args, " "), true)
 			}
 		},
@@ -98,7 +114,7 @@ func testCommand() *command {
 	return &command{
 		name:    "test",
 		summary: "run a module's tests instrumented, record the answers",
-		usage:   "[PATTERNS] [-- GOTESTFLAGS]",
+		usage:   "[-exact-outside] [PATTERNS] [-- GOTESTFLAGS]",
 		detail: `
 Test runs go test on PATTERNS (default ./...) with the overlay of the last
 pmm instrument and -count=1 (a cached result records nothing), passing
@@ -110,11 +126,18 @@ Example:
 
 	pmm instrument -tests ./... questions.pmm
 	pmm test ./... -- -run TestCache -race
+
+-exact-outside is pmm run's (pmm help run), given to the test binaries
+only (through go test -exec); each test binary's heap profile is written
+by package testing when its tests end (pmm's runtime adds
+-test.memprofile to the binary's arguments; one the user gives wins,
+and then the figures are missing).
 `,
 		flagsNote: `  The flags after -- are go test's (go help testflag), passed on to it;
   -tags, if given, must be the tags of pmm instrument -tags (see pmm help
   run). pmm test adds -count=1 and -vet=off.`,
 		define: func(fs *flag.FlagSet) func(*env, []string) int {
+			exact := fs.Bool("exact-outside", false, exactOutsideUsage)
 			return func(e *env, args []string) int {
 				patterns, flags := splitDashDash(args)
 				if len(patterns) == 0 {
@@ -126,11 +149,17 @@ Example:
 				}
 				// vet cannot enter the runtime's directory, which only the overlay holds;
 				// the user's code is vetted by their own go test.
-				userTags, given, flags := takeTagsFlag(flags)
+				userTags, given, flags := takeFlag(flags, "tags")
 				testTags, err := sameTags(p, userTags, given)
 				if err != nil {
 					fmt.Fprintf(e.stderr, "pmm test: %v\n", err)
 					return exitUsage
+				}
+				if exactOutside(e, p, "test", *exact) {
+					// Through -exec, the setting reaches the test binaries
+					// only, not the compiler go test runs.
+					userExec, _, rest := takeFlag(flags, "exec")
+					flags = append(rest, "-exec", strings.TrimSpace("env "+exactOutsideEnv()+" "+userExec))
 				}
 				goArgs := append([]string{"test", "-overlay", p.Overlay, "-tags", testTags, "-count=1", "-vet=off"}, flags...)
 				cmd := exec.Command("go", append(goArgs, patterns...)...)
@@ -175,24 +204,24 @@ func describeTags(tags []string) string {
 	return strings.Join(tags, ",")
 }
 
-// takeTagsFlag removes the -tags flag from go test flags, returning its
+// takeFlag removes the flag -NAME from go test flags, returning its
 // value and whether it was there.
-func takeTagsFlag(flags []string) (tags string, given bool, rest []string) {
+func takeFlag(flags []string, flag string) (value string, given bool, rest []string) {
 	for i := 0; i < len(flags); i++ {
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(flags[i], "-"), "=")
-		if name != "-tags" && name != "tags" {
+		name, v, hasValue := strings.Cut(strings.TrimPrefix(flags[i], "-"), "=")
+		if name != "-"+flag && name != flag {
 			rest = append(rest, flags[i])
 			continue
 		}
 		given = true
 		if hasValue {
-			tags = value
+			value = v
 		} else if i+1 < len(flags) {
 			i++
-			tags = flags[i]
+			value = flags[i]
 		}
 	}
-	return tags, given, rest
+	return value, given, rest
 }
 
 // splitDashDash splits args at "--".
@@ -238,7 +267,7 @@ func runAndLoad(e *env, p *plan.Project, cmd *exec.Cmd, command string, program 
 	cmd.Stdin = os.Stdin
 	cmd.Stdout = e.stdout
 	cmd.Stderr = e.stderr
-	cmd.Env = append(os.Environ(), "PMM_DIR="+rd.path)
+	cmd.Env = append(append(os.Environ(), cmd.Env...), "PMM_DIR="+rd.path) // cmd.Env: the caller's additions
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, forwardedSignals...)
@@ -383,8 +412,19 @@ func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 		tables = append(tables, lt)
 	}
 	run.Questions, run.Walks = p.Questions, p.Walks
+	outside, err := readOutside(p, logs)
+	if err != nil {
+		return nil, fmt.Errorf("allocations outside the module: %w", err)
+	}
 	for _, r := range p.Incomplete {
-		run.Incomplete = append(run.Incomplete, load.Incomplete{Question: r.Question, Reason: incompleteText(r), Position: r.Position})
+		reason := incompleteText(r)
+		if r.Outside && outside != nil {
+			reason += outside.note()
+		}
+		run.Incomplete = append(run.Incomplete, load.Incomplete{Question: r.Question, Reason: reason, Position: r.Position})
+	}
+	if outside != nil {
+		run.Outside = &outside.rows
 	}
 	counts, err := load.ReadCounters(logs)
 	if err != nil {

@@ -96,9 +96,9 @@ func TestTakeTagsFlag(t *testing.T) {
 		{[]string{"-tags=a,b", "-v"}, "a,b", true, []string{"-v"}},
 		{[]string{"-v", "--tags", "b a"}, "b a", true, []string{"-v"}},
 	} {
-		tags, given, rest := takeTagsFlag(c.flags)
+		tags, given, rest := takeFlag(c.flags, "tags")
 		if tags != c.tags || given != c.given || !slices.Equal(rest, c.rest) {
-			t.Errorf("takeTagsFlag(%q) = %q, %v, %q; want %q, %v, %q", c.flags, tags, given, rest, c.tags, c.given, c.rest)
+			t.Errorf("takeFlag(%q, tags) = %q, %v, %q; want %q, %v, %q", c.flags, tags, given, rest, c.tags, c.given, c.rest)
 		}
 	}
 	if got := fmt.Sprint(tagList("b,a pmm,b")); got != "[a b]" {

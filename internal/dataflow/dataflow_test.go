@@ -132,7 +132,7 @@ func runStages(t *testing.T, dir string, m mode) *run {
 	out := t.TempDir()
 	written, err := rewrite.Write(rewrite.Config{
 		Root: res.Root, OutDir: filepath.Join(out, "overlay"), Code: r.code,
-		Runtime: rt.Sources(res.ModulePath+"/"+rtDir, out, r.plan.NumSiteIDs(), r.code.SiteBases), RuntimeDir: rtDir,
+		Runtime: rt.Sources(res.ModulePath+"/"+rtDir, out, r.plan.NumSiteIDs(), r.code.SiteBases, len(r.plan.OutsideQuestions()) > 0), RuntimeDir: rtDir,
 	})
 	if err != nil {
 		t.Fatal(err)

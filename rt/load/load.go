@@ -87,6 +87,9 @@ type Run struct {
 	// Incomplete are the reasons, known before the run, why answers may
 	// be incomplete (pmm instrument's), stored in IncompleteTable.
 	Incomplete []Incomplete
+	// Outside, when not nil, is what code outside the module allocated,
+	// stored in OutsideCallsTable and OutsideFunctionsTable.
+	Outside *Outside
 	// Inserted, when not nil, counts the tuples inserted so far, a batch
 	// at a time, for a progress display that reads it while Load runs.
 	Inserted *atomic.Int64
@@ -229,7 +232,7 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 			c.exec("ROLLBACK")
 		}
 	}()
-	if err := c.exec(schema); err != nil {
+	if err := c.exec(schema + outsideSchema); err != nil {
 		return nil, err
 	}
 	if err := migrateRuns(c); err != nil {
@@ -302,6 +305,9 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	if err := insertIncomplete(c, stats.Run, append(run.Incomplete, lost(stats, run.Questions, run.Walks)...)); err != nil {
 		return nil, err
 	}
+	if err := insertOutside(c, stats.Run, run.Outside); err != nil {
+		return nil, err
+	}
 	if err := c.exec("COMMIT"); err != nil {
 		return nil, err
 	}
@@ -317,6 +323,11 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	}
 	for _, path := range cells.files {
 		os.Remove(path)
+	}
+	if run.Outside != nil {
+		for _, path := range run.Outside.Files {
+			os.Remove(path)
+		}
 	}
 	return stats, nil
 }

@@ -2,6 +2,7 @@ package logfmt
 
 import (
 	"encoding/binary"
+	"strconv"
 	"strings"
 )
 
@@ -95,4 +96,39 @@ func StopFileReason(content []byte) string {
 		return StopReasonDiskFull
 	}
 	return string(content)
+}
+
+// AllocsProfileSuffix ends the name of the heap profile a process writes
+// when a question's answer leaves out what code outside the module
+// allocates (docs/MEMORY.md, "Allocations outside the module"): the
+// runtime's allocs profile (runtime/pprof's, gzipped protobuf), written
+// after a collection when main returns, or by package testing when a
+// test binary's tests end. AllocsProfileRaceSuffix ends it instead for
+// a program built with -race, under which the tiny allocator combines
+// no objects (every allocation is sampled at rate 1).
+const (
+	AllocsProfileSuffix     = ".pmmallocs"
+	AllocsProfileRaceSuffix = ".race" + AllocsProfileSuffix
+)
+
+// AllocsProfileName is the name of the heap profile of process pid.
+func AllocsProfileName(pid int, race bool) string {
+	if race {
+		return strconv.Itoa(pid) + AllocsProfileRaceSuffix
+	}
+	return strconv.Itoa(pid) + AllocsProfileSuffix
+}
+
+// ParseAllocsProfileName returns the process and the race mark of a
+// heap profile's file name (its base), and false for another name.
+func ParseAllocsProfileName(name string) (pid int64, race, ok bool) {
+	if !strings.HasSuffix(name, AllocsProfileSuffix) {
+		return 0, false, false
+	}
+	s := strings.TrimSuffix(name, AllocsProfileSuffix)
+	if strings.HasSuffix(name, AllocsProfileRaceSuffix) {
+		s, race = strings.TrimSuffix(name, AllocsProfileRaceSuffix), true
+	}
+	pid, err := strconv.ParseInt(s, 10, 64)
+	return pid, race, err == nil
 }

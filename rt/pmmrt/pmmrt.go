@@ -212,9 +212,12 @@ func Exit(code int) {
 // reserved and not committed, and every answer of the run incomplete).
 // What goroutines still running would record afterwards is dropped; an
 // execution whose end is dropped stays open in the counters file, and
-// the answers that wait for its end say so.
+// the answers that wait for its end say so. Where a question asks, it
+// writes the heap profile of allocations outside the module, after a
+// collection (outside.go).
 func MainReturned() {
 	finishLive()
+	finishAllocs()
 	std.finishRun(time.Second)
 	flushCounters()
 	flushAggs()

@@ -5,11 +5,15 @@
 // not record, and Tables makes a map, which pmm does not record either.
 // It measures each function itself, with one goroutine and the
 // collector off: runtime.MemStats's Mallocs around a call, printed as
-// "want NAME VALUE" lines.
+// "want NAME VALUE" lines (and TotalAlloc, for strings.Repeat). Then Big
+// allocates four strings of 4 MiB in strings.Repeat, which the runtime's
+// default heap profile samples nearly surely; with the argument "exit",
+// main ends by os.Exit.
 package main
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -54,6 +58,17 @@ func Mixed(n int) string {
 	return strings.Repeat("ab", n)
 }
 
+// Big allocates n strings of 4 MiB in strings.Repeat.
+//
+//go:noinline
+func Big(n int) int {
+	total := 0
+	for range n {
+		total += len(strings.Repeat("x", 4<<20))
+	}
+	return total
+}
+
 // Tables makes a map of room for n entries.
 //
 //go:noinline
@@ -64,15 +79,20 @@ func Tables(n int) map[int]int { return make(map[int]int, n) }
 // then on a goroutine of its own.
 func measure(name string, f func()) {
 	var before, after runtime.MemStats
-	objects := ^uint64(0)
-	for range 5 {
+	objects, bytes := ^uint64(0), ^uint64(0)
+	for range rounds {
 		runtime.ReadMemStats(&before)
 		f()
 		runtime.ReadMemStats(&after)
 		objects = min(objects, after.Mallocs-before.Mallocs)
+		bytes = min(bytes, after.TotalAlloc-before.TotalAlloc)
 	}
 	fmt.Printf("want %s_objects %d\n", name, objects)
+	fmt.Printf("want %s_bytes %d\n", name, bytes)
 }
+
+// rounds is how many times measure calls a function.
+const rounds = 5
 
 func main() {
 	debug.SetGCPercent(-1)
@@ -80,5 +100,9 @@ func main() {
 	measure("Mixed", func() { sinkStr = Mixed(20) })
 	measure("Repeat", func() { sinkStr = strings.Repeat("ab", 20) })
 	measure("Tables", func() { sinkTable = Tables(100) })
-	fmt.Println(made.Load(), len(sinkInts), len(sinkStr), len(sinkTable), sinkNode != nil)
+	fmt.Printf("want rounds %d\n", rounds)
+	fmt.Println(made.Load(), len(sinkInts), len(sinkStr), len(sinkTable), sinkNode != nil, Big(4))
+	if len(os.Args) > 1 && os.Args[1] == "exit" {
+		os.Exit(0)
+	}
 }

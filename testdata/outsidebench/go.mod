@@ -1,0 +1,3 @@
+module example.com/outsidebench
+
+go 1.26
