@@ -6,11 +6,13 @@ import (
 	"go/printer"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
 
 	"pmm.dev/pmm/plan"
+	"pmm.dev/pmm/spec"
 	"pmm.dev/pmm/static"
 )
 
@@ -70,6 +72,9 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		return fmt.Errorf("the %s at %s is not instrumented: %v", s.Label, s.Position(), err)
 	}
 	sg.common()
+	waited := captureCodes[plan.CapBlocked].field
+	sg.declareShared(waited, "bool")
+	sg.clocksWhenWaited()
 	sg.takeClocks()
 	if err := sg.action(); err != nil {
 		return err
@@ -98,10 +103,43 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		off := fi.tf.Offset(n.End())
 		return Edit{Off: off, End: off, Text: ")", Order: orderWrapEnd}
 	}
+	// attempted is the body of a helper that first tries operation op
+	// without waiting (try, a condition, or a select's case that does
+	// the operation: "case v := <-c:"), and returns by ret when it
+	// proceeded; otherwise it records the operation, waited, timed
+	// around op. An operation that did not wait is recorded without
+	// reading the clock (its duration is 0), or not at all where no
+	// question records one (plan.Site.BlockedOnly). object sets the
+	// state's object, where it is captured.
+	attempted := func(try, do, ret, object string) string {
+		record := func(w bool) string {
+			set := ""
+			if w {
+				set = "\ts." + waited + " = true\n"
+			}
+			return fmt.Sprintf("\tvar s %s%s\n%s%s\t%s%s(&s)\n", state, sg.targs, set, object, enter, sg.targs)
+		}
+		fast := ""
+		if !s.BlockedOnly {
+			fast = strings.ReplaceAll(record(false)+"\t"+ended("s", -1, sg.targs)+"\n", "\n\t", "\n\t\t")
+			fast = "\t" + strings.TrimPrefix(fast, "\t")
+		}
+		var b strings.Builder
+		if strings.HasPrefix(try, "case ") {
+			fmt.Fprintf(&b, "\tselect {\n\t%s\n%s\t\t%s\n\tdefault:\n\t}\n", try, fast, ret)
+		} else {
+			fmt.Fprintf(&b, "\tif %s {\n%s\t\t%s\n\t}\n", try, fast, ret)
+		}
+		fmt.Fprintf(&b, "%s\t%s\n\t%s\n", record(true), do, ended("s", -1, sg.targs))
+		if ret != "return" {
+			b.WriteString("\t" + ret + "\n")
+		}
+		return b.String()
+	}
 	// chanHelper declares a helper of the channel operation, over a
 	// channel of the operand's element type in direction dir; params and
 	// results name the element type by a verb (%.0s: not at all).
-	chanHelper := func(dir, params, results, body string) (string, error) {
+	chanHelper := func(dir, params, results, try, do, ret string) (string, error) {
 		ch, ok := fi.pkg.TypesInfo.TypeOf(op.Operand).Underlying().(*types.Chan)
 		if !ok {
 			return "", fmt.Errorf("the %s at %s is not on a channel type: pmm does not time an operation on a channel whose type is a type parameter", s.Label, s.Position())
@@ -115,18 +153,18 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		if sg.caps[plan.CapObject] {
 			object = "\ts.obj = " + sg.chanAddress("c") + "\n"
 		}
-		decls = append(decls, fmt.Sprintf("func %s%s(c %s %s%s) %s {\n\tvar s %s%s\n%s\t%s%s(&s)\n%s\n}",
-			name, sg.tparam, dir, elem, fmt.Sprintf(params, elem), fmt.Sprintf(results, elem), state, sg.targs, object, enter, sg.targs, fmt.Sprintf(body, ended("s", -1, sg.targs))))
+		decls = append(decls, fmt.Sprintf("func %s%s(c %s %s%s) %s {\n%s}",
+			name, sg.tparam, dir, elem, fmt.Sprintf(params, elem), fmt.Sprintf(results, elem), attempted(try, do, ret, object)))
 		return name + sg.uargs, nil
 	}
 	switch {
 	case op.Kind == static.BlockRecv:
 		u := op.Node.(*ast.UnaryExpr)
-		results, recv := "%s", "\tv := <-c\n\t%s\n\treturn v"
+		results, try, recv, ret := "%s", "case v := <-c:", "v := <-c", "return v"
 		if op.CommaOk {
-			results, recv = "(%s, bool)", "\tv, ok := <-c\n\t%s\n\treturn v, ok"
+			results, try, recv, ret = "(%s, bool)", "case v, ok := <-c:", "v, ok := <-c", "return v, ok"
 		}
-		name, err := chanHelper("<-chan", "%.0s", results, recv)
+		name, err := chanHelper("<-chan", "%.0s", results, try, recv, ret)
 		if err != nil {
 			return err
 		}
@@ -134,12 +172,37 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		sg.edits = append(sg.edits, Edit{Off: off, End: off + 2, Text: name + "(", Order: orderRegion}, closing(u))
 	case op.Kind == static.BlockSend:
 		send := op.Node.(*ast.SendStmt)
-		name, err := chanHelper("chan<-", ", v %s", "%.0s", "\tc <- v\n\t%s")
+		name, err := chanHelper("chan<-", ", v %s", "%.0s", "case c <- v:", "c <- v", "return")
 		if err != nil {
 			return err
 		}
 		off := fi.tf.Offset(send.Arrow)
 		sg.edits = append(sg.edits, at(send, false, name+"("), Edit{Off: off, End: off + 2, Text: ",", Order: orderRegion}, closing(send))
+	case (op.Kind == static.BlockLock || op.Kind == static.BlockRLock) && op.Stmt && !g.callSiteAt(s):
+		// m.Lock() → pmm__lock5(&m): TryLock first.
+		call := op.Node.(*ast.CallExpr)
+		arg, mutex, err := sg.lockedMutex(call, op.Operand)
+		if err != nil {
+			return err
+		}
+		ts, err := sg.typeName(mutex)
+		if err != nil {
+			return err
+		}
+		method := typeutil.Callee(fi.pkg.TypesInfo, call).Name() // Lock, RLock
+		object := ""
+		if sg.caps[plan.CapObject] {
+			object = "\ts.obj = int64(uintptr(" + sg.pc.importName("unsafe") + ".Pointer(m)))\n"
+		}
+		name := sg.name(string(op.Kind))
+		decls = append(decls, fmt.Sprintf("func %s%s(m %s) {\n%s}", name, sg.tparam, ts,
+			attempted("m.Try"+method+"()", "m."+method+"()", "return", object)))
+		sel := call.Fun.(*ast.SelectorExpr)
+		if fi.pkg.Fset.Position(sel.X.End()).Line != fi.pkg.Fset.Position(call.End()).Line {
+			return fmt.Errorf("the %s at %s spans lines after its receiver: pmm rewrites it on one line", s.Label, s.Position())
+		}
+		sg.edits = append(sg.edits, at(call, false, name+sg.uargs+"("+arg.open),
+			Edit{Off: fi.tf.Offset(sel.X.End()), End: fi.tf.Offset(call.End()), Text: arg.close + ")", Order: orderRegion})
 	case op.Kind == static.BlockRange:
 		return sg.rangeReceives(op, body, path, decls, state, enter, exit)
 	case !op.Stmt:
@@ -164,6 +227,21 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 			}
 			object = set + "; "
 		}
+		// Its fast attempt is not written (a select, a wait): it is
+		// timed whole and counted as blocked; where a question asks
+		// whether it blocked, the answer says it is not known.
+		what := "select"
+		if call, ok := op.Node.(*ast.CallExpr); ok {
+			what = typeutil.Callee(fi.pkg.TypesInfo, call).(*types.Func).FullName()
+		}
+		switch {
+		case op.Kind == static.BlockLock || op.Kind == static.BlockRLock:
+			// A call site of the same call wraps it (callSiteAt).
+			sg.timedWhole(what + ", whose call a question also records,")
+		case what != "(*sync.Cond).Wait": // which always waits
+			sg.timedWhole(what)
+		}
+		object = v + "." + waited + " = true; " + object
 		sg.edits = append(sg.edits, at(begin, false, ";"+object+enter+sg.uargs+"(&"+v+");"))
 		if sel, ok := op.Node.(*ast.SelectStmt); ok {
 			for i, c := range sel.Body.List {
@@ -259,7 +337,8 @@ func (sg *siteGen) rangeReceives(op *static.BlockingOp, body *ast.BlockStmt, pat
 	insert := func(off int, text string, order int) {
 		sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: text, Order: order})
 	}
-	insert(tf.Offset(body.Lbrace)+1, "var "+v+" "+state+sg.uargs+";", orderDefinition)
+	insert(tf.Offset(body.Lbrace)+1, "var "+v+" "+state+sg.uargs+"; "+v+"."+captureCodes[plan.CapBlocked].field+" = true;", orderDefinition)
+	sg.timedWhole("receive of the range over " + sg.text(op.Operand))
 	first, label := ast.Node(rs), ""
 	if l, ok := parentOf(path, rs).(*ast.LabeledStmt); ok {
 		first, label = l, l.Label.Name
@@ -328,4 +407,90 @@ func gotoTarget(body *ast.BlockStmt, label string) bool {
 		}
 	})
 	return found
+}
+
+// lockArg is how a Lock's receiver becomes the helper's argument: the
+// text before the receiver as written and the text that replaces the
+// rest of the call (".Lock()").
+type lockArg struct{ open, close string }
+
+// lockedMutex returns how the receiver of call, a Lock or RLock of
+// package sync, is passed to the helper that locks it, and the pointer
+// type the helper takes: the receiver itself when it is a pointer, its
+// address otherwise, and, for a method promoted from an embedded field,
+// that field (x.Lock() → &(x.Mutex)). The receiver is evaluated once, as
+// in the call.
+func (sg *siteGen) lockedMutex(call *ast.CallExpr, operand ast.Expr) (lockArg, types.Type, error) {
+	info := sg.fi.pkg.TypesInfo
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok {
+		return lockArg{}, nil, fmt.Errorf("the blocking call at %s has no static callee", sg.s.Position())
+	}
+	recv := fn.Type().(*types.Signature).Recv().Type() // *sync.Mutex, *sync.RWMutex
+	sel, ok := info.Selections[call.Fun.(*ast.SelectorExpr)]
+	if !ok {
+		return lockArg{}, nil, fmt.Errorf("the blocking call at %s is not a method call", sg.s.Position())
+	}
+	path := ""
+	t := info.TypeOf(operand)
+	for _, i := range sel.Index()[:len(sel.Index())-1] {
+		u := t
+		if p, ok := u.Underlying().(*types.Pointer); ok {
+			u = p.Elem()
+		}
+		st, ok := u.Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			return lockArg{}, nil, fmt.Errorf("pmm bug: the path of the promoted %s at %s", fn.Name(), sg.s.Position())
+		}
+		path += "." + st.Field(i).Name()
+		t = st.Field(i).Type()
+	}
+	switch {
+	case types.Identical(t, recv):
+		return lockArg{close: path}, recv, nil
+	case types.Identical(types.NewPointer(t), recv):
+		return lockArg{open: "&(", close: path + ")"}, recv, nil
+	}
+	return lockArg{}, nil, fmt.Errorf("the receiver of the %s at %s is of type %s, not of %s", fn.Name(), sg.s.Position(), t, recv)
+}
+
+// clocksWhenWaited makes the site read the clock, and count itself for
+// the compensation of the durations around it, only for an operation
+// that waited: one that proceeded at its fast attempt has the duration
+// 0 and costs no clock read.
+func (sg *siteGen) clocksWhenWaited() {
+	guard := func(stmts []string) []string {
+		out := make([]string, 0, len(stmts))
+		for _, st := range stmts {
+			if strings.HasPrefix(st, "s.t0 = ") || strings.HasPrefix(st, "s.t1 = ") || strings.HasPrefix(st, "s.tc = ") ||
+				strings.HasPrefix(st, "s.comp = ") || strings.HasSuffix(st, ".TimedEnded()") {
+				st = "if s." + captureCodes[plan.CapBlocked].field + " {\n\t" + st + "\n}"
+			}
+			out = append(out, st)
+		}
+		return out
+	}
+	sg.clocks, sg.tmpl.After = guard(sg.clocks), guard(sg.tmpl.After)
+}
+
+// timedWhole says, where a question asks whether the operation what
+// blocked, that the site cannot tell: pmm does not try it without
+// waiting first (a select, the receives of a range over a channel,
+// WaitGroup.Wait), so it times it whole and counts it as blocked.
+func (sg *siteGen) timedWhole(what string) {
+	if !sg.caps[plan.CapBlocked] {
+		return
+	}
+	for _, t := range sg.s.Targets {
+		sg.g.code.Inexact = append(sg.g.code.Inexact, plan.Inexact{Site: sg.s, Target: t,
+			Reason: fmt.Sprintf("pmm does not try the %s at %s without waiting first: it times it whole and counts it as blocked, whether it blocked or not", what, sg.s.Position())})
+	}
+}
+
+// callSiteAt reports whether a call site of the plan is the call of
+// blocking site s: a question records the execution of Lock itself,
+// whose wrapper takes the call's place, so that the blocking site's code
+// goes around it.
+func (g *generator) callSiteAt(s *plan.Site) bool {
+	return slices.ContainsFunc(g.plan.Sites, func(o *plan.Site) bool { return o.Kind == spec.SiteCall && o.Span == s.Span })
 }
