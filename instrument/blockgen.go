@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -24,12 +25,19 @@ import (
 //	v, ok := <-ch          →  v, ok := pmm__recv5(ch)
 //
 // A send becomes a call of a helper the same way (ch <- v →
-// pmm__send5(ch, v)); a select, and a call of a blocking method of sync
-// that is a statement, are timed by code before them and after them (at
-// the top of each case, for a select), with a state declared at the top
-// of the body. An operation that panics (a send on a closed channel) has
-// no end: it began and did not end, as an execution that panicked out of
-// main does.
+// pmm__send5(ch, v)), and so does a Lock or RLock (mu.Lock() →
+// pmm__lock5(&(mu))); each helper first tries the operation without
+// waiting (a select with default, TryLock, TryRLock), and records it
+// timed only when that fails (state field waited): one that proceeded
+// reads no clock, and is recorded with the duration 0, or not at all at
+// a site whose plan says no question records it (Site.BlockedOnly). A
+// select is tried first too (selectFirst). A WaitGroup.Wait, a
+// Cond.Wait, a select that cannot be rewritten so, and a Lock whose
+// call is also a call site are timed whole by code before them and
+// after them (at the top of each case, for a select), with a state
+// declared at the top of the body, and counted as blocked. An operation
+// that panics (a send on a closed channel) has no end: it began and did
+// not end, as an execution that panicked out of main does.
 //
 // In a generic function (or a method of a generic type) the state, its
 // functions and the helpers are generic in its type parameters, renamed
@@ -205,6 +213,8 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 			Edit{Off: fi.tf.Offset(sel.X.End()), End: fi.tf.Offset(call.End()), Text: arg.close + ")", Order: orderRegion})
 	case op.Kind == static.BlockRange:
 		return sg.rangeReceives(op, body, path, decls, state, enter, exit)
+	case op.Kind == static.BlockSelect && sg.selectTriable(op.Node.(*ast.SelectStmt), path) == nil:
+		return sg.selectFirst(op.Node.(*ast.SelectStmt), path, decls, state, enter)
 	case !op.Stmt:
 		return fmt.Errorf("the %s at %s is not a statement of its block: pmm times it only there", s.Label, s.Position())
 	default:
@@ -493,4 +503,183 @@ func (sg *siteGen) timedWhole(what string) {
 // goes around it.
 func (g *generator) callSiteAt(s *plan.Site) bool {
 	return slices.ContainsFunc(g.plan.Sites, func(o *plan.Site) bool { return o.Kind == spec.SiteCall && o.Span == s.Span })
+}
+
+// selectTriable returns why select sel cannot be tried first without
+// waiting (selectFirst), or nil: a comm clause written over several
+// lines (its operands move), or whose operands hold another site's code.
+func (sg *siteGen) selectTriable(sel *ast.SelectStmt, path []ast.Node) error {
+	fset := sg.fi.pkg.Fset
+	for _, c := range sel.Body.List {
+		cc := c.(*ast.CommClause)
+		from, to := fset.Position(cc.Comm.Pos()), fset.Position(cc.Colon)
+		if from.Line != to.Line {
+			return fmt.Errorf("a case of the select at %s is written over several lines", sg.s.Position())
+		}
+		for _, o := range sg.g.plan.Sites {
+			if o != sg.s && o.File == sg.s.File && (o.Line > from.Line || o.Line == from.Line && o.Col >= from.Column) &&
+				(o.Line < to.Line || o.Line == to.Line && o.Col < to.Column) {
+				return fmt.Errorf("a case of the select at %s holds another site", sg.s.Position())
+			}
+		}
+		if s, ok := cc.Comm.(*ast.SendStmt); ok {
+			if ch, ok := sg.fi.pkg.TypesInfo.TypeOf(s.Chan).Underlying().(*types.Chan); !ok || ch == nil {
+				return fmt.Errorf("a channel of the select at %s has a type parameter's type", sg.s.Position())
+			}
+		} else if _, ok := sg.fi.pkg.TypesInfo.TypeOf(selectRecv(cc).X).Underlying().(*types.Chan); !ok {
+			return fmt.Errorf("a channel of the select at %s has a type parameter's type", sg.s.Position())
+		}
+	}
+	return nil
+}
+
+// selectRecv is the receive of comm clause cc (not a send).
+func selectRecv(cc *ast.CommClause) *ast.UnaryExpr {
+	var e ast.Expr
+	switch c := cc.Comm.(type) {
+	case *ast.ExprStmt:
+		e = c.X
+	case *ast.AssignStmt:
+		e = c.Rhs[0]
+	}
+	return ast.Unparen(e).(*ast.UnaryExpr)
+}
+
+// selectFirst generates select sel so that it is first tried without
+// waiting, and timed only when no case is ready. Go evaluates its
+// channels and sent values once, in source order, as it enters it: the
+// code before it does so into temporaries, then calls the site's helper,
+// which runs the select over them with a default, and, when that finds
+// no case ready, records the operation, waited, around the same select
+// without default; it returns the index of the case that fired and the
+// values received. The statement itself becomes a switch on that index
+// (its label, and so its breaks, with it), each case's comm replaced by
+// its index and the assignment of what it received:
+//
+//	L: select {              {c1 := a; c2 := f(); v2 := g(); i, r1, ok1 := pmm__select5(c1, c2, v2)
+//	case v, ok := <-a:       L: switch i {
+//	    ...                  case 0: v, ok := r1, ok1; ...
+//	case f() <- g():         case 1: ...
+//	    ...                  }}
+//	}
+//
+// A constant or untyped sent value is passed as written.
+func (sg *siteGen) selectFirst(sel *ast.SelectStmt, path []ast.Node, decls []string, state, enter string) error {
+	fi, info := sg.fi, sg.fi.pkg.TypesInfo
+	tf := fi.tf
+	n := strconv.Itoa(sg.s.Index)
+	tmp := func(what string, k int) string { return "pmm__" + what + strconv.Itoa(k) + "_" + n }
+	var hoist, args, params, results, cases, fired []string
+	var edits []Edit
+	for k, c := range sel.Body.List {
+		cc := c.(*ast.CommClause)
+		send, isSend := cc.Comm.(*ast.SendStmt)
+		ch, dir := ast.Expr(nil), "<-chan"
+		if isSend {
+			ch, dir = send.Chan, "chan<-"
+		} else {
+			ch = selectRecv(cc).X
+		}
+		elem, err := sg.typeName(info.TypeOf(ch).Underlying().(*types.Chan).Elem())
+		if err != nil {
+			return err
+		}
+		hoist = append(hoist, tmp("c", k)+" := "+sg.text(ch))
+		args = append(args, tmp("c", k))
+		params = append(params, fmt.Sprintf("c%d %s %s", k, dir, elem))
+		if isSend {
+			if tv := info.Types[send.Value]; tv.Value != nil || isUntyped(tv.Type) {
+				args = append(args, sg.text(send.Value))
+			} else {
+				hoist = append(hoist, tmp("v", k)+" := "+sg.text(send.Value))
+				args = append(args, tmp("v", k))
+			}
+			params = append(params, fmt.Sprintf("v%d %s", k, elem))
+			cases = append(cases, fmt.Sprintf("case c%d <- v%d:", k, k))
+		} else {
+			as, _ := cc.Comm.(*ast.AssignStmt)
+			switch {
+			case as == nil:
+				cases = append(cases, fmt.Sprintf("case <-c%d:", k))
+			case len(as.Lhs) == 1:
+				cases = append(cases, fmt.Sprintf("case r%d = <-c%d:", k, k))
+				results = append(results, fmt.Sprintf("r%d %s", k, elem))
+				fired = append(fired, tmp("r", k))
+			default:
+				cases = append(cases, fmt.Sprintf("case r%d, ok%d = <-c%d:", k, k, k))
+				results = append(results, fmt.Sprintf("r%d %s", k, elem), fmt.Sprintf("ok%d bool", k))
+				fired = append(fired, tmp("r", k), tmp("ok", k))
+			}
+			if as != nil {
+				var lhs []string
+				for _, e := range as.Lhs {
+					lhs = append(lhs, sg.text(e))
+				}
+				got := []string{tmp("r", k)}
+				if len(as.Lhs) == 2 {
+					got = append(got, tmp("ok", k))
+				}
+				// After the colon: the case's own assignment.
+				off := tf.Offset(cc.Colon) + 1
+				edits = append(edits, Edit{Off: off, End: off, Text: " " + strings.Join(lhs, ", ") + " " + as.Tok.String() + " " + strings.Join(got, ", ") + ";", Order: orderRegion})
+			}
+		}
+		edits = append(edits, Edit{Off: tf.Offset(cc.Comm.Pos()), End: tf.Offset(cc.Colon), Text: strconv.Itoa(k), Order: orderRegion})
+	}
+	// The helper: the select with default, then, when no case was
+	// ready, the operation recorded around the select without it.
+	var b strings.Builder
+	scase := func(v string) string {
+		if sg.caps[plan.CapCase] {
+			return v + ".scase = int64(i); "
+		}
+		return ""
+	}
+	exit := sg.name("exit")
+	selectOver := func(dflt string) {
+		b.WriteString("\tselect {\n")
+		for k, c := range cases {
+			fmt.Fprintf(&b, "\t%s\n\t\ti = %d\n", c, k)
+		}
+		b.WriteString(dflt + "\t}\n")
+	}
+	selectOver("\tdefault:\n\t\ti = -1\n")
+	b.WriteString("\tif i >= 0 {\n")
+	if !sg.s.BlockedOnly {
+		fmt.Fprintf(&b, "\t\tvar s %s%s\n\t\t%s%s(&s)\n\t\t%s%s%s(&s)\n", state, sg.targs, enter, sg.targs, scase("s"), exit, sg.targs)
+	}
+	b.WriteString("\t\treturn\n\t}\n")
+	fmt.Fprintf(&b, "\tvar s %s%s\n\ts.%s = true\n\t%s%s(&s)\n", state, sg.targs, captureCodes[plan.CapBlocked].field, enter, sg.targs)
+	selectOver("")
+	fmt.Fprintf(&b, "\t%s%s%s(&s)\n\treturn\n", scase("s"), exit, sg.targs)
+	name := sg.name("select")
+	decls = append(decls, fmt.Sprintf("func %s%s(%s) (%s) {\n%s}", name, sg.tparam, strings.Join(params, ", "),
+		strings.Join(append([]string{"i int"}, results...), ", "), b.String()))
+	// The code before the statement (before its label), and the switch.
+	begin := ast.Node(sel)
+	if l, ok := parentOf(path, sel).(*ast.LabeledStmt); ok {
+		begin = l
+		if gotoTarget(enclosingBody(path), l.Label.Name) {
+			return fmt.Errorf("a goto to the label %s of the select would skip the code that begins it", l.Label.Name)
+		}
+	}
+	call := strings.Join(append([]string{tmp("i", 0)}, fired...), ", ") + " := " + name + sg.uargs + "(" + strings.Join(args, ", ") + ")"
+	off := tf.Offset(begin.Pos())
+	sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: ";{" + strings.Join(append(hoist, call), "; ") + ";", Order: orderRegion})
+	kw := tf.Offset(sel.Select)
+	sg.edits = append(sg.edits, Edit{Off: kw, End: kw + len("select"), Text: "switch " + tmp("i", 0), Order: orderRegion})
+	sg.edits = append(sg.edits, edits...)
+	end := tf.Offset(sel.End())
+	sg.edits = append(sg.edits, Edit{Off: end, End: end, Text: "}", Order: orderWrapEnd})
+	if err := sg.finish(decls...); err != nil {
+		return err
+	}
+	sg.g.done[sg.s] = true
+	return nil
+}
+
+// isUntyped reports whether t is an untyped constant's or nil's type.
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
 }

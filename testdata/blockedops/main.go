@@ -5,8 +5,9 @@
 // (they do not block) and on a full one that a goroutine drains later
 // (it blocks); receives from a channel with a value (they do not block)
 // and from an empty one that a goroutine fills later (it blocks); a
-// select with a ready case and one with none; Wait of a wait group
-// already done and of one that is not. It counts each, and prints the
+// select with a ready case (it does not block) and one with none until a
+// goroutine sends later (it blocks); Wait of a wait group already done
+// and of one that is not. It counts each, and prints the
 // counts pmm's answers must equal.
 package main
 
@@ -112,18 +113,22 @@ func main() {
 	a, b := make(chan int, 1), make(chan int, 1)
 	a <- 1
 	Pick(a, b)
+	count("main.Pick", false)
 	later(func() { b <- 2 })
-	Pick(a, b)
+	Pick(a, b) // no case ready until the goroutine sends
+	count("main.Pick", true)
 	var done sync.WaitGroup
 	Wait(&done)
 
 	// ops: the operations of Lock, Send and Recv by function and
 	// whether they blocked; guarded: those of Guarded, GuardedSend and
 	// GuardedRecv that blocked, and that did not.
-	var ops, guarded, unguarded []string
+	var ops, guarded, unguarded, picks []string
 	for k, n := range counts {
 		f, blocked, _ := strings.Cut(k, ":")
 		switch {
+		case f == "main.Pick":
+			picks = append(picks, fmt.Sprintf("%s=%d", blocked, n))
 		case !strings.HasPrefix(f, "main.Guarded"):
 			ops = append(ops, fmt.Sprintf("%s=%d", k, n))
 		case blocked == "true":
@@ -135,7 +140,9 @@ func main() {
 	sort.Strings(ops)
 	sort.Strings(guarded)
 	sort.Strings(unguarded)
+	sort.Strings(picks)
 	fmt.Println("want ops", strings.Join(ops, ","))
 	fmt.Println("want guarded", strings.Join(guarded, ","))
 	fmt.Println("want unguarded", strings.Join(unguarded, ","))
+	fmt.Println("want picks", strings.Join(picks, ","))
 }

@@ -72,4 +72,77 @@ func blockedCases() {
 	go func() { mu.Lock(); mu.Unlock(); done <- true }()
 	mu.Unlock()
 	fmt.Println("contended", <-done)
+	selectShapes()
+}
+
+// selectOrder is the order in which a select evaluates its channels and
+// sent values: once each, in source order, as it begins.
+var selectOrder []string
+
+func chanOf(name string, c chan int) chan int { selectOrder = append(selectOrder, name); return c }
+func valueOf(name string, v int) int          { selectOrder = append(selectOrder, name); return v }
+
+// floats is a named channel type, sent an untyped constant.
+type floats chan float64
+
+// selectShapes runs selects of every shape pmm rewrites: receives with
+// := and =, comma-ok, from a closed channel and a nil one, sends of
+// constants and of computed values, a labeled select left by break,
+// continue of a loop around it, one that waits for a goroutine, and a
+// send on a closed channel that panics.
+func selectShapes() {
+	ready, closed, slow := make(chan int, 1), make(chan int), make(chan int)
+	close(closed)
+	var never chan int
+	var f floats = make(floats, 1)
+	ready <- 4
+	var got []string
+	var x int
+	ok := true
+loop:
+	for i := 0; i < 4; i++ {
+	sel:
+		select {
+		case v := <-chanOf("ready", ready):
+			got = append(got, fmt.Sprint("ready ", v))
+			if v == 4 {
+				break sel
+			}
+			got = append(got, "not reached")
+		case x, ok = <-chanOf("closed", closed):
+			got = append(got, fmt.Sprint("closed ", x, ok))
+			if i >= 2 {
+				break loop
+			}
+			continue loop
+		case chanOf("never", never) <- valueOf("sent", i):
+			got = append(got, "never")
+		case f <- 1:
+			got = append(got, fmt.Sprint("float ", <-f))
+		}
+	}
+	fmt.Println("select order", len(selectOrder) > 0, selectOrder[:4])
+	fmt.Println("select got", len(got) > 0)
+	// One that waits for a goroutine; none ready when it begins.
+	go func() { slow <- 9 }()
+	select {
+	case v := <-slow:
+		fmt.Println("slow", v)
+	case <-never:
+		fmt.Println("never")
+	}
+	fmt.Println(selectClosedSend())
+}
+
+// selectClosedSend's select sends on a closed channel: it panics, and
+// the function recovers.
+func selectClosedSend() (msg string) {
+	defer func() { msg = fmt.Sprint("recovered ", recover()) }()
+	c := make(chan int, 1)
+	close(c)
+	select {
+	case c <- 1:
+	case <-(chan int)(nil):
+	}
+	return "not reached"
 }
