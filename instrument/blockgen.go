@@ -31,7 +31,9 @@ import (
 // timed only when that fails (state field waited): one that proceeded
 // reads no clock, and is recorded with the duration 0, or not at all at
 // a site whose plan says no question records it (Site.BlockedOnly). A
-// select is tried first too (selectFirst). A WaitGroup.Wait, a
+// select is tried first too (selectFirst), and so are the receives of a
+// range over a channel (for c, v, ok := pmm__first5(ch); ok; v, ok =
+// pmm__range5(c) {). A WaitGroup.Wait, a
 // Cond.Wait, a select that cannot be rewritten so, and a Lock whose
 // call is also a call site are timed whole by code before them and
 // after them (at the top of each case, for a select), with a state
@@ -211,6 +213,35 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 		}
 		sg.edits = append(sg.edits, at(call, false, name+sg.uargs+"("+arg.open),
 			Edit{Off: fi.tf.Offset(sel.X.End()), End: fi.tf.Offset(call.End()), Text: arg.close + ")", Order: orderRegion})
+	case op.Kind == static.BlockRange && sg.rangeTriable(op.Node.(*ast.RangeStmt)) == nil:
+		// for v := range ch { → for c, v, ok := pmm__first5(ch); ok; v, ok = pmm__range5(c) {
+		rs := op.Node.(*ast.RangeStmt)
+		name, err := chanHelper("<-chan", "%.0s", "(%s, bool)", "case v, ok := <-c:", "v, ok := <-c", "return v, ok")
+		if err != nil {
+			return err
+		}
+		elem, err := sg.typeName(fi.pkg.TypesInfo.TypeOf(op.Operand).Underlying().(*types.Chan).Elem())
+		if err != nil {
+			return err
+		}
+		first := sg.name("first")
+		decls = append(decls, fmt.Sprintf("func %s%s(c <-chan %s) (<-chan %s, %s, bool) {\n\tv, ok := %s%s(c)\n\treturn c, v, ok\n}",
+			first, sg.tparam, elem, elem, elem, sg.name(string(op.Kind)), sg.targs))
+		n := strconv.Itoa(s.Index)
+		c, v, ok := "pmm__c"+n, "pmm__v"+n, "pmm__ok"+n
+		start, key := rs.Range, "_"
+		if rs.Key != nil {
+			start = rs.Key.Pos()
+			if rs.Tok == token.DEFINE {
+				key = sg.text(rs.Key)
+			} else {
+				key = v
+				off := fi.tf.Offset(rs.Body.Lbrace) + 1
+				sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: " " + sg.text(rs.Key) + " = " + v + ";", Order: orderDefinition})
+			}
+		}
+		header := fmt.Sprintf("%s, %s, %s := %s%s(%s); %s; %s, %s = %s(%s) ", c, key, ok, first, sg.uargs, sg.text(op.Operand), ok, key, ok, name, c)
+		sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(start), End: fi.tf.Offset(rs.Body.Lbrace), Text: header, Order: orderRegion})
 	case op.Kind == static.BlockRange:
 		return sg.rangeReceives(op, body, path, decls, state, enter, exit)
 	case op.Kind == static.BlockSelect && sg.selectTriable(op.Node.(*ast.SelectStmt), path) == nil:
@@ -516,11 +547,8 @@ func (sg *siteGen) selectTriable(sel *ast.SelectStmt, path []ast.Node) error {
 		if from.Line != to.Line {
 			return fmt.Errorf("a case of the select at %s is written over several lines", sg.s.Position())
 		}
-		for _, o := range sg.g.plan.Sites {
-			if o != sg.s && o.File == sg.s.File && (o.Line > from.Line || o.Line == from.Line && o.Col >= from.Column) &&
-				(o.Line < to.Line || o.Line == to.Line && o.Col < to.Column) {
-				return fmt.Errorf("a case of the select at %s holds another site", sg.s.Position())
-			}
+		if sg.holdsSite(from, to) {
+			return fmt.Errorf("a case of the select at %s holds another site", sg.s.Position())
 		}
 		if s, ok := cc.Comm.(*ast.SendStmt); ok {
 			if ch, ok := sg.fi.pkg.TypesInfo.TypeOf(s.Chan).Underlying().(*types.Chan); !ok || ch == nil {
@@ -682,4 +710,32 @@ func (sg *siteGen) selectFirst(sel *ast.SelectStmt, path []ast.Node, decls []str
 func isUntyped(t types.Type) bool {
 	b, ok := t.(*types.Basic)
 	return ok && b.Info()&types.IsUntyped != 0
+}
+
+// rangeTriable returns why the range over a channel rs cannot become a
+// loop whose receives are tried first without waiting, or nil: a header
+// written over several lines, holding another site, or over a channel
+// whose type is a type parameter.
+func (sg *siteGen) rangeTriable(rs *ast.RangeStmt) error {
+	fset := sg.fi.pkg.Fset
+	from, to := fset.Position(rs.For), fset.Position(rs.Body.Lbrace)
+	if from.Line != to.Line {
+		return fmt.Errorf("the range at %s is written over several lines", sg.s.Position())
+	}
+	if _, ok := sg.fi.pkg.TypesInfo.TypeOf(rs.X).Underlying().(*types.Chan); !ok {
+		return fmt.Errorf("the range at %s is over a type parameter's type", sg.s.Position())
+	}
+	if sg.holdsSite(from, to) {
+		return fmt.Errorf("the range at %s holds another site in its header", sg.s.Position())
+	}
+	return nil
+}
+
+// holdsSite reports whether a site of the plan other than sg's begins
+// between from and to, on one line.
+func (sg *siteGen) holdsSite(from, to token.Position) bool {
+	return slices.ContainsFunc(sg.g.plan.Sites, func(o *plan.Site) bool {
+		return o != sg.s && o.File == sg.s.File && (o.Line > from.Line || o.Line == from.Line && o.Col >= from.Column) &&
+			(o.Line < to.Line || o.Line == to.Line && o.Col < to.Column)
+	})
 }

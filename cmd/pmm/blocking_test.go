@@ -73,13 +73,15 @@ func TestBlocking(t *testing.T) {
 // the modes with run-time filters its sites record nothing of the
 // operations that did not block (its stored relation has only the
 // others). Of a select with a ready case and one that waits, the first
-// did not block and the second did; a WaitGroup.Wait is timed whole, and
+// did not block and the second did, and so of a range's receives of
+// values and of its close, later; a WaitGroup.Wait is timed whole, and
 // the answer that asks whether it blocked says it is incomplete.
 func TestBlocked(t *testing.T) {
 	queries := map[string]string{
 		"ops":     "SELECT group_concat(k || '=' || n, ',') FROM (SELECT f || ':' || (CASE w WHEN 1 THEN 'true' ELSE 'false' END) AS k, count(DISTINCT b) AS n FROM ops GROUP BY k ORDER BY k)",
 		"guarded": "SELECT group_concat(f || '=' || n, ',') FROM (SELECT f, count(DISTINCT b) AS n FROM guarded GROUP BY f ORDER BY f)",
 		"picks":   "SELECT group_concat(k || '=' || n, ',') FROM (SELECT (CASE w WHEN 1 THEN 'true' ELSE 'false' END) AS k, count(DISTINCT b) AS n FROM whole WHERE f = 'main.Pick' GROUP BY k ORDER BY k)",
+		"drains":  "SELECT group_concat(k || '=' || n, ',') FROM (SELECT (CASE w WHEN 1 THEN 'true' ELSE 'false' END) AS k, count(DISTINCT b) AS n FROM whole WHERE f = 'main.Drain' GROUP BY k ORDER BY k)",
 	}
 	wantInEveryModeThen(t, "../../testdata/blockedops", queries, func(t *testing.T, mode string, want map[string]string, db *sql.DB) {
 		// Durations: 0 exactly where it did not block.

@@ -7,7 +7,8 @@
 // and from an empty one that a goroutine fills later (it blocks); a
 // select with a ready case (it does not block) and one with none until a
 // goroutine sends later (it blocks); Wait of a wait group already done
-// and of one that is not. It counts each, and prints the
+// and of one that is not; a range over a channel whose receives find
+// values (they do not block) and then wait for its close (it blocks). It counts each, and prints the
 // counts pmm's answers must equal.
 package main
 
@@ -37,6 +38,14 @@ func Pick(a, b chan int) (v int) {
 	return v
 }
 func Wait(wg *sync.WaitGroup) { wg.Wait() }
+
+// Drain ranges over c until it is closed.
+func Drain(c chan int) (n int) {
+	for range c {
+		n++
+	}
+	return n
+}
 
 // counts is, by function and whether it blocked, the operations.
 var counts = map[string]int{}
@@ -119,16 +128,28 @@ func main() {
 	count("main.Pick", true)
 	var done sync.WaitGroup
 	Wait(&done)
+	// A range over a channel with two values, closed later: its two
+	// receives of them do not block, the one that finds it closed does.
+	r := make(chan int, 2)
+	r <- 1
+	r <- 2
+	later(func() { close(r) })
+	Drain(r)
+	count("main.Drain", false)
+	count("main.Drain", false)
+	count("main.Drain", true)
 
 	// ops: the operations of Lock, Send and Recv by function and
 	// whether they blocked; guarded: those of Guarded, GuardedSend and
 	// GuardedRecv that blocked, and that did not.
-	var ops, guarded, unguarded, picks []string
+	var ops, guarded, unguarded, picks, drains []string
 	for k, n := range counts {
 		f, blocked, _ := strings.Cut(k, ":")
 		switch {
 		case f == "main.Pick":
 			picks = append(picks, fmt.Sprintf("%s=%d", blocked, n))
+		case f == "main.Drain":
+			drains = append(drains, fmt.Sprintf("%s=%d", blocked, n))
 		case !strings.HasPrefix(f, "main.Guarded"):
 			ops = append(ops, fmt.Sprintf("%s=%d", k, n))
 		case blocked == "true":
@@ -141,8 +162,10 @@ func main() {
 	sort.Strings(guarded)
 	sort.Strings(unguarded)
 	sort.Strings(picks)
+	sort.Strings(drains)
 	fmt.Println("want ops", strings.Join(ops, ","))
 	fmt.Println("want guarded", strings.Join(guarded, ","))
 	fmt.Println("want unguarded", strings.Join(unguarded, ","))
 	fmt.Println("want picks", strings.Join(picks, ","))
+	fmt.Println("want drains", strings.Join(drains, ","))
 }

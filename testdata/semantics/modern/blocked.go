@@ -73,6 +73,7 @@ func blockedCases() {
 	mu.Unlock()
 	fmt.Println("contended", <-done)
 	selectShapes()
+	rangeShapes()
 }
 
 // selectOrder is the order in which a select evaluates its channels and
@@ -145,4 +146,52 @@ func selectClosedSend() (msg string) {
 	case <-(chan int)(nil):
 	}
 	return "not reached"
+}
+
+// rangeShapes ranges over channels in every form pmm rewrites: with a
+// variable declared (each iteration's its own, as closures see it), an
+// assigned one (a map element), none; a labeled loop left by continue,
+// break and goto to its label; a channel evaluated once.
+func rangeShapes() {
+	fills := 0
+	fill := func(n int) chan int {
+		fills++
+		c := make(chan int, n)
+		for i := 1; i <= n; i++ {
+			c <- i
+		}
+		close(c)
+		return c
+	}
+	var fns []func() int
+	sum := 0
+	for v := range fill(3) {
+		fns = append(fns, func() int { return v * 10 })
+	}
+	for _, f := range fns {
+		sum += f()
+	}
+	m := map[string]int{}
+	for m["last"] = range fill(4) {
+	}
+	n := 0
+	for range fill(2) {
+		n++
+	}
+	tries := 0
+again:
+	tries++
+outer:
+	for v := range fill(5) {
+		switch {
+		case v == 2:
+			continue outer
+		case v == 4 && tries < 2:
+			goto again
+		case v == 4:
+			break outer
+		}
+		sum += v
+	}
+	fmt.Println("ranges", sum, m["last"], n, tries, fills)
 }
