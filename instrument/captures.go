@@ -41,6 +41,7 @@ var captureCodes = map[plan.Capture]captureCode{
 	plan.CapIndex:     {field: "index", typ: "int64", int64: "s.index"},           // set by the iteration's code
 	plan.CapCase:      {field: "scase", typ: "int64", int64: "s.scase"},           // set by the blocking operation's code
 	plan.CapObject:    {field: "obj", typ: "int64", int64: "s.obj"},               // set by the blocking operation's code
+	plan.CapBlocked:   {field: "waited", typ: "bool", boolean: "s.waited"},        // set by the blocking operation's code
 	plan.CapElements:  {field: "elems", typ: "int64", int64: "s.elems"},           // set by the allocation's helper
 	plan.CapBytes:     {field: "bytes", typ: "int64", int64: "s.bytes"},           // set by the allocation's helper
 	plan.CapHeapBytes: {field: "heap", typ: "int64", int64: "s.heap"},             // set by the allocation's helper

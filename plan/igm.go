@@ -35,6 +35,7 @@ const (
 	CapIndex     Capture = "index"     // the index of a loop's iteration in its execution (iteration sites)
 	CapCase      Capture = "case"      // the case by which a select proceeded, -1 for another operation (blocking sites)
 	CapObject    Capture = "object"    // the address of what a blocking operation operates on (blocking sites)
+	CapBlocked   Capture = "waited"    // whether a blocking operation's fast attempt failed, so that it waited (blocking sites)
 	CapElements  Capture = "elements"  // the elements an allocation made room for (allocation sites)
 	CapBytes     Capture = "bytes"     // the bytes an allocation requested (allocation sites)
 	CapHeapBytes Capture = "heapbytes" // the bytes the heap took for an allocation, size-class rounded (allocation sites)
@@ -46,7 +47,7 @@ const (
 // table of them covers each.
 func Captures() []Capture {
 	return []Capture{CapID, CapSite, CapEnd, CapGoroutine, CapDuration, CapBegin, CapFinish, CapParams, CapParam,
-		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine, CapIndex, CapCase, CapObject,
+		CapResults, CapResult, CapReceiver, CapPanicked, CapCaller, CapDataCond, CapConst, CapFunction, CapCallLine, CapIndex, CapCase, CapObject, CapBlocked,
 		CapElements, CapBytes, CapHeapBytes, CapAccount, CapLive}
 }
 
@@ -83,6 +84,7 @@ var captureMeanings = map[Capture]captureMeaning{
 	CapIndex:     {},
 	CapCase:      {atEnd: true},
 	CapObject:    {},
+	CapBlocked:   {},
 	CapElements:  {},
 	CapBytes:     {},
 	CapHeapBytes: {},

@@ -88,6 +88,17 @@ type Site struct {
 	// Index numbers the site among all rewritten sites; generated names
 	// carry it.
 	Index int
+	// BlockedOnly, at a blocking site, says that no question records an
+	// operation of it that did not block: each conjunction that records
+	// one has (blocked b) of it (onlyBlocked), and run-time filters are
+	// on (Options.Filters: the runtime and combined modes; the others
+	// record every event of their sites). Such an operation then costs
+	// its fast attempt and a branch; otherwise the site records it
+	// without reading the clock (its duration is 0).
+	BlockedOnly bool
+	// mayNotBlock says some conjunction records an operation of the
+	// site whether or not it blocked.
+	mayNotBlock bool
 }
 
 // regionName names a region site's statement in messages: "the region
@@ -579,6 +590,9 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		}
 		for _, s := range v.Sites {
 			site := b.site(s)
+			if s.Kind == spec.SiteBlocking && (!b.opts.Filters || !onlyBlocked(c, v.Name)) {
+				site.mayNotBlock = true
+			}
 			target := site.target(s)
 			if qv := q.Name + "/" + v.Name; !slices.Contains(target.Vars, qv) {
 				target.Vars = append(target.Vars, qv)
@@ -648,6 +662,16 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		}
 	}
 	return nil
+}
+
+// onlyBlocked reports whether conjunction c holds only of blocking
+// operations v that blocked: one of its atoms is (operation-blocked v
+// true), what (blocked v) normalizes to.
+func onlyBlocked(c *spec.Conj, v string) bool {
+	return slices.ContainsFunc(c.Atoms, func(a *spec.Atom) bool {
+		return a.Prim.Recorded != nil && Capture(a.Prim.Recorded.Capture) == CapBlocked && len(a.Args) == 2 &&
+			a.Args[0].Var == v && a.Args[1].Lit != nil && a.Args[1].Lit.Kind == spec.LitBool && a.Args[1].Lit.Bool
+	})
 }
 
 // hasRegions reports whether the disjunct root, its negated parts
@@ -757,6 +781,7 @@ func (b *builder) plan() *Plan {
 	id := 0
 	for i, s := range p.Sites {
 		s.Index = i + 1
+		s.BlockedOnly = s.Kind == spec.SiteBlocking && !s.mayNotBlock
 		sort.Slice(s.Targets, func(i, j int) bool { return s.Targets[i].Function < s.Targets[j].Function })
 		for _, t := range s.Targets {
 			id++

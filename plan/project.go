@@ -113,6 +113,9 @@ type ProjectSite struct {
 	// executions: it counts those open, and an answer that may miss one
 	// that never ended says so.
 	WaitEnd []string `json:"wait_end,omitempty"`
+	// BlockedOnly says it records only the blocking operations that
+	// blocked (Site.BlockedOnly).
+	BlockedOnly bool `json:"blocked_only,omitempty"`
 }
 
 // Project returns what plan.json says of the plan of prog's questions,
@@ -149,7 +152,7 @@ func (p *Plan) Project(prog *spec.Program, sch *schema.Schema, skipped []Skip, i
 		}
 		for _, t := range s.Targets {
 			ps := ProjectSite{Site: t.SiteID, Function: t.Function, Kind: string(s.Kind), File: s.File, Line: s.Line, Col: s.Col, Label: s.Label, Operand: s.Operand,
-				Vars: t.Vars, Filtered: s.ChecksEntries(), Every: len(t.Emits) > 0 && t.recordsEvery()}
+				Vars: t.Vars, Filtered: s.ChecksEntries(), Every: len(t.Emits) > 0 && t.recordsEvery() && !s.BlockedOnly, BlockedOnly: s.BlockedOnly}
 			seen := map[string]bool{}
 			for _, e := range t.Emits {
 				if !seen[e.Question] {

@@ -344,6 +344,11 @@ func medianDuration(t testing.TB, dir, view string) float64 {
 //     plain) / 2, per send or receive on a channel that never blocks
 //     them;
 //
+//   - ns-lock-blocked-only, ns-chan-op-blocked-only: the same
+//     (LockWaited, SendWaited) under a question that asks only for the
+//     operations that blocked ((blocked b)), recording on: the fast
+//     attempt and a branch;
+//
 //   - ns-go-recorded, ns-go-disabled: Spawn instrumented - Spawn plain, a
 //     go statement whose goroutine is recorded, with recording on and
 //     off.
@@ -368,6 +373,8 @@ func BenchmarkRegionCosts(b *testing.B) {
 		metrics["ns-lock-disabled"] = append(metrics["ns-lock-disabled"], off["Lock"]-base["Lock"])
 		metrics["ns-chan-op-recorded"] = append(metrics["ns-chan-op-recorded"], (on["Send"]-base["Send"])/2)
 		metrics["ns-chan-op-disabled"] = append(metrics["ns-chan-op-disabled"], (off["Send"]-base["Send"])/2)
+		metrics["ns-lock-blocked-only"] = append(metrics["ns-lock-blocked-only"], on["LockWaited"]-base["LockWaited"])
+		metrics["ns-chan-op-blocked-only"] = append(metrics["ns-chan-op-blocked-only"], (on["SendWaited"]-base["SendWaited"])/2)
 		metrics["ns-go-recorded"] = append(metrics["ns-go-recorded"], on["Spawn"]-base["Spawn"])
 		metrics["ns-go-disabled"] = append(metrics["ns-go-disabled"], off["Spawn"]-base["Spawn"])
 	}

@@ -95,13 +95,25 @@ func wantLines(out string) map[string]string {
 // instrumentation must leave no site out but for the reasons allowed.
 func wantInEveryMode(t *testing.T, module string, queries map[string]string, allowed ...string) {
 	t.Helper()
+	wantInEveryModeThen(t, module, queries, nil, allowed...)
+}
+
+// wantInEveryModeThen is wantInEveryMode, with more checks of each
+// mode's answers (then, if not nil) given the program's want lines.
+func wantInEveryModeThen(t *testing.T, module string, queries map[string]string,
+	then func(t *testing.T, mode string, want map[string]string, db *sql.DB), allowed ...string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs instrumented programs")
 	}
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
 		t.Run(mode, func(t *testing.T) {
 			out, db := instrumentInMode(t, module, mode, allowed...)
-			checkWant(t, db, wantLines(out), queries)
+			want := wantLines(out)
+			checkWant(t, db, want, queries)
+			if then != nil {
+				then(t, mode, want, db)
+			}
 		})
 	}
 }

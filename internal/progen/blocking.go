@@ -2,6 +2,9 @@ package progen
 
 import (
 	"fmt"
+	"math/rand"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -86,12 +89,18 @@ func (s *opStmt) print(p *printer) {
 		p.line("%s", n(s.pre))
 	}
 	p.line("trB%d := trBB(%q, %q, %q)", s.n, s.fn.Name, s.kind, s.operand)
-	if s.op == "" {
-		p.line("%s", s.text)
-	} else {
-		p.line("%s", n(s.op))
+	op := s.text
+	if s.op != "" {
+		op = n(s.op)
 	}
-	p.line("trBE(trB%d, -1)", s.n)
+	if tried, ok := tryFirst(s.kind, s.operand, op, s.n); ok {
+		p.line("trK%d := false", s.n)
+		p.line("%s", tried)
+		p.line("trBK(trB%d, trK%d)", s.n, s.n)
+	} else {
+		p.line("%s", op)
+		p.line("trBE(trB%d, -1)", s.n)
+	}
 	if s.post != "" {
 		p.line("%s", n(s.post))
 	}
@@ -112,6 +121,36 @@ func (s *selectStmt) print(p *printer) {
 		}
 	}
 	p.line("}")
+}
+
+// tryFirst is the twin's line of operation op (a statement of kind and
+// operand) that tries it without waiting first and sets trK<n> when it
+// had to wait: sends, receives, Lock and RLock. Selects, ranges and
+// waits are not tried (ok false): the trace does not say whether they
+// blocked.
+func tryFirst(kind, operand, op string, n int) (string, bool) {
+	k := "&trK" + strconv.Itoa(n)
+	recv := regexp.MustCompile(`<-` + regexp.QuoteMeta(operand) + `\b`)
+	switch {
+	case kind == "send" && strings.HasPrefix(op, operand+" <- "):
+		return "trSend(" + operand + ", " + strings.TrimPrefix(op, operand+" <- ") + ", " + k + ")", true
+	case kind == "recv" && strings.Contains(op, ", ok := <-"+operand):
+		return strings.Replace(op, "<-"+operand, "trRecv2("+operand+", "+k+")", 1), true
+	case kind == "recv" && recv.MatchString(op):
+		done := false
+		return recv.ReplaceAllStringFunc(op, func(m string) string {
+			if done {
+				return m
+			}
+			done = true
+			return "trRecv(" + operand + ", " + k + ")"
+		}), true
+	case kind == "lock" && op == operand+".Lock()":
+		return "trLock(&" + operand + ", " + k + ")", true
+	case kind == "rlock" && op == operand+".RLock()":
+		return "trRLock(&" + operand + ", " + k + ")", true
+	}
+	return "", false
 }
 
 // op is a blocking operation of f.
@@ -409,8 +448,9 @@ func (s *recvReturn) print(p *printer) {
 		return
 	}
 	p.line("trB%d := trBB(%q, %q, %q)", s.op.n, s.op.fn.Name, s.op.kind, s.op.operand)
-	p.line("trW%d := <-fin", s.op.n)
-	p.line("trBE(trB%d, -1)", s.op.n)
+	p.line("trK%d := false", s.op.n)
+	p.line("trW%d := trRecv(fin, &trK%d)", s.op.n, s.op.n)
+	p.line("trBK(trB%d, trK%d)", s.op.n, s.op.n)
 	ret(fmt.Sprintf("(acc + trW%d) %% 7", s.op.n)).print(p)
 }
 
@@ -419,4 +459,45 @@ func (s *recvReturn) print(p *printer) {
 func (g *gen) receiveReturn(f *Func) []stmt {
 	return []stmt{raw("fin := make(chan int, 1)"), g.op(f, "send", "fin", "fin <- acc % 2"),
 		&recvReturn{op: g.op(f, "recv", "fin", "return (acc + <-fin) % 7")}}
+}
+
+// blockedQuestions asks whether the sends and receives of a function
+// blocked (operation-blocked, blocked), drawn from a source of their
+// own, which leaves the other questions as they were. The twin tries
+// those without waiting first (tryFirst); selects, ranges, locks and
+// waits are not asked about: the trace does not say whether a select, a
+// range's receive or a wait blocked, and a lock may wait for another
+// goroutine, differently in pmm's run and the twin's.
+func (q *qgen) blockedQuestions() {
+	if !q.p.Features.Blocking {
+		return
+	}
+	q.r = rand.New(rand.NewSource(q.p.Seed*6151 + 5))
+	chanOp := func(o opInfo) bool { return o.kind == "send" || o.kind == "recv" }
+	f := q.pick(func(f *Func) bool { return slices.ContainsFunc(f.ops, chanOp) })
+	if f == nil {
+		return
+	}
+	var kinds []string
+	for _, o := range f.ops {
+		if chanOp(o) && !slices.Contains(kinds, o.kind) {
+			kinds = append(kinds, o.kind)
+		}
+	}
+	k := kinds[q.r.Intn(len(kinds))]
+	switch q.r.Intn(3) {
+	case 0:
+		n := q.name("op-blocked")
+		q.define("(defevent %s :definition ((b w) s.t. (exists (o) (and (blocking-operation b %s %q o) (operation-blocked b w)))))", n+"-ev", lit(f), k)
+		q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-ev")
+	case 1:
+		n := q.name("op-not-blocked")
+		q.define("(defevent %s :definition ((b o) s.t. (and (blocking-operation b %s %q o) (not (blocked b)))))", n+"-ev", lit(f), k)
+		q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-ev")
+	default:
+		// Only those that blocked, which pmm's sites record alone.
+		n := q.name("op-blocked-only")
+		q.define("(defevent %s :definition ((b o) s.t. (and (blocking-operation b %s %q o) (blocked b))))", n+"-ev", lit(f), k)
+		q.question(n, "(defquestion %s :definition (count %s (output input)))", n, n+"-ev")
+	}
 }

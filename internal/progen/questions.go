@@ -73,6 +73,7 @@ func genQuestions(r *rand.Rand, p *Program) (string, []string) {
 	q.allocQuestions()
 	q.walkQuestions()
 	q.contextQuestions()
+	q.blockedQuestions()
 	return q.b.String(), q.names
 }
 

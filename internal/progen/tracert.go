@@ -39,6 +39,7 @@ type trRecord struct {
 	Results   []any  ` + "`json:\"results,omitempty\"`" + `
 	Panicked  bool   ` + "`json:\"panicked,omitempty\"`" + `
 	Case      *int64 ` + "`json:\"case,omitempty\"`" + `
+	Blocked   *bool  ` + "`json:\"blocked,omitempty\"`" + `
 	Go        bool   ` + "`json:\"go,omitempty\"`" + `
 	Alloc     string ` + "`json:\"alloc,omitempty\"`" + `
 	Type      string ` + "`json:\"type,omitempty\"`" + `
@@ -264,6 +265,64 @@ func trBE(id, c int64) {
 		r.Case = &c
 	}
 	trWrite(r)
+}
+
+// trBK ends the blocking operation id, which the twin tried without
+// waiting first: blocked says that attempt failed, so it waited.
+func trBK(id int64, blocked bool) {
+	trWrite(&trRecord{Kind: "end", ID: id, Seq: trSeq.Add(1), Blocked: &blocked})
+}
+
+// trSend sends v on c, trying first without waiting; *blocked says
+// whether it had to wait.
+func trSend[T any](c chan T, v T, blocked *bool) {
+	select {
+	case c <- v:
+		return
+	default:
+	}
+	*blocked = true
+	c <- v
+}
+
+// trRecv receives from c, trying first without waiting; *blocked says
+// whether it had to wait.
+func trRecv[T any](c chan T, blocked *bool) T {
+	v, _ := trRecv2(c, blocked)
+	return v
+}
+
+// trRecv2 is trRecv with the comma-ok result.
+func trRecv2[T any](c chan T, blocked *bool) (T, bool) {
+	select {
+	case v, ok := <-c:
+		return v, ok
+	default:
+	}
+	*blocked = true
+	v, ok := <-c
+	return v, ok
+}
+
+// trLock locks m, trying first without waiting; *blocked says whether
+// it had to wait.
+func trLock(m interface {
+	TryLock() bool
+	Lock()
+}, blocked *bool) {
+	if !m.TryLock() {
+		*blocked = true
+		m.Lock()
+	}
+}
+
+// trRLock read-locks m, trying first without waiting; *blocked says
+// whether it had to wait.
+func trRLock(m *sync.RWMutex, blocked *bool) {
+	if !m.TryRLock() {
+		*blocked = true
+		m.RLock()
+	}
 }
 
 // trRE ends the region execution (or iteration) *id, if one is open, and

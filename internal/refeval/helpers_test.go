@@ -71,6 +71,13 @@ func (b *traceBuilder) selected(id, c int64) {
 	b.recs = append(b.recs, reftrace.Record{Kind: "end", ID: id, Seq: b.seq, Case: &c})
 }
 
+// tried ends the blocking operation id, which the twin tried without
+// waiting first: blocked says that attempt failed.
+func (b *traceBuilder) tried(id int64, blocked bool) {
+	b.seq++
+	b.recs = append(b.recs, reftrace.Record{Kind: "end", ID: id, Seq: b.seq, Blocked: &blocked})
+}
+
 // end ends the execution id, returning results.
 func (b *traceBuilder) end(id int64, results ...any) {
 	b.seq++

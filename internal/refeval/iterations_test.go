@@ -104,3 +104,30 @@ func TestBlockingOperations(t *testing.T) {
 	expect(t, as, "on-w", "lock", "select")
 	expect(t, as, "not-points")
 }
+
+// TestBlocked: operation-blocked is whether a blocking operation's first
+// attempt, without waiting, failed; (blocked b) is (operation-blocked b
+// true), and its negation holds of those that did not block. An
+// operation the trace did not try (a select), or that never ended, has
+// no value: (blocked b) does not hold of it, so its negation does.
+func TestBlocked(t *testing.T) {
+	b := &traceBuilder{}
+	main := b.begin("main.main", 0, 1)
+	f := b.begin("main.F", main, 1, 1)
+	b.tried(b.op("main.F", "lock", "mu", f, 1), true)
+	b.tried(b.op("main.F", "send", "ch", f, 1), false)
+	b.tried(b.op("main.F", "recv", "ch", f, 1), false)
+	b.selected(b.op("main.F", "select", "", f, 1), 0)
+	open := b.op("main.F", "recv", "ch", f, 1) // never ended: not known
+	_ = open
+	b.end(f)
+	b.end(main)
+	as := answers(t, `
+(defquestion values :definition ((k w) s.t. (exists (b o) (and (blocking-operation b "main.F" k o) (operation-blocked b w)))))
+(defquestion waited :definition ((k) s.t. (exists (b o) (and (blocking-operation b "main.F" k o) (blocked b)))))
+(defquestion proceeded :definition ((k) s.t. (exists (b o) (and (blocking-operation b "main.F" k o) (not (blocked b))))))
+`, b.trace(t))
+	expect(t, as, "values", "lock 1", "send 0", "recv 0")
+	expect(t, as, "waited", "lock")
+	expect(t, as, "proceeded", "send", "recv", "select")
+}

@@ -157,9 +157,13 @@ func (e *evaluator) primitive(a *spec.AtomF, k func() bool) bool {
 		return e.anyPoint(args[0], k)
 	case "begin", "end":
 		return e.point(args[0], args[1], a.Pred == "end", k)
-	case "parameters", "return-values", "goroutine", "panicked", "iteration-index", "select-case",
+	case "parameters", "return-values", "goroutine", "panicked", "iteration-index", "select-case", "operation-blocked",
 		"allocation-elements", "allocation-bytes", "allocation-heap-bytes":
 		return e.attribute(args[0], args[1], func(x *reftrace.Execution) (value, bool) { return attribute(a.Pred, x, 0) }, k)
+	case "blocked":
+		// Defined by its row as (operation-blocked b true).
+		yes := spec.Term{Pos: args[0].Pos, Lit: &spec.Literal{Kind: spec.LitBool, Bool: true}}
+		return e.attribute(args[0], yes, func(x *reftrace.Execution) (value, bool) { return attribute("operation-blocked", x, 0) }, k)
 	case spec.AttrCallingContext:
 		return e.attribute(args[0], args[1], e.callingContext, k)
 	case "parameter", "return-value":
@@ -496,6 +500,8 @@ func attribute(attr string, x *reftrace.Execution, n int64) (value, bool) {
 		return value{kind: vInt, i: x.Index}, x.IsIteration()
 	case attr == "select-case":
 		return value{kind: vInt, i: x.Case}, x.IsBlocking() && (x.Op != "select" || x.Ended)
+	case attr == "operation-blocked":
+		return value{kind: vBool, i: int64(b2i(x.Blocked))}, x.IsBlocking() && x.Tried
 	case attr == "allocation-elements":
 		return value{kind: vInt, i: x.Elements}, x.IsAllocation()
 	case attr == "allocation-bytes":

@@ -107,6 +107,11 @@ type Record struct {
 	// Case, at the end of a select, is the index of the case by which it
 	// proceeded, from 0 in source order.
 	Case *int64 `json:"case,omitempty"`
+	// Blocked, at the end of a blocking operation that the twin tried
+	// without waiting first, says whether that attempt failed, so that
+	// the operation waited (operation-blocked); absent where it was not
+	// tried (a select, the receives of a range, a wait).
+	Blocked *bool `json:"blocked,omitempty"`
 }
 
 // Walk is a heap walk at a point: from the value of the Go expression
@@ -139,6 +144,9 @@ type Execution struct {
 	Op      string
 	Operand string
 	Case    int64
+	// Blocked, once a blocking operation ended, says whether it could
+	// not proceed when it began; Tried says the trace knows it.
+	Blocked, Tried bool
 	// Go marks a goroutine, from its go statement to the end of the
 	// function it starts (Func); Spawner is then the execution that ran
 	// the go statement, Goroutine the new goroutine.
@@ -273,6 +281,12 @@ func Read(r io.Reader) (*Trace, error) {
 			e.Case = *rec.Case
 		} else if e.Op == "select" {
 			return nil, fmt.Errorf("trace: select %d ends without its case", rec.ID)
+		}
+		if rec.Blocked != nil {
+			if e.Op == "" {
+				return nil, fmt.Errorf("trace: execution %d says whether it blocked and is not a blocking operation", rec.ID)
+			}
+			e.Blocked, e.Tried = *rec.Blocked, true
 		}
 		e.Ended, e.EndSeq, e.Results, e.Panicked = true, rec.Seq, normalize(rec.Results), rec.Panicked
 	}

@@ -2,7 +2,8 @@
 // instrumented and built plainly: a loop whose iterations a question
 // records, the same loop never instrumented, and the same with
 // hand-written timing of each iteration; an uncontended mutex and a send
-// and receive that never block, recorded; a labeled loop no question
+// and receive that never block, recorded, and the same under a question
+// that asks only for the operations that blocked; a labeled loop no question
 // asks about; a go statement whose goroutine is recorded.
 package regionbench
 
@@ -89,6 +90,25 @@ var ch = make(chan int, 1)
 func Send() {
 	ch <- 1
 	sink += uint64(<-ch)
+}
+
+var mu2 sync.Mutex
+
+// LockWaited's Lock is a blocking operation of a question that asks only
+// for those that blocked; it never blocks.
+func LockWaited() {
+	mu2.Lock()
+	sink++
+	mu2.Unlock()
+}
+
+var ch2 = make(chan int, 1)
+
+// SendWaited's send and receive are blocking operations of a question
+// that asks only for those that blocked; they never block.
+func SendWaited() {
+	ch2 <- 1
+	sink += uint64(<-ch2)
 }
 
 // started is set by the goroutine Spawn starts.

@@ -19,6 +19,18 @@ func BenchmarkSend(b *testing.B) {
 	}
 }
 
+func BenchmarkLockWaited(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		LockWaited()
+	}
+}
+
+func BenchmarkSendWaited(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		SendWaited()
+	}
+}
+
 func BenchmarkSpawn(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		Spawn()

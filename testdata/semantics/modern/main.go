@@ -72,6 +72,7 @@ func all() {
 	section("platform", platform)
 	section("clash", func() { fmt.Println(clash.Run()) })
 	section("alloc-order", func() { allocOrder(); allocConstOrder() })
+	section("blocked", blockedCases)
 	fmt.Fprintln(os.Stderr, "done on stderr")
 }
 

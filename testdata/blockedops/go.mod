@@ -1,0 +1,3 @@
+module example.com/blockedops
+
+go 1.24
