@@ -129,7 +129,7 @@ func (s *selectStmt) print(p *printer) {
 // waits are not tried (ok false): the trace does not say whether they
 // blocked.
 func tryFirst(kind, operand, op string, n int) (string, bool) {
-	k := "&trK" + strconv.Itoa(n)
+	k := "trB" + strconv.Itoa(n) + ", &trK" + strconv.Itoa(n)
 	recv := regexp.MustCompile(`<-` + regexp.QuoteMeta(operand) + `\b`)
 	switch {
 	case kind == "send" && strings.HasPrefix(op, operand+" <- "):
@@ -449,7 +449,7 @@ func (s *recvReturn) print(p *printer) {
 	}
 	p.line("trB%d := trBB(%q, %q, %q)", s.op.n, s.op.fn.Name, s.op.kind, s.op.operand)
 	p.line("trK%d := false", s.op.n)
-	p.line("trW%d := trRecv(fin, &trK%d)", s.op.n, s.op.n)
+	p.line("trW%d := trRecv(fin, trB%d, &trK%d)", s.op.n, s.op.n, s.op.n)
 	p.line("trBK(trB%d, trK%d)", s.op.n, s.op.n)
 	ret(fmt.Sprintf("(acc + trW%d) %% 7", s.op.n)).print(p)
 }

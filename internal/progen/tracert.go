@@ -273,33 +273,42 @@ func trBK(id int64, blocked bool) {
 	trWrite(&trRecord{Kind: "end", ID: id, Seq: trSeq.Add(1), Blocked: &blocked})
 }
 
+// trWaits says that blocking operation id could not proceed at once:
+// its goroutine waits. Written before it waits, so that an operation
+// that never proceeds (its goroutine blocked when the run ended) is
+// known to have blocked, as pmm's sites know it.
+func trWaits(id int64, blocked *bool) {
+	*blocked = true
+	trWrite(&trRecord{Kind: "blocked", ID: id, Seq: trSeq.Add(1)})
+}
+
 // trSend sends v on c, trying first without waiting; *blocked says
-// whether it had to wait.
-func trSend[T any](c chan T, v T, blocked *bool) {
+// whether blocking operation id had to wait.
+func trSend[T any](c chan T, v T, id int64, blocked *bool) {
 	select {
 	case c <- v:
 		return
 	default:
 	}
-	*blocked = true
+	trWaits(id, blocked)
 	c <- v
 }
 
 // trRecv receives from c, trying first without waiting; *blocked says
 // whether it had to wait.
-func trRecv[T any](c chan T, blocked *bool) T {
-	v, _ := trRecv2(c, blocked)
+func trRecv[T any](c chan T, id int64, blocked *bool) T {
+	v, _ := trRecv2(c, id, blocked)
 	return v
 }
 
 // trRecv2 is trRecv with the comma-ok result.
-func trRecv2[T any](c chan T, blocked *bool) (T, bool) {
+func trRecv2[T any](c chan T, id int64, blocked *bool) (T, bool) {
 	select {
 	case v, ok := <-c:
 		return v, ok
 	default:
 	}
-	*blocked = true
+	trWaits(id, blocked)
 	v, ok := <-c
 	return v, ok
 }
@@ -309,18 +318,18 @@ func trRecv2[T any](c chan T, blocked *bool) (T, bool) {
 func trLock(m interface {
 	TryLock() bool
 	Lock()
-}, blocked *bool) {
+}, id int64, blocked *bool) {
 	if !m.TryLock() {
-		*blocked = true
+		trWaits(id, blocked)
 		m.Lock()
 	}
 }
 
 // trRLock read-locks m, trying first without waiting; *blocked says
 // whether it had to wait.
-func trRLock(m *sync.RWMutex, blocked *bool) {
+func trRLock(m *sync.RWMutex, id int64, blocked *bool) {
 	if !m.TryRLock() {
-		*blocked = true
+		trWaits(id, blocked)
 		m.RLock()
 	}
 }

@@ -41,7 +41,7 @@ import (
 
 // Record is one line of a trace file.
 type Record struct {
-	Kind string `json:"k"` // "begin", "end" or "alloc"
+	Kind string `json:"k"` // "begin", "end", "blocked" (a blocking operation waits) or "alloc"
 	ID   int64  `json:"id"`
 	// Seq orders every begin and end of the run: a global counter taken
 	// at the point itself (an atomic add), so that a < b means the point
@@ -144,8 +144,10 @@ type Execution struct {
 	Op      string
 	Operand string
 	Case    int64
-	// Blocked, once a blocking operation ended, says whether it could
-	// not proceed when it began; Tried says the trace knows it.
+	// Blocked says whether a blocking operation could not proceed when
+	// it began, known from its "blocked" record (written before it
+	// waits, so an operation that never proceeded has it) or its end;
+	// Tried says the trace knows it.
 	Blocked, Tried bool
 	// Go marks a goroutine, from its go statement to the end of the
 	// function it starts (Func); Spawner is then the execution that ran
@@ -202,7 +204,7 @@ func Read(r io.Reader) (*Trace, error) {
 	t := &Trace{ByID: map[int64]*Execution{}}
 	dec := json.NewDecoder(bufio.NewReader(r))
 	dec.UseNumber()
-	var ends []Record
+	var ends, waits []Record
 	for line := 1; ; line++ {
 		var rec Record
 		if err := dec.Decode(&rec); err == io.EOF {
@@ -255,9 +257,18 @@ func Read(r io.Reader) (*Trace, error) {
 			t.Allocs = append(t.Allocs, a)
 		case "end":
 			ends = append(ends, rec)
+		case "blocked":
+			waits = append(waits, rec)
 		default:
-			return nil, fmt.Errorf("trace record %d: kind %q is neither begin, end nor alloc", line, rec.Kind)
+			return nil, fmt.Errorf("trace record %d: kind %q is neither begin, end, blocked nor alloc", line, rec.Kind)
 		}
+	}
+	for _, rec := range waits {
+		e := t.ByID[rec.ID]
+		if e == nil || !e.IsBlocking() {
+			return nil, fmt.Errorf("trace: %d blocked and is not a blocking operation that began", rec.ID)
+		}
+		e.Blocked, e.Tried = true, true
 	}
 	for _, rec := range ends {
 		e := t.ByID[rec.ID]
@@ -285,6 +296,9 @@ func Read(r io.Reader) (*Trace, error) {
 		if rec.Blocked != nil {
 			if e.Op == "" {
 				return nil, fmt.Errorf("trace: execution %d says whether it blocked and is not a blocking operation", rec.ID)
+			}
+			if e.Tried && e.Blocked != *rec.Blocked {
+				return nil, fmt.Errorf("trace: blocking operation %d ends saying it blocked %v, its blocked record says otherwise", rec.ID, *rec.Blocked)
 			}
 			e.Blocked, e.Tried = *rec.Blocked, true
 		}

@@ -84,6 +84,44 @@ func TestReadIterationsAndBlocking(t *testing.T) {
 	}
 }
 
+// TestReadBlocked reads whether blocking operations blocked: from the
+// "blocked" record written before an operation waits, so that one that
+// never proceeded (id 3) is known to have blocked, and from the end's;
+// an end that contradicts the blocked record, or a blocked record of
+// something that is not a blocking operation, is refused.
+func TestReadBlocked(t *testing.T) {
+	tr, err := Read(strings.NewReader(`{"k":"begin","id":1,"seq":1,"fn":"main.main","g":1}
+{"k":"begin","id":2,"seq":2,"fn":"main.main","op":"send","operand":"ch","in":1,"g":1}
+{"k":"end","id":2,"seq":3,"blocked":false}
+{"k":"begin","id":3,"seq":4,"fn":"main.main","op":"recv","operand":"ch","in":1,"g":1}
+{"k":"blocked","id":3,"seq":5}
+{"k":"begin","id":4,"seq":6,"fn":"main.main","op":"lock","operand":"mu","in":1,"g":2}
+{"k":"blocked","id":4,"seq":7}
+{"k":"end","id":4,"seq":8,"blocked":true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[int64][3]bool{2: {false, true, true}, 3: {true, true, false}, 4: {true, true, true}} {
+		e := tr.ByID[id]
+		if got := [3]bool{e.Blocked, e.Tried, e.Ended}; got != want {
+			t.Errorf("operation %d: blocked, tried, ended %v, want %v", id, got, want)
+		}
+	}
+	for _, bad := range []string{
+		`{"k":"begin","id":2,"seq":2,"fn":"main.main","op":"send","operand":"ch","g":1}
+{"k":"blocked","id":2,"seq":3}
+{"k":"end","id":2,"seq":4,"blocked":false}`,
+		`{"k":"begin","id":2,"seq":2,"fn":"main.main","g":1}
+{"k":"blocked","id":2,"seq":3}`,
+		`{"k":"blocked","id":7,"seq":3}`,
+	} {
+		if _, err := Read(strings.NewReader(bad)); err == nil {
+			t.Errorf("Read accepts\n%s", bad)
+		}
+	}
+}
+
 // TestReadGoroutines reads a goroutine: its begin at the go statement,
 // with its spawner and the new goroutine, the first execution on it, and
 // its end after that execution's; a goroutine without a spawner, or with
