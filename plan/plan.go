@@ -88,6 +88,10 @@ type Site struct {
 	// Index numbers the site among all rewritten sites; generated names
 	// carry it.
 	Index int
+	// ImpliedID says the site's events take no id from NextID: their
+	// one record's position in the log implies it (an allocation whose
+	// id nothing orders nor joins but that record: impliedID).
+	ImpliedID bool
 }
 
 // regionName names a region site's statement in messages: "the region
@@ -246,6 +250,7 @@ func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opts Op
 	b.bufferCallees()
 	b.unfilteredQuestions()
 	p := b.plan()
+	markImpliedIDs(prog, p.Sites)
 	p.gaps, p.qindices, p.off = b.gaps.list(), b.qindices, b.off
 	return p, nil
 }

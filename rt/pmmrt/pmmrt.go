@@ -152,14 +152,34 @@ func EmitExecPair(exec, table uint16, id uint64, site int, v int64) {
 	emitInts(&std, exec, logfmt.FormatExecPair, byte(second), int64(id|uint64(site)<<logfmt.PackedIDBits), v, 0)
 }
 
+// EmitPoint appends what EmitExecPair does, the tuple (id, site) of
+// exec and (id, v) of table, for an event whose id nothing needs but
+// these two tuples (an allocation whose site plan marks ImpliedID): in
+// one record of 16 bytes without the id, which the loader implies from
+// the record's position in the log (docs/RUNTIME.md, "Ids"), and
+// without the atomic add of NextID. Values that do not fit the packed
+// layout (a site from 2^24, v outside [0, 2^40), table not among the
+// 255 tables after exec) take an id from NextID and EmitExecPair.
+func EmitPoint(exec, table uint16, site int, v int64) {
+	second := int(table) - int(exec)
+	if uint64(site) >= 1<<logfmt.PackedSiteBits || uint64(v) >= 1<<logfmt.PackedIDBits || second <= 0 || second > 255 {
+		EmitExecPair(exec, table, NextID(), site, v)
+		return
+	}
+	emitInts(&std, exec, logfmt.FormatPoint, byte(second), int64(uint64(v)|uint64(site)<<logfmt.PackedIDBits), 0, 0)
+}
+
 // emitInts appends to l a record of format logfmt.FormatInt2 (a, b),
-// logfmt.FormatInt3 (a, b, c) or logfmt.FormatExecPair (a, b; last is the
-// header's last byte). l is std but for the calibration of the cost of a
-// timed event (calibrateTimed).
+// logfmt.FormatInt3 (a, b, c), logfmt.FormatExecPair (a, b) or
+// logfmt.FormatPoint (a); last is the header's last byte. l is std but
+// for the calibration of the cost of a timed event (calibrateTimed).
 func emitInts(l *logger, table uint16, format, last byte, a, b, c int64) {
 	size := logfmt.RecHeaderSize + 16
-	if format == logfmt.FormatInt3 {
+	switch format {
+	case logfmt.FormatInt3:
 		size += 8
+	case logfmt.FormatPoint:
+		size -= 8
 	}
 	seg, off := l.reserve(size)
 	if seg == nil {
@@ -170,7 +190,9 @@ func emitInts(l *logger, table uint16, format, last byte, a, b, c int64) {
 	logfmt.PutHeader(rec, table, format)
 	rec[logfmt.RecSecondTable] = last
 	logfmt.PutInt64(rec[logfmt.RecHeaderSize:], a)
-	logfmt.PutInt64(rec[logfmt.RecHeaderSize+8:], b)
+	if format != logfmt.FormatPoint {
+		logfmt.PutInt64(rec[logfmt.RecHeaderSize+8:], b)
+	}
 	if format == logfmt.FormatInt3 {
 		logfmt.PutInt64(rec[logfmt.RecHeaderSize+16:], c)
 	}
