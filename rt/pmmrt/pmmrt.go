@@ -157,29 +157,37 @@ func EmitExecPair(exec, table uint16, id uint64, site int, v int64) {
 // these two tuples (an allocation whose site plan marks ImpliedID): in
 // one record of 16 bytes without the id, which the loader implies from
 // the record's position in the log (docs/RUNTIME.md, "Ids"), and
-// without the atomic add of NextID. Values that do not fit the packed
-// layout (a site from 2^24, v outside [0, 2^40), table not among the
-// 255 tables after exec) take an id from NextID and EmitExecPair.
+// without the atomic add of NextID. It writes the record itself, not
+// through emitInts: a call fewer on the path of every allocation it
+// records (docs/PERFORMANCE.md). Values that do not fit
+// the packed layout (a site from 2^24, v outside [0, 2^40), table not
+// among the 255 tables after exec) take an id from NextID and
+// EmitExecPair.
 func EmitPoint(exec, table uint16, site int, v int64) {
 	second := int(table) - int(exec)
 	if uint64(site) >= 1<<logfmt.PackedSiteBits || uint64(v) >= 1<<logfmt.PackedIDBits || second <= 0 || second > 255 {
 		EmitExecPair(exec, table, NextID(), site, v)
 		return
 	}
-	emitInts(&std, exec, logfmt.FormatPoint, byte(second), int64(uint64(v)|uint64(site)<<logfmt.PackedIDBits), 0, 0)
+	const size = logfmt.RecHeaderSize + 8
+	if seg, off := std.reserve(size); seg != nil {
+		rec := seg.data[off : off+size]
+		seg.begin(rec, size)
+		logfmt.PutHeader(rec, exec, logfmt.FormatPoint)
+		rec[logfmt.RecSecondTable] = byte(second)
+		logfmt.PutInt64(rec[logfmt.RecHeaderSize:], int64(uint64(v)|uint64(site)<<logfmt.PackedIDBits))
+		seg.commit(rec, size)
+	}
 }
 
 // emitInts appends to l a record of format logfmt.FormatInt2 (a, b),
-// logfmt.FormatInt3 (a, b, c), logfmt.FormatExecPair (a, b) or
-// logfmt.FormatPoint (a); last is the header's last byte. l is std but
-// for the calibration of the cost of a timed event (calibrateTimed).
+// logfmt.FormatInt3 (a, b, c) or logfmt.FormatExecPair (a, b; last is the
+// header's last byte). l is std but for the calibration of the cost of a
+// timed event (calibrateTimed).
 func emitInts(l *logger, table uint16, format, last byte, a, b, c int64) {
 	size := logfmt.RecHeaderSize + 16
-	switch format {
-	case logfmt.FormatInt3:
+	if format == logfmt.FormatInt3 {
 		size += 8
-	case logfmt.FormatPoint:
-		size -= 8
 	}
 	seg, off := l.reserve(size)
 	if seg == nil {
@@ -190,9 +198,7 @@ func emitInts(l *logger, table uint16, format, last byte, a, b, c int64) {
 	logfmt.PutHeader(rec, table, format)
 	rec[logfmt.RecSecondTable] = last
 	logfmt.PutInt64(rec[logfmt.RecHeaderSize:], a)
-	if format != logfmt.FormatPoint {
-		logfmt.PutInt64(rec[logfmt.RecHeaderSize+8:], b)
-	}
+	logfmt.PutInt64(rec[logfmt.RecHeaderSize+8:], b)
 	if format == logfmt.FormatInt3 {
 		logfmt.PutInt64(rec[logfmt.RecHeaderSize+16:], c)
 	}
