@@ -178,7 +178,7 @@ func (sg *siteGen) trackLive(rt, table string, t *plan.Target, e plan.Emit) []st
 	if len(t.Filters) == 0 {
 		tables = nil
 		for _, o := range t.Emits {
-			if fieldCaps(o.Fields, plan.CapID, plan.CapLive) {
+			if plan.FieldCaps(o.Fields, plan.CapID, plan.CapLive) {
 				tables = append(tables, strconv.Itoa(int(o.Table.ID)))
 			}
 		}

@@ -109,6 +109,9 @@ func (g *generator) newSiteGen(s *plan.Site, fi *fileInfo) *siteGen {
 	if len(s.Targets) > 0 && len(s.Targets[0].Emits) > 0 {
 		sg.caps[plan.CapID] = true
 	}
+	if s.ImpliedID {
+		delete(sg.caps, plan.CapID) // its record's position implies it
+	}
 	return sg
 }
 
@@ -282,6 +285,9 @@ func (sg *siteGen) action() error {
 						return []string{pair}, nil
 					}
 				}
+				if sg.s.ImpliedID && len(sel) > 0 {
+					return nil, fmt.Errorf("pmm bug: the tuples of %s, whose ids are implied, are not one record", sg.s.Position())
+				}
 				var block []string
 				for _, e := range sel {
 					st, err := sg.emit(rt, dest, t, e)
@@ -408,9 +414,9 @@ func timedOnly(t *plan.Target, qi int) bool {
 	for _, e := range t.Emits {
 		switch {
 		case e.QIndex != qi:
-		case fieldCaps(e.Fields, plan.CapID, plan.CapSite):
+		case plan.FieldCaps(e.Fields, plan.CapID, plan.CapSite):
 			exec++
-		case fieldCaps(e.Fields, plan.CapID, plan.CapDuration):
+		case plan.FieldCaps(e.Fields, plan.CapID, plan.CapDuration):
 			dur++
 		default:
 			return false
@@ -421,40 +427,21 @@ func timedOnly(t *plan.Target, qi int) bool {
 
 // execPair renders, as one EmitExecPair (one record of 24 bytes instead
 // of two of Emit2's), tuples that are an execution (its id and site) and
-// one more int of the same id, when the runtime can pack them.
+// one more int of the same id, when the runtime can pack them
+// (plan.ExecPair); at a site whose ids are implied (plan's ImpliedID),
+// as one EmitPoint, a record of 16 bytes without the id.
 func (sg *siteGen) execPair(rt string, t *plan.Target, tuples []plan.Emit) (string, bool) {
-	if len(tuples) != 2 {
-		return "", false
-	}
-	exec, other := tuples[0], tuples[1]
-	if !fieldCaps(exec.Fields, plan.CapID, plan.CapSite) {
-		exec, other = other, exec
-	}
-	if !fieldCaps(exec.Fields, plan.CapID, plan.CapSite) || len(other.Fields) != 2 || !fieldCaps(other.Fields, plan.CapID, other.Fields[1].Cap) ||
-		other.Table.ID <= exec.Table.ID || other.Table.ID-exec.Table.ID > 255 {
-		return "", false
-	}
-	switch other.Fields[1].Cap {
-	case plan.CapDuration, plan.CapGoroutine, plan.CapEnd, plan.CapHeapBytes, plan.CapBytes, plan.CapElements: // what the runtime's EmitExecPair says it packs
-	default:
+	exec, other, ok := plan.ExecPair(tuples)
+	if !ok {
 		return "", false
 	}
 	v := sg.int64Of(other.Fields[1].Cap)
+	if sg.s.ImpliedID {
+		return fmt.Sprintf("%s.EmitPoint(%d, %d, %s, %s) // %s, %s",
+			rt, exec.Table.ID, other.Table.ID, sg.siteID(t), v, exec.Table.Name, other.Table.Name), true
+	}
 	return fmt.Sprintf("%s.EmitExecPair(%d, %d, s.id, %s, %s) // %s, %s",
 		rt, exec.Table.ID, other.Table.ID, sg.siteID(t), v, exec.Table.Name, other.Table.Name), true
-}
-
-// fieldCaps reports whether fields are plain captures of caps, in order.
-func fieldCaps(fields []plan.Field, caps ...plan.Capture) bool {
-	if len(fields) != len(caps) {
-		return false
-	}
-	for i, f := range fields {
-		if f.Cap != caps[i] || f.Expr != "" {
-			return false
-		}
-	}
-	return true
 }
 
 func indent(lines []string) []string {
@@ -512,7 +499,7 @@ func (sg *siteGen) atBegin(t *plan.Target, qi int, fs []*plan.Filters) bool {
 
 func (sg *siteGen) emitTuple(rt, dest string, t *plan.Target, e plan.Emit) ([]string, error) {
 	table := strconv.Itoa(int(e.Table.ID))
-	if fieldCaps(e.Fields, plan.CapID, plan.CapLive) {
+	if plan.FieldCaps(e.Fields, plan.CapID, plan.CapLive) {
 		return sg.trackLive(rt, table, t, e), nil
 	}
 	allInt := len(e.Fields) == 2 || len(e.Fields) == 3

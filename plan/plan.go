@@ -99,6 +99,10 @@ type Site struct {
 	// mayNotBlock says some conjunction records an operation of the
 	// site whether or not it blocked.
 	mayNotBlock bool
+	// ImpliedID says the site's events take no id from NextID: their
+	// one record's position in the log implies it (an allocation whose
+	// id nothing orders nor joins but that record: impliedID).
+	ImpliedID bool
 }
 
 // regionName names a region site's statement in messages: "the region
@@ -257,6 +261,7 @@ func Build(prog *spec.Program, sel *sites.Selection, sch *schema.Schema, opts Op
 	b.bufferCallees()
 	b.unfilteredQuestions()
 	p := b.plan()
+	markImpliedIDs(prog, p.Sites)
 	p.gaps, p.qindices, p.off = b.gaps.list(), b.qindices, b.off
 	return p, nil
 }

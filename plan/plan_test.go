@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"pmm.dev/pmm/internal/stagetest"
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/sites"
+	"pmm.dev/pmm/spec"
 )
 
 // TestWithout checks that Without leaves a test to the answer in a new
@@ -17,19 +19,7 @@ import (
 func TestWithout(t *testing.T) {
 	dir := "../testdata/cache"
 	_, db := stagetest.StaticDB(t, dir)
-	prog := stagetest.CompileFile(t, filepath.Join(dir, "questions.pmm"))
-	sel, err := sites.Select(context.Background(), db, prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sch, err := schema.Generate(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Build(prog, sel, sch, Options{Filters: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := buildPlan(t, db, stagetest.CompileFile(t, filepath.Join(dir, "questions.pmm")))
 	var pair *Pair
 	for _, s := range p.Sites {
 		for _, tg := range s.Targets {
@@ -62,4 +52,23 @@ func TestWithout(t *testing.T) {
 	if off != 1 || len(q.Decisions()) != len(p.Decisions()) {
 		t.Errorf("decisions without the pair: %v; with it: %v", q.Decisions(), p.Decisions())
 	}
+}
+
+// buildPlan selects the sites of prog in static.db db, and plans them
+// with run-time filters.
+func buildPlan(t *testing.T, db *sql.DB, prog *spec.Program) *Plan {
+	t.Helper()
+	sel, err := sites.Select(context.Background(), db, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schema.Generate(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(prog, sel, sch, Options{Filters: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

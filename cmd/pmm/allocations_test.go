@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,10 +43,20 @@ func TestAllocations(t *testing.T) {
 			last("during", "d", "Fig3") + " AND s.t = '" + typ + "')"
 	}
 	queries["Grow_grew"] = "SELECT count(DISTINCT d.a) FROM during d JOIN allocs s ON s.a = d.a WHERE " + last("during", "d", "Grow") + " AND s.k = 'append'"
+	// perSite is every allocation's count and heap bytes by function,
+	// kind and type, over the run, in the rows of view.
+	perSite := func(view string) string {
+		return "SELECT f || ' ' || k || ' ' || t || ': ' || count(*) || ' ' || sum(h) FROM " + view + " GROUP BY f, k, t ORDER BY f, k, t"
+	}
+	var combined []string              // perSite("allocs") in the combined mode
+	var combinedWant map[string]string // what the program measured there
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
 		t.Run(mode, func(t *testing.T) {
 			out, db := instrumentInMode(t, "../../testdata/allocations", mode)
 			want := wantLines(out)
+			if mode == modeCombined {
+				combined, combinedWant = queryStrings(t, db, perSite("allocs")), want
+			}
 			checkWant(t, db, want, queries)
 			// By Outer itself: its measure less Inner's.
 			for _, unit := range []string{"objects", "bytes"} {
@@ -92,4 +104,45 @@ func TestAllocations(t *testing.T) {
 			}
 		})
 	}
+	// Alone, a question on each allocation and its heap bytes records
+	// them without ids from NextID (plan's ImpliedID: the loader implies
+	// them, negative): the same allocations, heap bytes and the
+	// program's own measures as the questions above, each allocation
+	// one row of a distinct id.
+	t.Run("implied ids", func(t *testing.T) {
+		if combined == nil {
+			t.Fatal("the combined mode gave no answer to compare with")
+		}
+		dir := copyModule(t, "../../testdata/allocations")
+		q := "(defquestion each-alloc :definition ((a f k t h) s.t. (and (allocation a f k t) (allocation-heap-bytes a h))))\n"
+		if err := os.WriteFile(filepath.Join(dir, "questions.pmm"), []byte(q), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, out, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+			t.Fatalf("pmm instrument: %s%s", out, errOut)
+		}
+		gen, err := os.ReadFile(filepath.Join(dir, ".pmm", "overlay", "pmm_gen_main.go"))
+		if err != nil || !strings.Contains(string(gen), ".EmitPoint(") || strings.Contains(string(gen), ".NextID()") {
+			t.Fatalf("the sites do not record implied ids (%v)", err)
+		}
+		code, out, errOut := runPMM(t, dir, "run", ".")
+		if code != exitOK {
+			t.Fatalf("pmm run: %s%s", out, errOut)
+		}
+		db := openDB(t, dir)
+		if got := queryStrings(t, db, perSite("each_alloc")); strings.Join(got, "\n") != strings.Join(combined, "\n") {
+			t.Errorf("each allocation with implied ids:\n%s\nwith ids from NextID (allocs, combined mode):\n%s", strings.Join(got, "\n"), strings.Join(combined, "\n"))
+		}
+		if got := queryStrings(t, db, "SELECT count(*) = count(DISTINCT a) AND max(a) < 0 FROM each_alloc"); got[0] != "1" {
+			t.Errorf("the allocations' ids are not distinct and implied (negative)")
+		}
+		measures := wantLines(out)
+		for _, f := range measured {
+			for _, unit := range []string{"objects", "bytes"} {
+				if got, want := measures[f+"_"+unit], combinedWant[f+"_"+unit]; got == "" || got != want {
+					t.Errorf("%s_%s: the program measured %q, in the combined mode %q", f, unit, got, want)
+				}
+			}
+		}
+	})
 }

@@ -18,7 +18,15 @@ import (
 // temporary directory, and opens it read-only until the test ends.
 func StaticDB(t testing.TB, dir string) (*static.Result, *sql.DB) {
 	t.Helper()
-	res, err := static.Build(context.Background(), static.Config{Dir: dir, Output: filepath.Join(t.TempDir(), "static.db")})
+	return StaticDBWith(t, static.Config{Dir: dir})
+}
+
+// StaticDBWith is StaticDB with the configuration cfg (its Output is
+// set to a temporary file).
+func StaticDBWith(t testing.TB, cfg static.Config) (*static.Result, *sql.DB) {
+	t.Helper()
+	cfg.Output = filepath.Join(t.TempDir(), "static.db")
+	res, err := static.Build(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

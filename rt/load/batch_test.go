@@ -83,6 +83,40 @@ func TestExecDuration(t *testing.T) {
 	}
 }
 
+// TestImpliedIDs loads allocations written without ids
+// (pmmrt.EmitPoint), over several segments: the loader gives each
+// record's two tuples one id, distinct from every other record's, across
+// the segments, and negative; those that did not fit the packed layout
+// (a value from 2^40, a site from 2^24) took ids from NextID.
+func TestImpliedIDs(t *testing.T) {
+	const n = 300_000 // 16 bytes each: more than the first segment of 2 MiB
+	dir := record(t, func() {
+		for i := 0; i < n; i++ {
+			switch {
+			case i%1000 == 1:
+				pmmrt.EmitPoint(1, 3, i, 1<<40+int64(i))
+			case i == 7:
+				pmmrt.EmitPoint(1, 3, 1<<24+i, 1<<24+int64(i))
+			default:
+				pmmrt.EmitPoint(1, 3, i, int64(3*i))
+			}
+		}
+	})
+	stats := load(t, dir, []Table{
+		{ID: 1, Name: "alloc", Columns: []Column{{"id", "INTEGER", true}, {"site", "INTEGER", false}}},
+		{ID: 3, Name: "bytes", Columns: []Column{{"id", "INTEGER", true}, {"v", "INTEGER", false}}},
+	})
+	if stats.Tuples["alloc"] != n || stats.Tuples["bytes"] != n || stats.Malformed != 0 || stats.Segments < 2 {
+		t.Fatalf("stats %+v", stats)
+	}
+	got := rows(t, open(t, dir), `SELECT count(*), count(DISTINCT id), sum(v = 3 * site OR v = (1 << 40) + site OR site = v AND site = (1 << 24) + 7),
+		sum(id < 0), sum(id > 0), min(id) FROM alloc JOIN bytes USING (run, id)`)
+	want := [][]string{{fmt.Sprint("int:", n), fmt.Sprint("int:", n), fmt.Sprint("int:", n), fmt.Sprint("int:", n-n/1000-1), fmt.Sprint("int:", n/1000+1), fmt.Sprint("int:", -1<<40)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 // TestBatchCutByText loads rows with long strings: a batch is inserted
 // once its texts reach batchText, before it has batchRows rows.
 func TestBatchCutByText(t *testing.T) {

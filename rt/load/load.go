@@ -34,7 +34,9 @@ type Column struct {
 	// process: event ids (pmmrt.NextID) and goroutine ids. The loader adds
 	// the process's index in the run (0, 1, ... by start time) shifted
 	// left by ProcessShift, so that they are unique within the run and
-	// unchanged for its first process.
+	// unchanged for its first process; from an implied id (negative:
+	// logfmt.FormatPoint) it subtracts it, so that the implied ids of
+	// process i are in [-(i+1)<<ProcessShift, -i<<ProcessShift).
 	ID bool
 }
 
@@ -715,6 +717,7 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 	}
 	for index, p := range procs {
 		idBase := int64(index) << ProcessShift
+		var implied int64 // the process's records whose ids are implied, so far
 		for _, s := range p.segments {
 			data, err = readFile(s.path, data)
 			if err != nil {
@@ -722,6 +725,7 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 				return d
 			}
 			sc := logfmt.NewScanner(data, s.header)
+			sc.Implied = implied
 			for sc.Next() {
 				rec := sc.Record()
 				tl := byID[rec.Table]
@@ -745,6 +749,8 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 			if sc.Corrupt {
 				d.malformed++
 			}
+			d.malformed += int64(sc.Unnumbered)
+			implied = sc.Implied
 			d.segments++
 		}
 	}
@@ -1042,7 +1048,10 @@ func (b *batch) value(v *value, rec *logfmt.Record, f *logfmt.Field, id bool, id
 	switch f.Kind {
 	case logfmt.KindInt:
 		v.kind, v.i = kindInt, f.Int
-		if id {
+		switch {
+		case id && v.i < 0:
+			v.i -= idBase // an implied id (logfmt.FormatPoint): below the process's range
+		case id:
 			v.i += idBase
 		}
 	case logfmt.KindBool:

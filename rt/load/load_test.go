@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		for i := 0; i < childRecords; i++ {
 			pmmrt.Emit2(1, int64(pmmrt.NextID()), int64(i))
+			pmmrt.EmitPoint(2, 3, i, int64(2*i)) // an implied id
 		}
 		os.Exit(0) // nothing flushed, nothing closed: the records are in the files
 	}
@@ -183,7 +184,9 @@ func TestListsJoin(t *testing.T) {
 }
 
 // TestTwoProcesses loads the logs of two processes, whose event ids both
-// start at 1: the second's are shifted, so that all are distinct.
+// start at 1: the second's are shifted, so that all are distinct; and
+// so are the ids their records imply (pmmrt.EmitPoint), each process's
+// below its range, and distinct from every NextID id.
 func TestTwoProcesses(t *testing.T) {
 	dir := t.TempDir()
 	for i := 0; i < 2; i++ {
@@ -193,17 +196,31 @@ func TestTwoProcesses(t *testing.T) {
 			t.Fatalf("child: %v\n%s", err, out)
 		}
 	}
-	stats := load(t, dir, []Table{{ID: 1, Name: "events", Columns: []Column{{"id", "INTEGER", true}, {"i", "INTEGER", false}}}})
-	if stats.Processes != 2 || stats.Tuples["events"] != 2*childRecords {
+	stats := load(t, dir, []Table{
+		{ID: 1, Name: "events", Columns: []Column{{"id", "INTEGER", true}, {"i", "INTEGER", false}}},
+		{ID: 2, Name: "points", Columns: []Column{{"id", "INTEGER", true}, {"site", "INTEGER", false}}},
+		{ID: 3, Name: "bytes", Columns: []Column{{"id", "INTEGER", true}, {"v", "INTEGER", false}}},
+	})
+	if stats.Processes != 2 || stats.Tuples["events"] != 2*childRecords || stats.Tuples["points"] != 2*childRecords ||
+		stats.Tuples["bytes"] != 2*childRecords || stats.Malformed != 0 {
 		t.Fatalf("stats %+v", stats)
 	}
-	got := rows(t, open(t, dir), `SELECT count(DISTINCT id), min(id), max(id), count(DISTINCT id >> 40) FROM events`)
-	want := [][]string{{"int:2000", "int:1", fmt.Sprintf("int:%d", 1<<40+childRecords), "int:2"}}
+	// Each point's two tuples share its id: the join pairs every site
+	// with its own value; process p's ids are in [-(p+1)<<40, -p<<40).
+	got := rows(t, open(t, dir), `SELECT count(DISTINCT id), sum(v = 2 * site), min(id), max(id),
+		sum(id >= -(1 << 40)), sum(id < -(1 << 40) AND id >= -(2 << 40)), (SELECT count(*) FROM events WHERE id IN (SELECT id FROM points))
+		FROM points JOIN bytes USING (run, id)`)
+	want := [][]string{{"int:2000", "int:2000", fmt.Sprintf("int:%d", -(2 << 40)), fmt.Sprintf("int:%d", -(1<<40)+childRecords-1), "int:1000", "int:1000", "int:0"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("implied ids: got %q, want %q", got, want)
+	}
+	got = rows(t, open(t, dir), `SELECT count(DISTINCT id), min(id), max(id), count(DISTINCT id >> 40) FROM events`)
+	want = [][]string{{"int:2000", "int:1", fmt.Sprintf("int:%d", 1<<40+childRecords), "int:2"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	got = rows(t, open(t, dir), `SELECT process, tuples, torn, segments FROM run_processes ORDER BY process`)
-	want = [][]string{{"int:0", "int:1000", "int:0", "int:1"}, {"int:1", "int:1000", "int:0", "int:1"}}
+	want = [][]string{{"int:0", "int:3000", "int:0", "int:1"}, {"int:1", "int:3000", "int:0", "int:1"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("run_processes: got %q, want %q", got, want)
 	}

@@ -57,6 +57,11 @@ const (
 	// byte 7 the second tuple's table less that one; the body is the id
 	// (bits 0-39) with the site (bits 40-63), then the second's value.
 	FormatExecPair = 4
+	// FormatPoint is FormatExecPair without the id (EmitPoint): the
+	// body is one word, the second tuple's value (bits 0-39) with the
+	// site (bits 40-63). The Scanner gives the two tuples the record's
+	// implied id (Scanner.Implied).
+	FormatPoint = 5
 	// formatUnpacked is not in logs: a record the Scanner made of one
 	// half of a FormatExecPair record, two int64s held in the Record.
 	formatUnpacked = 0x80
@@ -182,6 +187,15 @@ type Scanner struct {
 	// Corrupt is set when the records end in something that is not a
 	// record; the rest of the segment is skipped.
 	Corrupt bool
+	// Implied is the number of FormatPoint records of the process
+	// before this one: the next such record's id is Implied -
+	// 1<<PackedIDBits, a negative number no NextID id is. The caller
+	// carries it from one segment of a process to the next, in their
+	// order of use, so that the ids are distinct within the process.
+	Implied int64
+	// Unnumbered counts the FormatPoint records past the 2^40th of
+	// their process, which have no distinct negative id left: skipped.
+	Unnumbered int
 }
 
 // NewScanner returns a Scanner over the records of the segment in data,
@@ -235,21 +249,35 @@ func (s *Scanner) Next() bool {
 			format: s.data[at+RecFormat],
 			body:   s.data[at+RecHeaderSize : at+size],
 		}
-		if s.rec.format == FormatExecPair && len(s.rec.body) >= 16 {
-			// Two tuples: the execution's now, the second at the next call.
+		switch {
+		case s.rec.format == FormatExecPair && len(s.rec.body) >= 16:
 			packed := le.Uint64(s.rec.body)
-			id := int64(packed & (1<<PackedIDBits - 1))
-			s.second = Record{
-				Table:  s.rec.Table + uint16(s.data[at+RecSecondTable]),
-				format: formatUnpacked,
-				ints:   [2]int64{id, int64(le.Uint64(s.rec.body[8:]))},
+			s.pair(at, int64(packed&(1<<PackedIDBits-1)), int64(packed>>PackedIDBits), int64(le.Uint64(s.rec.body[8:])))
+		case s.rec.format == FormatPoint && len(s.rec.body) >= 8:
+			if s.Implied >= 1<<PackedIDBits {
+				s.Unnumbered++
+				continue
 			}
-			s.rec = Record{Table: s.rec.Table, format: formatUnpacked, ints: [2]int64{id, int64(packed >> PackedIDBits)}}
-			s.pending = true
+			packed := le.Uint64(s.rec.body)
+			s.pair(at, s.Implied-1<<PackedIDBits, int64(packed>>PackedIDBits), int64(packed&(1<<PackedIDBits-1)))
+			s.Implied++
 		}
 		return true
 	}
 	return false
+}
+
+// pair makes the current record, at offset at, the execution tuple
+// (id, site) of a FormatExecPair or FormatPoint record, and its second
+// tuple (id, v) the next.
+func (s *Scanner) pair(at int, id, site, v int64) {
+	s.second = Record{
+		Table:  s.rec.Table + uint16(s.data[at+RecSecondTable]),
+		format: formatUnpacked,
+		ints:   [2]int64{id, v},
+	}
+	s.rec = Record{Table: s.rec.Table, format: formatUnpacked, ints: [2]int64{id, site}}
+	s.pending = true
 }
 
 // Record returns the current record; it is valid until the next call of

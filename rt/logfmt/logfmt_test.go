@@ -215,3 +215,34 @@ func TestValueReadsNoSharedMemory(t *testing.T) {
 		t.Errorf("a slice is recorded as %q, want %q in it", got, want)
 	}
 }
+
+// TestImpliedIDsRunOut reads FormatPoint records when the process's
+// implied ids are all but used up: the last one left is given, the
+// records after it are skipped and counted, never given an id that
+// is not negative (a NextID id's).
+func TestImpliedIDsRunOut(t *testing.T) {
+	body := make([]byte, 8)
+	binary.LittleEndian.PutUint64(body, 5<<PackedIDBits|64) // site 5, 64 bytes
+	data := segment("p", []testRecord{{1, FormatPoint, body, false}, {1, FormatPoint, body, false}, {1, FormatPoint, body, false}})
+	h, err := ParseSegment(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewScanner(data, h)
+	s.Implied = 1<<PackedIDBits - 1
+	var got [][2]int64
+	for s.Next() {
+		var f Field
+		var tuple [2]int64
+		for i := range tuple {
+			if ok, err := s.Record().NextField(&f); !ok || err != nil || f.Kind != KindInt {
+				t.Fatalf("field %d: %v %v %+v", i, ok, err, f)
+			}
+			tuple[i] = f.Int
+		}
+		got = append(got, tuple)
+	}
+	if want := [][2]int64{{-1, 5}, {-1, 64}}; !reflect.DeepEqual(got, want) || s.Unnumbered != 2 || s.Implied != 1<<PackedIDBits {
+		t.Errorf("got %v, %d unnumbered, next %d; want %v, 2", got, s.Unnumbered, s.Implied, want)
+	}
+}

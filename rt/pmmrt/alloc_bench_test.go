@@ -39,6 +39,48 @@ func allocWorkRecorded(i int) {
 	Emit3(benchTable, int64(CurrentExec()), 2, int64(HeapBytes(100, false)))
 }
 
+// allocWorkPair is allocWork with each allocation recorded as
+// generated code recorded it before implied ids: an id from NextID and
+// one EmitExecPair of the allocation's tuple and its heap bytes.
+func allocWorkPair(i int) {
+	allocSinkNode = &allocNode{v: int64(i)}
+	EmitExecPair(benchTable, benchTable+1, NextID(), 1, int64(HeapBytes(16, true)))
+	allocSinkBytes = make([]byte, 100)
+	EmitExecPair(benchTable, benchTable+1, NextID(), 2, int64(HeapBytes(100, false)))
+}
+
+// allocWorkPoint is allocWork with each allocation recorded as
+// generated code records one whose id its record implies (plan's
+// ImpliedID): one EmitPoint, no NextID.
+func allocWorkPoint(i int) {
+	allocSinkNode = &allocNode{v: int64(i)}
+	EmitPoint(benchTable, benchTable+1, 1, int64(HeapBytes(16, true)))
+	allocSinkBytes = make([]byte, 100)
+	EmitPoint(benchTable, benchTable+1, 2, int64(HeapBytes(100, false)))
+}
+
+// alternate runs works in turn on chunks of up to chunk operations
+// until each ran n, and returns the ns/op of each one's chunks.
+func alternate(n, chunk int, works ...func(int)) [][]float64 {
+	out := make([][]float64, len(works))
+	for done := 0; done < n; done += chunk {
+		k := min(chunk, n-done)
+		for w, work := range works {
+			t0 := time.Now()
+			for i := 0; i < k; i++ {
+				work(i)
+			}
+			out[w] = append(out[w], float64(time.Since(t0).Nanoseconds())/float64(k))
+		}
+	}
+	return out
+}
+
+func medianOf(xs []float64) float64 {
+	sort.Float64s(xs)
+	return xs[len(xs)/2]
+}
+
 // BenchmarkAllocRatios runs allocWork plain and recorded in alternating
 // chunks, inside an execution (ExecEnter, so that CurrentExec finds the
 // goroutine's entry), and reports the median ns/op of each and their
@@ -51,44 +93,38 @@ func BenchmarkAllocRatios(b *testing.B) {
 	_, exec := ExecEnter(NextID())
 	defer exec.Leave()
 	const chunk = 2000
-	var plain, recorded, profiled []float64
-	timeChunk := func(k int, work func(int)) float64 {
-		t0 := time.Now()
-		for i := 0; i < k; i++ {
-			work(i)
-		}
-		return float64(time.Since(t0).Nanoseconds()) / float64(k)
-	}
 	b.ResetTimer()
-	for done := 0; done < b.N; done += chunk {
-		k := chunk
-		if b.N-done < k {
-			k = b.N - done
-		}
-		plain = append(plain, timeChunk(k, allocWork))
-		recorded = append(recorded, timeChunk(k, allocWorkRecorded))
-	}
+	times := alternate(b.N, chunk, allocWork, allocWorkRecorded)
 	old := runtime.MemProfileRate
 	runtime.MemProfileRate = 1
-	timeChunk(1<<14, allocWork) // past the sample the old rate had drawn
-	for done := 0; done < b.N; done += chunk {
-		k := chunk
-		if b.N-done < k {
-			k = b.N - done
-		}
-		profiled = append(profiled, timeChunk(k, allocWork))
-	}
+	alternate(1<<14, 1<<14, allocWork) // past the sample the old rate had drawn
+	profiled := alternate(b.N, chunk, allocWork)[0]
 	runtime.MemProfileRate = old
-	median := func(xs []float64) float64 {
-		sort.Float64s(xs)
-		return xs[len(xs)/2]
-	}
-	p, r, m := median(plain), median(recorded), median(profiled)
+	p, r, m := medianOf(times[0]), medianOf(times[1]), medianOf(profiled)
 	b.ReportMetric(p, "plain-ns/op")
 	b.ReportMetric(r, "recorded-ns/op")
 	b.ReportMetric(m, "memprofile1-ns/op")
 	b.ReportMetric(r/p, "recorded-x")
 	b.ReportMetric(m/p, "memprofile1-x")
+}
+
+// BenchmarkAllocPoint compares, in alternating chunks of one process,
+// the two ways generated code records an allocation and its heap bytes:
+// with an id from NextID in 24 bytes (allocWorkPair) and with the id
+// its record implies in 16 (allocWorkPoint), against allocWork plain.
+// It reports the median ns/op of each and their ratios to plain.
+//
+//	go test ./rt/pmmrt -run XXX -bench AllocPoint -benchtime=400000x -count=5
+func BenchmarkAllocPoint(b *testing.B) {
+	useTestLog(b, true, firstSegmentSize, lastSegmentSize)
+	b.ResetTimer()
+	times := alternate(b.N, 2000, allocWork, allocWorkPair, allocWorkPoint)
+	p, pair, point := medianOf(times[0]), medianOf(times[1]), medianOf(times[2])
+	b.ReportMetric(p, "plain-ns/op")
+	b.ReportMetric(pair, "nextid-ns/op")
+	b.ReportMetric(point, "implied-ns/op")
+	b.ReportMetric(pair/p, "nextid-x")
+	b.ReportMetric(point/p, "implied-x")
 }
 
 // BenchmarkAllocTrace measures the execution trace as a source of the
@@ -137,11 +173,7 @@ func BenchmarkAllocTrace(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	median := func(xs []float64) float64 {
-		sort.Float64s(xs)
-		return xs[len(xs)/2]
-	}
-	p, tr := median(plain), median(traced)
+	p, tr := medianOf(plain), medianOf(traced)
 	b.ReportMetric(p, "plain-ns/op")
 	b.ReportMetric(tr, "traced-ns/op")
 	b.ReportMetric(tr/p, "traced-x")

@@ -182,6 +182,7 @@ func TestNoAllocation(t *testing.T) {
 		"Emit2":        func() { Emit2(1, 2, 3) },
 		"Emit3":        func() { Emit3(1, 2, 3, 4) },
 		"EmitExecPair": func() { EmitExecPair(1, 2, 3, 4, 5) },
+		"EmitPoint":    func() { EmitPoint(1, 2, 4, 5) },
 		"Emit": func() {
 			var r Rec
 			r.Int(-5)
