@@ -47,6 +47,8 @@ type benchConfig struct {
 	leaves string
 	// pmm is the pmm command that instruments it; "" for pmmBin.
 	pmm string
+	// runArgs are more arguments of its test binaries' runs.
+	runArgs []string
 }
 
 // durationQuestions record every execution of every function of the
@@ -54,6 +56,15 @@ type benchConfig struct {
 const durationQuestions = `; Every execution of every function, with its duration.
 (defquestion durations :definition
   ((x n d) s.t. (and (function-execution x n) (duration x d))))
+`
+
+// allocationQuestions record every heap allocation at the module's
+// sites with its heap bytes: a record per allocation (testdata/allocbench's
+// question).
+const allocationQuestions = `; Every heap allocation, with its site's function, kind and type, and
+; the bytes the heap took for it.
+(defquestion allocations :definition
+  ((a f k t h) s.t. (and (allocation a f k t) (allocation-heap-bytes a h))))
 `
 
 var (
@@ -64,6 +75,11 @@ var (
 	countConfig = benchConfig{name: "pmm", flags: []string{"-overlay", ".pmm/overlay.json"}, questions: questions, leaves: "*.pmmagg"}
 	// durationsConfig records every execution with its duration.
 	durationsConfig = benchConfig{name: "durations", flags: []string{"-overlay", ".pmm/overlay.json"}, questions: durationQuestions, leaves: "*"}
+	// allocationsConfig records every allocation at the module's sites.
+	allocationsConfig = benchConfig{name: "allocations", flags: []string{"-overlay", ".pmm/overlay.json"}, questions: allocationQuestions, leaves: "*"}
+	// memProfileConfig is the plain build run with the heap profile's
+	// exact mode, every allocation sampled (the runtime's own accounting).
+	memProfileConfig = benchConfig{name: "memprofile", runArgs: []string{"-test.memprofilerate=1"}}
 )
 
 // BenchmarkCountVsCoverage fetches each module of benchModules through
@@ -94,7 +110,7 @@ var (
 func BenchmarkCountVsCoverage(b *testing.B) {
 	configs, pairs := withBefore([]benchConfig{plainConfig, atomicConfig, countConfig},
 		[][2]string{{"pmm", "plain"}, {"pmm", "atomic"}, {"atomic", "plain"}})
-	compareBenchmarks(b, configs, pairs)
+	compareBenchmarks(b, benchModules, configs, pairs)
 }
 
 // withBefore adds to configs, when PMM_BENCH_BEFORE names another pmm
@@ -123,8 +139,30 @@ func withBefore(configs []benchConfig, pairs [][2]string) ([]benchConfig, [][2]s
 //	go test ./e2e/realmodules -run '^$' -bench DurationsVsPlain -benchtime 1x -timeout 60m
 func BenchmarkDurationsVsPlain(b *testing.B) {
 	configs, pairs := withBefore([]benchConfig{plainConfig, durationsConfig}, [][2]string{{"durations", "plain"}})
-	compareBenchmarks(b, configs, pairs)
+	compareBenchmarks(b, benchModules, configs, pairs)
 }
+
+// BenchmarkAllocationsVsPlain is BenchmarkCountVsCoverage's comparison
+// of the modules' benchmarks, plain, instrumented by pmm for every heap
+// allocation at the module's sites with its heap bytes
+// (allocationQuestions: a record per allocation), and plain under
+// MemProfileRate = 1 (the heap profile's exact mode), reported as
+// x-allocations-plain (issue 13: at most 2x), x-memprofile-plain and
+// x-allocations-memprofile, on allocationModules. The same environment
+// variables apply:
+//
+//	go test ./e2e/realmodules -run '^$' -bench AllocationsVsPlain -benchtime 1x -timeout 60m
+func BenchmarkAllocationsVsPlain(b *testing.B) {
+	configs, pairs := withBefore([]benchConfig{plainConfig, memProfileConfig, allocationsConfig},
+		[][2]string{{"allocations", "plain"}, {"memprofile", "plain"}, {"allocations", "memprofile"}})
+	compareBenchmarks(b, allocationModules, configs, pairs)
+}
+
+// allocationModules are the modules of benchModules whose benchmarks
+// allocate at the module's own sites: go-toml's unmarshalling and
+// marshalling benchmarks. gjson's benchmarks (Valid) allocate nothing,
+// nor do go-toml's of ./unstable (testing.B's -benchmem: 0 allocs/op).
+var allocationModules = []benchModule{{module: benchModules[1].module, Name: "go-toml", Packages: []string{"./benchmark"}}}
 
 // BenchmarkSuiteCount fetches each module of benchModules, builds the
 // test binary of each of its packages that has tests, plain and
@@ -175,18 +213,18 @@ func binaryFlags(flags []string) []string {
 	return out
 }
 
-// compareBenchmarks runs the benchmarks of each module of benchModules in
+// compareBenchmarks runs the benchmarks of each module of modules in
 // the builds of configs, interleaved, and reports the ratios of pairs;
 // with PMM_BENCH_BENCHTIME a count of iterations (100x), also the
 // ratios of the CPU seconds of each build's runs (reportCPU), which the
 // machine's other work disturbs less than wall time.
-func compareBenchmarks(b *testing.B, configs []benchConfig, pairs [][2]string) {
+func compareBenchmarks(b *testing.B, modules []benchModule, configs []benchConfig, pairs [][2]string) {
 	repeats := envInt(b, "PMM_BENCH_REPEATS", 5)
 	benchtime := os.Getenv("PMM_BENCH_BENCHTIME")
 	if benchtime == "" {
 		benchtime = "200ms"
 	}
-	for _, m := range benchModules {
+	for _, m := range modules {
 		b.Run(m.Name, func(b *testing.B) {
 			dir := fetch(b, m.module)
 			bins := buildConfigs(b, dir, m.Packages, configs)
@@ -295,7 +333,7 @@ var benchLine = regexp.MustCompile(`^(Benchmark\S+)\s+\d+\s+([0-9.]+) ns/op`)
 // runBench runs the benchmarks of a test binary in the package's
 // directory and returns their ns/op and the CPU seconds of the run.
 func runBench(b *testing.B, dir, pkg, bin, benchtime string, c benchConfig, pmmDir string) (map[string]float64, float64) {
-	args := []string{"-test.run", "^$", "-test.bench", ".", "-test.benchtime", benchtime}
+	args := append([]string{"-test.run", "^$", "-test.bench", ".", "-test.benchtime", benchtime}, c.runArgs...)
 	if slices.Contains(c.flags, "-covermode=atomic") {
 		args = append(args, "-test.coverprofile", filepath.Join(b.TempDir(), "cover.out"))
 	}
