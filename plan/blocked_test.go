@@ -1,12 +1,9 @@
 package plan
 
 import (
-	"context"
 	"testing"
 
 	"pmm.dev/pmm/internal/stagetest"
-	"pmm.dev/pmm/schema"
-	"pmm.dev/pmm/sites"
 )
 
 // TestBlockedOnly checks which blocking sites record only the operations
@@ -39,19 +36,7 @@ func TestBlockedOnly(t *testing.T) {
 			true, map[string]bool{"main.Guarded": false}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			prog := stagetest.Compile(t, "q.pmm", c.questions)
-			sel, err := sites.Select(context.Background(), db, prog)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sch, err := schema.Generate(prog)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := Build(prog, sel, sch, Options{Filters: c.filters})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := buildPlanWith(t, db, stagetest.Compile(t, "q.pmm", c.questions), Options{Filters: c.filters})
 			got := map[string]bool{}
 			for _, s := range p.Sites {
 				if s.Label == "lock" {

@@ -58,6 +58,12 @@ func TestWithout(t *testing.T) {
 // with run-time filters.
 func buildPlan(t *testing.T, db *sql.DB, prog *spec.Program) *Plan {
 	t.Helper()
+	return buildPlanWith(t, db, prog, Options{Filters: true})
+}
+
+// buildPlanWith is buildPlan with options opts.
+func buildPlanWith(t *testing.T, db *sql.DB, prog *spec.Program, opts Options) *Plan {
+	t.Helper()
 	sel, err := sites.Select(context.Background(), db, prog)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +72,7 @@ func buildPlan(t *testing.T, db *sql.DB, prog *spec.Program) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Build(prog, sel, sch, Options{Filters: true})
+	p, err := Build(prog, sel, sch, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
