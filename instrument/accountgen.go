@@ -39,8 +39,9 @@ import (
 // function's allocation site, and its own sites know their account: it
 // enters none, and stays as cheap, and as inlinable, as written. Nor
 // does one the call graph says reaches no site that reads the account
-// (Options.Quiet, from cmd/pmm's quietAccounts): the sites it reaches
-// are of accounted packages, and write their own account.
+// (Options.Quiet, from cmd/pmm's accounts): the sites it reaches
+// are of accounted packages, and write their own account, or of agents
+// whose account the call graph knows (Options.Known), which write it.
 func (g *generator) accountEntries() {
 	if len(g.accounts) == 0 {
 		return
@@ -152,11 +153,25 @@ func (sg *siteGen) accountValue(set string) (string, error) {
 	if k < 0 {
 		return "", fmt.Errorf("pmm bug: the account set %q is not the plan's", set)
 	}
+	if i, ok := sg.knownAccount(k); ok {
+		return strconv.Quote(append([]string{""}, patterns...)[i]), nil
+	}
 	names := []string{`""`}
 	for _, p := range patterns {
 		names = append(names, strconv.Quote(p))
 	}
 	return fmt.Sprintf("[...]string{%s}[%s.Account(%d)]", strings.Join(names, ", "), sg.pc.Imports[sg.g.rtPath], k), nil
+}
+
+// knownAccount returns the account of set k under which every execution
+// of the site's function runs, when the call graph tells it
+// (Options.Known): the index of its pattern, 0 for none.
+func (sg *siteGen) knownAccount(k int) (int, bool) {
+	if sg.s.Kind != spec.SiteAllocation || sg.s.FuncID == 0 {
+		return 0, false
+	}
+	i, ok := sg.g.opt.Known[k][sg.s.FuncID]
+	return i, ok
 }
 
 // trackLive renders a tuple of allocation-live: the runtime keeps a
@@ -246,6 +261,10 @@ func (sg *siteGen) allocCells(t *plan.Target, cells []*plan.AllocCells) (add, de
 				return nil, nil, fmt.Errorf("pmm bug: the account set %q is not the plan's", k.Account)
 			}
 			accounts = append(accounts, patterns...)
+			if i, ok := sg.knownAccount(set); ok {
+				index = strconv.Itoa(i)
+				continue
+			}
 			index = "acc" + strconv.Itoa(set)
 			if !read[index] {
 				read[index] = true

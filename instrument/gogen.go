@@ -250,6 +250,12 @@ type Options struct {
 	// need not enter its account. Nil: every accounted function that
 	// calls something enters.
 	Quiet map[int]map[static.Span]bool
+	// Known are, by account set, the functions (by id) whose every
+	// execution runs under one account, as the call graph tells: their
+	// allocation sites write its index among the set's patterns (0 for
+	// none) as a constant instead of reading the goroutine's. Nil: every
+	// site of an unaccounted package reads it.
+	Known map[int]map[int64]int
 }
 
 // mainFunc is the declaration of the program's main function if fi's

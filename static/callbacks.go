@@ -181,6 +181,7 @@ func (cb *callbackFinder) scan(funcs map[*ssa.Function]bool) {
 			}
 		}
 	}
+	cb.c.markHidden(cb.taken)
 	for f := range cb.taken {
 		sig := f.Signature
 		list, _ := cb.bySig.At(sig).([]*function)

@@ -50,6 +50,27 @@ func (c *collector) markReached(funcs map[*ssa.Function]bool) {
 	}
 }
 
+// markHidden marks the definitions whose code runs when a function
+// used as a value (taken) is called: a call of that value is a call of
+// the calls table only where the call graph resolved it, and code
+// outside the module may make it. A range-over-func loop's body is a
+// value passed to the iterator, but its code belongs to the function
+// holding the loop, which that does not make callable. Methods
+// (interface calls, reflection), functions that assembly, C or another
+// package's //go:linkname may call are hidden already (addPackage). The
+// runtime's calls of main.main and of init functions, on the main
+// goroutine before any other code, do not make them hidden.
+func (c *collector) markHidden(taken map[*ssa.Function]bool) {
+	for fn := range taken {
+		if _, loopBody := fn.Syntax().(*ast.RangeStmt); loopBody {
+			continue
+		}
+		if def := c.definition(fn); def != nil {
+			def.hidden = true
+		}
+	}
+}
+
 // addCallGraph adds the call graph's callees to the dynamic call sites
 // of the loaded definitions. Calls that SSA makes without a call
 // expression in the source (a range-over-func loop calling its iterator)

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,6 +78,9 @@ type function struct {
 	// A definition not reached never runs: a method of a type the
 	// program never uses, and the closures in it.
 	reached bool
+	// hidden: code whose calls the calls table does not hold may call
+	// it (static.db's functions.hidden_callers): see markHidden.
+	hidden bool
 }
 
 // call is a row of the calls table.
@@ -191,6 +195,19 @@ func (c *collector) addPackage(pkg *packages.Package) {
 	}
 	c.inits[pkg.PkgPath] = init
 	initFuncs := 0
+	// Functions that assembly, C (cgo's //export) or another package
+	// (//go:linkname) may call, which the calls table does not see.
+	asm := slices.ContainsFunc(pkg.OtherFiles, func(f string) bool { return strings.HasSuffix(f, ".s") })
+	linknamed := map[string]bool{}
+	for _, file := range pkg.Syntax {
+		for _, g := range file.Comments {
+			for _, cm := range g.List {
+				if f := strings.Fields(cm.Text); len(f) >= 2 && f[0] == "//go:linkname" {
+					linknamed[f[1]] = true
+				}
+			}
+		}
+	}
 	for _, file := range pkg.Syntax {
 		c.file = file
 		for _, decl := range file.Decls {
@@ -208,6 +225,7 @@ func (c *collector) addPackage(pkg *packages.Package) {
 			def := c.describe(obj)
 			def.defined = true
 			def.where = c.span(fd.Pos(), fd.End())
+			def.hidden = fd.Recv != nil || asm || directive(fd.Doc, "//export ", fd.Name.Name) || linknamed[fd.Name.Name]
 			if fd.Recv == nil && fd.Name.Name == "init" {
 				// Each init function is pkg.init.N, numbered across files.
 				def.name = init.name + "." + strconv.Itoa(initFuncs)
@@ -237,6 +255,20 @@ func (c *collector) addPackage(pkg *packages.Package) {
 	if init.used {
 		c.functions = append(c.functions, init)
 	}
+}
+
+// directive reports whether the comments doc hold the directive
+// prefix (such as "//export ") naming name.
+func directive(doc *ast.CommentGroup, prefix, name string) bool {
+	if doc == nil {
+		return false
+	}
+	for _, cm := range doc.List {
+		if rest, ok := strings.CutPrefix(cm.Text, prefix); ok && strings.TrimSpace(rest) == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *collector) addDefinition(k posKey, def *function) {

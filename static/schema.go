@@ -30,7 +30,8 @@ CREATE TABLE functions (
 	end_line   INTEGER,
 	end_col    INTEGER,
 	parent_id  INTEGER REFERENCES functions(id),
-	reached    INTEGER
+	reached    INTEGER,
+	hidden_callers INTEGER
 );
 CREATE INDEX functions_name ON functions(name);
 CREATE INDEX functions_match_name ON functions(match_name);

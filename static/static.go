@@ -15,6 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	gobuild "go/build"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -120,16 +122,17 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	c.addCallGraph(graph)
 	c.addCallbacks(graph, funcs)
 	meta := map[string]string{
-		"module":      mod.path,
-		"go_version":  mod.goVersion,
-		"build_tags":  strings.Join(cfg.Tags, ","),
-		"goflags":     os.Getenv("GOFLAGS"),
-		"patterns":    strings.Join(cfg.Patterns, " "),
-		"tests":       fmt.Sprint(cfg.Tests),
-		"pmm_version": cfg.Version,
-		"callgraph":   cfg.CallGraph,
-		"escape":      fmt.Sprint(cfg.Escape),
-		"fingerprint": print,
+		"module":       mod.path,
+		"go_version":   mod.goVersion,
+		"build_tags":   strings.Join(cfg.Tags, ","),
+		"goflags":      os.Getenv("GOFLAGS"),
+		"patterns":     strings.Join(cfg.Patterns, " "),
+		"tests":        fmt.Sprint(cfg.Tests),
+		"pmm_version":  cfg.Version,
+		"callgraph":    cfg.CallGraph,
+		"escape":       fmt.Sprint(cfg.Escape),
+		"fingerprint":  print,
+		"whole_module": fmt.Sprint(!c.partial && wholeModule(root, cfg, pkgs)),
 	}
 	if err := write(ctx, out, root, c, pkgs, meta); err != nil {
 		return nil, err
@@ -317,4 +320,63 @@ func readGoMod(root string) (goMod, error) {
 		return m, errors.New(filepath.Join(root, "go.mod") + ": no module directive")
 	}
 	return m, nil
+}
+
+// wholeModule reports whether the load holds, with its syntax, every
+// package of the module that the build can have (a directory of the
+// module whose Go files the build constraints of cfg's tags do not all
+// exclude), and no workspace may add modules that import them: then the
+// calls table holds every call of a function of the module from Go
+// code, and a function that only those calls can call has no other
+// callers (functions.hidden_callers).
+func wholeModule(root string, cfg Config, pkgs []*packages.Package) bool {
+	if os.Getenv("GOWORK") != "" && os.Getenv("GOWORK") != "off" {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.work")); err == nil && os.Getenv("GOWORK") != "off" {
+		return false
+	}
+	loaded := map[string]bool{}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if len(p.Syntax) > 0 {
+			for _, f := range p.GoFiles {
+				loaded[filepath.Dir(f)] = true
+			}
+		}
+	})
+	ctxt := gobuild.Default
+	ctxt.BuildTags = cfg.Tags
+	whole := true
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !whole {
+			whole = false
+			return filepath.SkipAll
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if path != root {
+			name := d.Name()
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir // another module
+			}
+		}
+		if loaded[path] {
+			return nil
+		}
+		bp, err := ctxt.ImportDir(path, 0)
+		var none *gobuild.NoGoError
+		switch {
+		case errors.As(err, &none):
+			return nil // no Go file the build takes
+		case err == nil && len(bp.GoFiles)+len(bp.CgoFiles) == 0 && !cfg.Tests:
+			return nil // test files only, not loaded without tests (their calls are the tests')
+		}
+		whole = false
+		return filepath.SkipAll
+	})
+	return whole
 }

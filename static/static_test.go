@@ -410,3 +410,35 @@ func TestUnresolvedInterfaceCalls(t *testing.T) {
 	checkRows(t, db, "interface calls", `SELECT c.line, c.method, coalesce(c.external, 'NULL') FROM calls c WHERE c.kind = 'interface'`,
 		[]string{"39 reflect.Type.Kind 1", "40 reflect.Type.Name NULL", "42 reflect.Type.MethodByName 1", "44 io/fs.File.Read NULL"})
 }
+
+// TestHiddenCallers checks functions.hidden_callers on testdata's
+// hidden program: 1 for a method, a function named by //go:linkname,
+// one whose value is stored, an instance of a generic function used as
+// a value and a closure; 0 for functions only calls of the calls table
+// call: main.main, the function holding a range-over-func loop and the
+// iterator it ranges over by name (an implicit call) among them. And meta.whole_module: true when the
+// patterns hold every package of the module, false without sub.
+func TestHiddenCallers(t *testing.T) {
+	_, db := build(t, "../testdata/static/hidden", Config{})
+	got := rows(t, db, `SELECT name, hidden_callers FROM functions WHERE in_module AND defined AND kind <> 'init'`)
+	want := []string{
+		"example.com/hidden/sub.Called 0", "example.com/hidden/sub.Seq 0",
+		"main.T.M 1", "main.generic[...] 1", "main.linked 1", "main.main 0", "main.main.func1 1",
+		"main.ranger 0", "main.static 0", "main.taken 1",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("hidden_callers = %q, want %q", got, want)
+	}
+	if got := rows(t, db, `SELECT hidden_callers FROM functions WHERE name = 'fmt.Println' OR NOT in_module`); slices.ContainsFunc(got, func(v string) bool { return v != "<nil>" }) {
+		t.Errorf("hidden_callers outside the module = %q, want NULL", got)
+	}
+	for _, c := range []struct {
+		patterns []string
+		whole    string
+	}{{nil, "true"}, {[]string{"."}, "false"}} {
+		_, db := build(t, "../testdata/static/hidden", Config{Patterns: c.patterns})
+		if got := rows(t, db, `SELECT value FROM meta WHERE key = 'whole_module'`); !slices.Equal(got, []string{c.whole}) {
+			t.Errorf("patterns %q: whole_module = %q, want %s", c.patterns, got, c.whole)
+		}
+	}
+}

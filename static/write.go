@@ -92,13 +92,13 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 		if w := f.where; w.File != "" { // package initializers have no position
 			file, line, col, endLine, endCol = w.File, w.Line, w.Col, w.EndLine, w.EndCol
 		}
-		var reached any // known for the module's definitions only
+		var reached, hidden any // known for the module's definitions only
 		if f.inModule && f.defined {
-			reached = f.reached
+			reached, hidden = f.reached, f.hidden
 		}
-		ins.row("INSERT INTO functions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		ins.row("INSERT INTO functions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			f.id, f.name, funcname.Key(f.name), f.pkg, nullable(f.recv), f.base, f.kind,
-			f.generic, f.exported, f.inModule, f.defined, file, line, col, endLine, endCol, idOf(f.parent), reached)
+			f.generic, f.exported, f.inModule, f.defined, file, line, col, endLine, endCol, idOf(f.parent), reached, hidden)
 		depth := 1
 		for outer := f.parent; outer != nil; outer = outer.parent {
 			ins.row("INSERT INTO contains_static VALUES (?, ?, ?)", outer.id, f.id, depth)

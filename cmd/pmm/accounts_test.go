@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -122,11 +123,15 @@ func TestAccounts(t *testing.T) {
 // (issue 13's target: at most 1.3× the plain run) and of liveness, on
 // testdata/accountbench's allocation-heavy benchmark (an accounted
 // function whose agent allocates a node and a 100-byte slice), in
-// interleaved runs of one benchmark run. Three instrumented builds:
+// interleaved runs of one benchmark run. Four instrumented builds:
 // the account questions (objects and heap bytes per account: added up
-// in cells at run time), every allocation and its heap bytes recorded
-// as tuples, and the same with the liveness of each. Medians over 7
-// rounds of instrumented ÷ plain (x-accounts, x-allocations, x-live),
+// in cells at run time; the agent's one caller is app's, so its account
+// is known from the call graph), the same with a second principal,
+// other, that may call the agent too (accounts-read: the agent reads
+// its goroutine's account at each allocation, and app enters its
+// account), every allocation and its heap bytes recorded as tuples, and
+// the same with the liveness of each. Medians over 7 rounds of
+// instrumented ÷ plain (x-accounts, x-accounts-read, x-allocations, x-live),
 // what the account questions add per allocation (ns-account-per-alloc),
 // and what liveness adds per object over recording it
 // (ns-live-per-object). x-accounts-min is the least time of the
@@ -137,7 +142,11 @@ func TestAccounts(t *testing.T) {
 //	go test ./cmd/pmm -run '^$' -bench BenchmarkAccounts -benchtime 1x
 func BenchmarkAccounts(b *testing.B) {
 	variants := map[string]string{
-		"accounts":    "", // the module's questions.pmm
+		"accounts": "", // the module's questions.pmm
+		"accounts-read": `(defevent charged :definition ((a acc h) s.t. (exists (f k t) (and (allocation a f k t)
+			(allocation-account a "example.com/accountbench/app example.com/accountbench/other" acc) (allocation-heap-bytes a h)))))
+			(defquestion objects-per-account :definition (count charged (output input output)))
+			(defquestion bytes-per-account :definition (sum charged (output input output)))`,
 		"allocations": `(defquestion allocated :definition ((a h) s.t. (exists (f k t) (and (allocation a f k t) (allocation-heap-bytes a h)))))`,
 		"live":        `(defquestion live :definition ((a h b) s.t. (exists (f k t) (and (allocation a f k t) (allocation-heap-bytes a h) (allocation-live a b)))))`,
 	}
@@ -150,7 +159,9 @@ func BenchmarkAccounts(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if code, out, errOut := runPMM(b, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+		// With -tests: the benchmark's call of app.Work is a caller pmm
+		// sees, so the answers of the test binary are exact.
+		if code, out, errOut := runPMM(b, dir, "instrument", "-tests", "./...", "questions.pmm"); code != exitOK {
 			b.Fatalf("%s: pmm instrument: %s%s", name, out, errOut)
 		}
 		plain, bins[name] = compileBenchBinaries(b, dir)
@@ -164,7 +175,7 @@ func BenchmarkAccounts(b *testing.B) {
 		// drifts within a round.
 		before := runBenchBinary(b, dirs["accounts"], plain, false, "500000x")["Work"]
 		ns := map[string]float64{}
-		for _, name := range []string{"accounts", "allocations", "live"} {
+		for _, name := range []string{"accounts", "accounts-read", "allocations", "live"} {
 			ns[name] = runBenchBinary(b, dirs[name], bins[name], true, "500000x")["Work"]
 		}
 		after := runBenchBinary(b, dirs["accounts"], plain, false, "500000x")["Work"]
@@ -175,6 +186,7 @@ func BenchmarkAccounts(b *testing.B) {
 		}
 		metrics["ns-plain"] = append(metrics["ns-plain"], base)
 		metrics["ns-account-per-alloc"] = append(metrics["ns-account-per-alloc"], (ns["accounts"]-base)/allocs)
+		metrics["ns-account-read-per-alloc"] = append(metrics["ns-account-read-per-alloc"], (ns["accounts-read"]-base)/allocs)
 		metrics["ns-live-per-object"] = append(metrics["ns-live-per-object"], (ns["live"]-ns["allocations"])/allocs)
 	}
 	for name, xs := range metrics {
@@ -232,3 +244,104 @@ func TestAccountEntries(t *testing.T) {
 
 // funcName finds a function's declaration in a line of generated code.
 var funcName = regexp.MustCompile(`func (\w+)\(`)
+
+// TestKnownAccounts checks the accounts of testdata/accountknown in
+// every mode against the program's hand counts, and which of lib's
+// allocation sites write their account as a constant because the call
+// graph says every execution of their function runs under it
+// (accountFacts.known): those whose every caller is in the call graph
+// and of one account, not those called through a function value, a
+// method, from a range-over-func loop's body, or from two accounts. An
+// accounted function whose agents all know their account (OnlyKnown)
+// enters none.
+func TestKnownAccounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	const module = "../../testdata/accountknown"
+	queries := map[string]string{
+		"total": "SELECT sum(count) FROM bufs",
+		"app":   "SELECT coalesce(sum(count), 0) FROM bufs WHERE acc = 'example.com/accountknown/app'",
+		"db":    "SELECT coalesce(sum(count), 0) FROM bufs WHERE acc = 'example.com/accountknown/db'",
+		"none":  "SELECT coalesce(sum(count), 0) FROM bufs WHERE acc = ''",
+	}
+	// Whether each function of lib reads its account at run time.
+	reads := map[string]bool{"ForApp": false, "helper": false, "Spawned": false, "FromMain": false, "Rec": false,
+		"Shared": true, "ByValue": true, "Ranger": true, "InBody": true, "Make": true}
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			out, db, dir := instrumentInModeAt(t, module, mode, "a variable moved to the heap")
+			checkWant(t, db, wantLines(out), queries)
+			overlay := filepath.Join(pmmDir(dir), "overlay")
+			if got := accountReads(t, filepath.Join(overlay, "lib")); !maps.Equal(got, reads) {
+				t.Errorf("lib's functions that read their account at run time: %v, want %v", got, reads)
+			}
+			app, err := os.ReadFile(filepath.Join(overlay, "app", "app.go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range strings.Split(string(app), "\n") {
+				if strings.Contains(l, "func OnlyKnown") && strings.Contains(l, "pmm__account") {
+					t.Errorf("OnlyKnown enters its account, though its one agent knows it: %s", l)
+				}
+			}
+			// Without -tests, pmm test says the known accounts assume
+			// the callers pmm analysed.
+			plan, err := os.ReadFile(filepath.Join(pmmDir(dir), "plan.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(plan), "the memory account of the allocations in example.com/accountknown/lib.ForApp") {
+				t.Errorf("plan.json has no reason for pmm test naming lib.ForApp's known account")
+			}
+		})
+	}
+}
+
+// accountReads returns, for each function of the instrumented package
+// in dir (the overlay's copy), whether its allocation sites read the
+// goroutine's account at run time (rt.Account in their helpers).
+func accountReads(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(dir, "lib.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := os.ReadFile(filepath.Join(dir, "pmm_gen_lib.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	helpers := map[string]string{} // each helper's body
+	for _, part := range strings.Split(string(gen), "\nfunc ")[1:] {
+		if name, _, ok := strings.Cut(part, "("); ok {
+			helpers[name] = part
+		}
+	}
+	reads := map[string]bool{}
+	current := ""
+	for _, l := range strings.Split(string(src), "\n") {
+		if m := declared.FindStringSubmatch(l); m != nil {
+			current = m[1]
+		}
+		for _, h := range allocHelper.FindAllStringSubmatch(l, -1) {
+			// The site's helpers: pmm__alloc3, pmm__enter3, pmm__exit3...
+			of := regexp.MustCompile(`^pmm__[a-z]+` + h[1] + `$`)
+			found := false
+			for name, body := range helpers {
+				if of.MatchString(name) {
+					found = true
+					reads[current] = reads[current] || strings.Contains(body, ".Account(")
+				}
+			}
+			if !found {
+				t.Fatalf("%s calls pmm__alloc%s, which pmm_gen_lib.go does not declare", current, h[1])
+			}
+		}
+	}
+	return reads
+}
+
+var (
+	declared    = regexp.MustCompile(`func (?:\([^)]*\) )?(\w+)\(`)
+	allocHelper = regexp.MustCompile(`pmm__alloc(\d+)\(`)
+)

@@ -358,12 +358,12 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	if err != nil {
 		return fail(err)
 	}
-	quiet, err := quietAccounts(res.Path, p, pkgs)
+	acc, err := accounts(res.Path, res.Root, p, pkgs)
 	if err != nil {
 		return fail(err)
 	}
 	pg.Step("generating the code of " + plural(len(pkgs), "package"))
-	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, instrument.Options{Twin: mode.twin, Nested: nested, Quiet: quiet})
+	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, instrument.Options{Twin: mode.twin, Nested: nested, Quiet: acc.quiet, Known: acc.known})
 	if err != nil {
 		return fail(err)
 	}
@@ -387,7 +387,7 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	pr.Shapes = answerShapes(prog)
 	pr.Units = answerUnits(pr.Shapes)
 	if !*analysis.tests {
-		pr.Untested = untestedCalls(sel)
+		pr.Untested = append(untestedCalls(sel), untestedAccounts(sel, p, acc.untested)...)
 	}
 	if pr.Hot, err = hotFunctions(res.Path, pr); err != nil {
 		return fail(err)
@@ -533,26 +533,88 @@ func untestedCalls(sel *sites.Selection) []plan.Incomplete {
 	var out []plan.Incomplete
 	for _, q := range sel.Questions {
 		var vars []string
-		var walk func(d *sites.Disjunct)
-		walk = func(d *sites.Disjunct) {
-			for _, v := range d.Vars {
-				for _, s := range v.Sites {
-					if s.Kind == spec.SiteCall && !v.Lexical && !s.Impossible && !slices.Contains(vars, v.Name) {
-						vars = append(vars, v.Name)
-					}
-				}
+		eachSite(q, func(v *sites.Var, s *sites.Site) {
+			if s.Kind == spec.SiteCall && !v.Lexical && !s.Impossible && !slices.Contains(vars, v.Name) {
+				vars = append(vars, v.Name)
 			}
-			for _, n := range d.Negated {
-				walk(n)
-			}
-		}
-		for _, d := range q.Disjuncts {
-			walk(d)
-		}
+		})
 		if len(vars) > 0 {
 			sort.Strings(vars)
 			out = append(out, plan.Incomplete{Question: q.Name, Vars: vars,
 				Reason: "recorded at call sites, and pmm instrument ran without -tests: the calls in test files are not recorded"})
+		}
+	}
+	return out
+}
+
+// eachSite calls f with every site of every variable of q, in its
+// disjuncts and their negated parts.
+func eachSite(q *sites.Question, f func(v *sites.Var, s *sites.Site)) {
+	var walk func(d *sites.Disjunct)
+	walk = func(d *sites.Disjunct) {
+		for _, v := range d.Vars {
+			for i := range v.Sites {
+				f(v, &v.Sites[i])
+			}
+		}
+		for _, n := range d.Negated {
+			walk(n)
+		}
+	}
+	for _, d := range q.Disjuncts {
+		walk(d)
+	}
+}
+
+// untestedAccounts returns why the answers of pmm test may be
+// incomplete when test files are not analysed and the account of the
+// allocations in some functions (untested, by id) is known from their
+// callers (accountFacts.known): a test may call them too.
+func untestedAccounts(sel *sites.Selection, p *plan.Plan, untested map[int64]string) []plan.Incomplete {
+	if len(untested) == 0 {
+		return nil
+	}
+	reading := map[string]bool{} // the questions reading the account at such a site
+	for _, s := range p.Sites {
+		if _, ok := untested[s.FuncID]; !ok {
+			continue
+		}
+		for _, t := range s.Targets {
+			for _, e := range t.Emits {
+				if slices.ContainsFunc(e.Fields, func(f plan.Field) bool { return f.Cap == plan.CapAccount }) {
+					reading[e.Question] = true
+				}
+			}
+			for _, ac := range t.Cells {
+				if slices.ContainsFunc(ac.Group, func(k plan.CellKey) bool { return k.Account != "" }) {
+					reading[ac.Question] = true
+				}
+			}
+		}
+	}
+	var out []plan.Incomplete
+	for _, q := range sel.Questions {
+		if !reading[q.Name] {
+			continue
+		}
+		var vars, funcs []string
+		eachSite(q, func(v *sites.Var, s *sites.Site) {
+			name, ok := untested[s.FuncID]
+			if s.Kind != spec.SiteAllocation || !ok {
+				return
+			}
+			if !slices.Contains(vars, v.Name) {
+				vars = append(vars, v.Name)
+			}
+			if !slices.Contains(funcs, name) {
+				funcs = append(funcs, name)
+			}
+		})
+		if len(vars) > 0 {
+			sort.Strings(vars)
+			sort.Strings(funcs)
+			out = append(out, plan.Incomplete{Question: q.Name, Vars: vars,
+				Reason: "the memory account of the allocations in " + strings.Join(funcs, ", ") + " is that of their callers in the code pmm analysed, and pmm instrument ran without -tests: a test that calls them is not seen (instrument with -tests)"})
 		}
 	}
 	return out

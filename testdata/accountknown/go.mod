@@ -1,0 +1,3 @@
+module example.com/accountknown
+
+go 1.24
