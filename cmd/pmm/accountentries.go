@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
 	"path/filepath"
 	"slices"
@@ -190,19 +191,34 @@ func accounts(dbPath, root string, p *plan.Plan, pkgs []*packages.Package) (*acc
 		}
 		nodes := map[int64]accountNode{}
 		for id, f := range fns {
-			nd := accountNode{ranges: f.ranges, callable: !f.hidden && (f.kind == "func" || f.kind == "init")}
+			nd := accountNode{ranges: f.ranges, callable: !f.hidden && (f.kind == "func" || f.kind == "init"),
+				test: strings.HasSuffix(f.span.File, "_test.go")}
 			if f.span.File != "" { // a body that enters its account (not a package initializer)
 				nd.accounted = spec.AccountIndex(patterns, f.pkg, pkgName(f))
 			}
 			nd.root = f.kind == "init" || f.name == "main.main" || isInitFunc(f.name)
 			nodes[id] = nd
 		}
-		known := knownAccounts(agents, nodes, callers, len(patterns))
+		known := map[int64]int{}
+		if whole == "true" {
+			known = knownAccounts(agents, nodes, callers, len(patterns))
+		}
 		facts.known[k] = known
-		if tests != "true" {
-			for id := range known {
-				if f := fns[id]; f != nil && (f.exported || dirHasTestFiles(filepath.Dir(filepath.Join(root, f.span.File)))) {
-					facts.untested[id] = f.name
+		if tests != "true" && len(known) > 0 {
+			// Test files were not analysed: the accounts that a test's
+			// call of a function it may call (an exported one, or any of
+			// a package with test files) would change are said.
+			testable := maps.Clone(nodes)
+			for id, f := range fns {
+				if nd := testable[id]; f.span.File != "" && (f.exported || dirHasTestFiles(filepath.Dir(filepath.Join(root, f.span.File)))) {
+					nd.callable = false
+					testable[id] = nd
+				}
+			}
+			withTests := knownAccounts(agents, testable, callers, len(patterns))
+			for id, acc := range known {
+				if was, ok := withTests[id]; !ok || was != acc {
+					facts.untested[id] = fns[id].name
 				}
 			}
 		}
@@ -235,6 +251,7 @@ type accountNode struct {
 	callable  bool // only the calls of the calls table can call it
 	ranges    bool // it holds a range-over-func loop
 	root      bool // the runtime starts it, with no account (main.main, init)
+	test      bool // it is written in a test file
 }
 
 // accountCall is a call of the calls table, by its callee: its caller,
@@ -260,7 +277,9 @@ func knownAccounts(agents map[int64]bool, nodes map[int64]accountNode, callers m
 	}
 	in := map[int64]*under{}
 	for id, nd := range nodes {
-		u := &under{any: !nd.callable}
+		// A test function no call of the table calls is package
+		// testing's to run; another function no call calls never runs.
+		u := &under{any: !nd.callable || nd.test && !nd.root && len(callers[id]) == 0}
 		if nd.root {
 			u.accounts = 1
 		}

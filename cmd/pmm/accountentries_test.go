@@ -13,6 +13,7 @@ func TestKnownAccountsLattice(t *testing.T) {
 		mainFn                  = 3    // main.main
 		a, b, c, d, e, f, g, h  = 10, 11, 12, 13, 14, 15, 16, 17
 		byValue, ranger, inBody = 20, 21, 22
+		uncalled, underUncalled = 30, 31
 	)
 	nodes := map[int64]accountNode{
 		app: {accounted: 1, callable: true}, db: {accounted: 2, callable: true},
@@ -20,6 +21,7 @@ func TestKnownAccountsLattice(t *testing.T) {
 		a:      {callable: true}, b: {callable: true}, c: {callable: true}, d: {callable: true},
 		e: {callable: true}, f: {callable: true}, g: {callable: true}, h: {callable: true},
 		byValue: {callable: false}, ranger: {callable: true, ranges: true}, inBody: {callable: true},
+		uncalled: {callable: true, test: true}, underUncalled: {callable: true},
 	}
 	callers := map[int64][]accountCall{
 		a:       {{caller: app}},               // one account
