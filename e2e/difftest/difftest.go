@@ -24,6 +24,7 @@ import (
 	"pmm.dev/pmm/internal/progen"
 	"pmm.dev/pmm/internal/refeval"
 	"pmm.dev/pmm/internal/reftrace"
+	"pmm.dev/pmm/internal/sourcedeps"
 	"pmm.dev/pmm/schema"
 	"pmm.dev/pmm/spec"
 )
@@ -63,7 +64,12 @@ type Env struct {
 }
 
 // BuildPMM builds the pmm binary of the module at root into dir.
+// It reads the module's sources first, so that go test's cached result
+// of the caller depends on them (internal/sourcedeps).
 func BuildPMM(root, dir string) (string, error) {
+	if err := sourcedeps.Read(root); err != nil {
+		return "", err
+	}
 	bin := filepath.Join(dir, "pmm")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/pmm")
 	cmd.Dir = root

@@ -18,10 +18,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"pmm.dev/pmm/internal/sourcedeps"
 )
 
 // A module to check: a real open-source module, pinned.
@@ -92,6 +95,11 @@ const questions = `; Every function of the module, counted per function.
 
 // pmmBin is the pmm command, built once by TestMain.
 var pmmBin string
+
+var (
+	sourcesOnce sync.Once
+	sourcesErr  error
+)
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -229,6 +237,13 @@ func covered(t *testing.T, m module, dir string, race bool) [2]map[blockPos]int6
 // writable temporary directory, without vendor directories.
 func fetch(t testing.TB, m module) string {
 	t.Helper()
+	// Every test and benchmark fetches a module first: a cached result
+	// must be of pmm's sources as they are (internal/sourcedeps; go test
+	// records the files a test reads from m.Run on, not TestMain's build).
+	sourcesOnce.Do(func() { sourcesErr = sourcedeps.Read("../..") })
+	if sourcesErr != nil {
+		t.Fatal(sourcesErr)
+	}
 	cmd := exec.Command("go", "mod", "download", "-json", m.Path+"@"+m.Version)
 	cmd.Env = goEnv()
 	data, err := cmd.Output()

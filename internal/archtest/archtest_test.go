@@ -20,7 +20,7 @@ const module = "pmm.dev/pmm"
 // one. Packages of one stage are independent of each other. A new
 // package must be placed here (and in docs/ARCHITECTURE.md).
 var stages = [][]string{
-	{"internal/golden", "internal/reftrace", "internal/archtest", "internal/funcname", "internal/tmpfs"}, // helpers that import nothing of pmm
+	{"internal/golden", "internal/reftrace", "internal/archtest", "internal/funcname", "internal/tmpfs", "internal/sourcedeps"}, // helpers that import nothing of pmm
 	{"spec", "static"}, // the two inputs: the questions, the Go program
 	{"internal/stagetest", "internal/refeval", "internal/progen"}, // for tests: the first stages; the reference answers; random programs
 	{"sites", "schema"},                 // each reads the checked program (sites also static.db)
