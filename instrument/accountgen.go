@@ -268,7 +268,12 @@ func (sg *siteGen) allocCells(t *plan.Target, cells []*plan.AllocCells) (add, de
 			index = "acc" + strconv.Itoa(set)
 			if !read[index] {
 				read[index] = true
-				add = append(add, fmt.Sprintf("%s := %s.Account(%d)", index, rt, set))
+				if sg.accountCached {
+					add = append(add, fmt.Sprintf("%s := %s.AccountOnce(%d, %s)", index, rt, set, accountCache(set)))
+					sg.cachedSets = append(sg.cachedSets, set)
+				} else {
+					add = append(add, fmt.Sprintf("%s := %s.Account(%d)", index, rt, set))
+				}
 			}
 		}
 		var groups []string
@@ -321,6 +326,55 @@ func (sg *siteGen) allocCells(t *plan.Target, cells []*plan.AllocCells) (add, de
 		add = append(add, fmt.Sprintf("%s[%s].Add(%s)", c.name, c.index, value))
 	}
 	return add, decls, nil
+}
+
+// accountCache is the name of the variable, local to an unaccounted
+// function's body, through which its allocation sites read the
+// goroutine's account of set k once per execution (pmmrt.AccountOnce);
+// the sites' helpers take its address as a parameter of the same name.
+func accountCache(k int) string { return "pmm__acct" + strconv.Itoa(k) }
+
+// accountCacheKey is a function body (its file and the offset of its
+// opening brace) and an account set whose cache it declares.
+type accountCacheKey struct {
+	file string
+	at   int
+	set  int
+}
+
+// accountCacheDecls declares, at the top of each function body whose
+// generated allocation sites share an account read, its cache: -1, not
+// read yet.
+func (g *generator) accountCacheDecls() {
+	keys := make([]accountCacheKey, 0, len(g.accountCaches))
+	for k := range g.accountCaches {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		return a.file < b.file || a.file == b.file && (a.at < b.at || a.at == b.at && a.set < b.set)
+	})
+	for _, k := range keys {
+		g.code.Files[k.file] = append(g.code.Files[k.file], Edit{Off: k.at, End: k.at, Text: "var " + accountCache(k.set) + " = -1;", Order: orderDefinition})
+	}
+}
+
+// inRangeFuncBody reports whether the innermost node of path lies in
+// the body of a range-over-func loop of its function: code that runs
+// inside the iterator's execution, under the iterator's account if it
+// is accounted.
+func inRangeFuncBody(info *types.Info, path []ast.Node) bool {
+	for i := len(path) - 1; i >= 0; i-- {
+		switch n := path[i].(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			if _, ok := info.TypeOf(n.X).Underlying().(*types.Signature); ok && i+1 < len(path) && path[i+1] == n.Body {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // callsSomething reports whether body may run another function of the

@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -190,6 +191,8 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	body = append(body, walkBody...)
 	emits := false // the site records tuples, not only cells
+	fbody := enclosingBody(path)
+	sg.accountCached = fbody != nil && !inRangeFuncBody(info, path)
 	for _, t := range s.Targets {
 		emits = emits || len(t.Emits) > 0
 		add, decls, err := sg.allocCells(t, t.Cells)
@@ -227,7 +230,6 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		// The state holds the capacity before the append, which keep
 		// takes of the append's first argument as it is evaluated.
 		call := e.(*ast.CallExpr)
-		fbody := enclosingBody(path)
 		if fbody == nil {
 			return fmt.Errorf("an append outside a function body is not instrumented")
 		}
@@ -250,6 +252,11 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		body = append([]string{"var s " + state, "_ = s"}, body...)
 	}
 	params = walkParams + params
+	for _, set := range slices.Backward(sg.cachedSets) {
+		// The function's account cache, first: its address.
+		params = accountCache(set) + " *int, " + params
+		open = strings.Replace(open, "(", "(&"+accountCache(set)+", ", 1)
+	}
 	decls = append(decls, fmt.Sprintf("func %s(%s) %s {\n\t%s\n}", name, params, ts, strings.Join(body, "\n\t")))
 	if elided {
 		written := t
@@ -283,6 +290,12 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	if err := sg.finish(decls...); err != nil {
 		return err
+	}
+	for _, set := range sg.cachedSets {
+		if g.accountCaches == nil {
+			g.accountCaches = map[accountCacheKey]bool{}
+		}
+		g.accountCaches[accountCacheKey{file: fi.tf.Name(), at: fi.tf.Offset(fbody.Lbrace) + 1, set: set}] = true
 	}
 	if noinline {
 		if g.notInlined == nil {

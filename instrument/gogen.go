@@ -223,6 +223,7 @@ func Generate(p *plan.Plan, pkgs []*packages.Package, root, rtPath string, opt O
 	if len(g.code.Sites) > 0 {
 		g.endRunAtMain()
 		g.accountEntries()
+		g.accountCacheDecls()
 	}
 	return g.code, nil
 }
@@ -337,6 +338,9 @@ type generator struct {
 	// notInlined are the functions whose allocation sites pmm records,
 	// kept from being inlined (allocgen.go).
 	notInlined map[*ast.FuncDecl]bool
+	// accountCaches are the function bodies whose allocation sites share
+	// an account read, by set (accountCache).
+	accountCaches map[accountCacheKey]bool
 	// failed are the tests decided at run time, on in the plan, that some
 	// site could not take part in (Code.Off).
 	failed map[plan.RunTimeTest]bool

@@ -71,6 +71,11 @@ type siteGen struct {
 	rename map[string]string // type parameter → its name in the helpers
 	p      string            // the prefix of generated names
 	name   func(string) string
+	// accountCached says an allocation site's dynamic account reads may
+	// share their function execution's cache (accountCache); cachedSets
+	// are the account sets whose reads did.
+	accountCached bool
+	cachedSets    []int
 	// callerPtr says the call site's wrapper has its caller's state, cs,
 	// the state of callerSite.
 	callerPtr  bool

@@ -300,7 +300,8 @@ func TestKnownAccounts(t *testing.T) {
 
 // accountReads returns, for each function of the instrumented package
 // in dir (the overlay's copy), whether its allocation sites read the
-// goroutine's account at run time (rt.Account in their helpers).
+// goroutine's account at run time (rt.Account or AccountOnce in their
+// helpers).
 func accountReads(t *testing.T, dir string) map[string]bool {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(dir, "lib.go"))
@@ -330,7 +331,7 @@ func accountReads(t *testing.T, dir string) map[string]bool {
 			for name, body := range helpers {
 				if of.MatchString(name) {
 					found = true
-					reads[current] = reads[current] || strings.Contains(body, ".Account(")
+					reads[current] = reads[current] || accountRead.MatchString(body)
 				}
 			}
 			if !found {
@@ -344,4 +345,6 @@ func accountReads(t *testing.T, dir string) map[string]bool {
 var (
 	declared    = regexp.MustCompile(`func (?:\([^)]*\) )?(\w+)\(`)
 	allocHelper = regexp.MustCompile(`pmm__alloc(\d+)\(`)
+	// accountRead finds a read of the goroutine's account.
+	accountRead = regexp.MustCompile(`\.Account(Once)?\(`)
 )

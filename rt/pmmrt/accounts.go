@@ -86,6 +86,20 @@ func Account(k int) int {
 	return ownEntry(false).account(k)
 }
 
+// AccountOnce is Account read once per execution of a function: its
+// allocation sites share *cache, -1 until the first of them reads the
+// account. The account of a goroutine does not change during an
+// execution of an unaccounted function (accounted callees restore the
+// one before on return, panic or Goexit), but inside a range-over-func
+// loop's body, which runs in the iterator's execution: sites there read
+// Account.
+func AccountOnce(k int, cache *int) int {
+	if *cache < 0 {
+		*cache = Account(k)
+	}
+	return *cache
+}
+
 func (e *ctxEntry) account(k int) int {
 	if e == nil || k >= len(e.acct) {
 		return 0

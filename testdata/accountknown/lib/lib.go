@@ -37,10 +37,13 @@ func helper() {
 	made()
 }
 
-// Shared is called by app and by db.
+// Shared is called by app and by db, and makes two Bufs in a loop: its
+// account is read once per execution.
 func Shared() {
-	sink = new(Buf)
-	made()
+	for range 2 {
+		sink = new(Buf)
+		made()
+	}
 }
 
 // ByValue is called by app through a function value.
@@ -73,8 +76,10 @@ func Rec(n int) {
 
 // Ranger is called by app only, and ranges over db's iterator: the loop
 // body runs inside db.All, so what it allocates, directly or in InBody,
-// is db's.
+// is db's; what it allocates before the loop is app's.
 func Ranger(seq func(func(int) bool)) {
+	sink = new(Buf)
+	made()
 	for range seq {
 		sink = new(Buf)
 		made()
