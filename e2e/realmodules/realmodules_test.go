@@ -61,6 +61,22 @@ var modules = []module{
 	{Path: "github.com/BurntSushi/toml", Version: "v1.4.0"},
 	xsync,
 	{Path: "github.com/google/btree", Version: "v1.1.3"},
+	{
+		Path: "github.com/hashicorp/golang-lru/v2", Version: "v2.0.7",
+		TestFlags: []string{"-skip", "^(Test2Q_RandomOps|TestLRUWithPurge|TestLoadingExpired|ExampleLRU)$"},
+		Why: "Test2Q_RandomOps draws 400,000 numbers from crypto/rand, which no seed fixes; the others make expirable caches " +
+			"whose reaper goroutine (one per cache, never stopped) wakes on a ticker and removes what has expired by the wall clock: " +
+			"how often it runs, and what it removes before the test or the process ends, depend on timing " +
+			"(TestLoadingExpired also calls Get in a loop until the entry expires), which instrumentation changes",
+	},
+	{Path: "github.com/sourcegraph/conc", Version: "v0.3.0"},
+	{
+		Path: "github.com/emirpasic/gods", Version: "v1.18.1",
+		TestFlags: []string{"-skip", "^(TestAVLTreeSerialization|TestBTreeSerialization|TestRedBlackTreeSerialization|TestMapSerialization)$"},
+		Why: "FromJSON of the trees and maps unmarshals into a Go map and puts its entries in map iteration order, random per run: " +
+			"the shape of the tree, and so the calls of put, putFix, rotate and the rest, follow that order " +
+			"(avltree's put ran 311 or 312 times in six coverage runs of ./trees/avltree alone)",
+	},
 }
 
 // xsync is golang.org/x/sync: goroutines, channels, panics, Goexit.
