@@ -47,7 +47,8 @@ func (m module) packages() []string {
 // modules are the modules of the full check (PMM_REAL_MODULES=1).
 // Between them: generics, closures, methods on value and pointer
 // receivers, embedded interfaces, reflection, goroutines and channels,
-// panics and recover, defer, init functions, variadic calls.
+// panics and recover, defer, init functions, variadic calls, middleware
+// over net/http, a module at go 1.2 (docs/EVALUATION-MODULES.md).
 var modules = []module{
 	{
 		Path: "github.com/google/go-cmp", Version: "v0.7.0",
