@@ -88,6 +88,8 @@ var modules = []module{
 			"the shape of the tree, and so the calls of put, putFix, rotate and the rest, follow that order " +
 			"(avltree's put ran 311 or 312 times in six coverage runs of ./trees/avltree alone)",
 	},
+	{Path: "github.com/rivo/uniseg", Version: "v0.4.7"},
+	{Path: "github.com/dustin/go-humanize", Version: "v1.0.1"},
 }
 
 // xsync is golang.org/x/sync: goroutines, channels, panics, Goexit.
