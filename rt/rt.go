@@ -38,7 +38,8 @@ const FormatDir = "logfmt"
 const formatImport = "pmm.dev/pmm/rt/logfmt"
 
 // Sources returns the files to place in the user's module at the
-// directory whose import path is importPath, by path relative to it: the
+// directory whose import path is importPath, by path relative to it
+// (each at the runtime's own language version, Language): the
 // non-test sources of pmmrt, whose import of logfmt names the copy at
 // FormatDir; the non-test sources of logfmt, under FormatDir; and a
 // generated ConfigFile that makes defaultDir (the absolute path of the
