@@ -19,7 +19,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
 	"go/scanner"
 	"go/token"
 	"io/fs"
@@ -379,9 +381,12 @@ func helperText(h *instrument.Helpers, src []byte) []byte {
 		b.WriteString(c + "\n\n")
 	}
 	b.WriteString("package " + h.Package + "\n\n")
+	used := qualifiers(h)
 	var paths []string
-	for p := range h.Imports {
-		paths = append(paths, p)
+	for p, name := range h.Imports {
+		if used == nil || used[name] {
+			paths = append(paths, p)
+		}
 	}
 	sort.Strings(paths)
 	b.WriteString("import (\n")
@@ -393,6 +398,30 @@ func helperText(h *instrument.Helpers, src []byte) []byte {
 		b.WriteString(d + "\n\n")
 	}
 	return b.Bytes()
+}
+
+// qualifiers returns the names the declarations of h qualify
+// identifiers with (x in x.Sel), or nil if they do not parse (the
+// helpers file then says why). The helpers import only those: an import
+// name of h may be one a user's file needs alone, for the type
+// arguments of a generic call the helpers do not name (chi's
+// slices.Concat[Middlewares, func(http.Handler) http.Handler], whose
+// wrapper names only Middlewares), and Go refuses an unused import.
+func qualifiers(h *instrument.Helpers) map[string]bool {
+	f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n\n"+strings.Join(h.Decls, "\n\n"), parser.SkipObjectResolution)
+	if err != nil {
+		return nil
+	}
+	used := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok {
+				used[id.Name] = true
+			}
+		}
+		return true
+	})
+	return used
 }
 
 // buildConstraint returns the //go:build line of a Go file, if any.

@@ -350,3 +350,23 @@ func TestWriteAgain(t *testing.T) {
 	}
 	check("another version", write(out, code("pmmB"), "2"), fresh(code("pmmB"), "2"))
 }
+
+// TestHelperTextImportsWhatItUses: the helpers import only the packages
+// their declarations name. An import name may have been given for a
+// user's file alone (the type arguments of a generic call its wrapper
+// does not name), and an unused import does not compile.
+func TestHelperTextImportsWhatItUses(t *testing.T) {
+	h := &instrument.Helpers{Source: "a.go", Package: "a",
+		Imports: map[string]string{"example.com/m/internal/_pmmrt": "pmm__rt", "io": "pmm__i1", "net/http": "pmm__i2"},
+		Decls:   []string{"var pmm__cell1 = pmm__rt.NewCell(nil, 2)", "func pmm__call1(f func(pmm__i1.Reader)) {}"}}
+	got := string(helperText(h, []byte("package a\n")))
+	if !strings.Contains(got, `pmm__rt "example.com/m/internal/_pmmrt"`) || !strings.Contains(got, `pmm__i1 "io"`) {
+		t.Errorf("the helpers do not import what they use:\n%s", got)
+	}
+	if strings.Contains(got, "net/http") {
+		t.Errorf("the helpers import net/http, which they do not use:\n%s", got)
+	}
+	if _, err := format.Source([]byte(got)); err != nil {
+		t.Errorf("%v:\n%s", err, got)
+	}
+}

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"os"
@@ -47,12 +48,37 @@ func TestSources(t *testing.T) {
 		t.Fatalf("files %v, want %v", names, wantNames)
 	}
 	onDisk, _ := os.ReadFile("pmmrt/counters.go")
-	if want := strings.ReplaceAll(string(onDisk), `"pmm.dev/pmm/rt/logfmt"`, `"`+importPath+`/logfmt"`); string(files["counters.go"]) != want {
-		t.Errorf("counters.go is\n%s\nwant the file on disk, its import of logfmt replaced:\n%s", files["counters.go"], want)
+	if want := "//go:build " + Language + "\n\n" + strings.ReplaceAll(string(onDisk), `"pmm.dev/pmm/rt/logfmt"`, `"`+importPath+`/logfmt"`); string(files["counters.go"]) != want {
+		t.Errorf("counters.go is\n%s\nwant the file on disk, its import of logfmt replaced, at the runtime's language version:\n%s", files["counters.go"], want)
 	}
 	onDisk, _ = os.ReadFile("logfmt/rec.go")
-	if string(files["logfmt/rec.go"]) != string(onDisk) {
-		t.Error("logfmt/rec.go differs from the file on disk")
+	if string(files["logfmt/rec.go"]) != "//go:build "+Language+"\n\n"+string(onDisk) {
+		t.Error("logfmt/rec.go differs from the file on disk at the runtime's language version")
+	}
+	onDisk, _ = os.ReadFile("pmmrt/race.go")
+	if want := strings.Replace(string(onDisk), "//go:build race\n", "//go:build "+Language+" && race\n", 1); string(files["race.go"]) != want {
+		t.Errorf("race.go is\n%s\nwant the file on disk, its constraint and the runtime's language version:\n%s", files["race.go"], want)
+	}
+	// Every file is compiled at the runtime's language version, whatever
+	// the user's go directive (a go 1.2 module could not compile it):
+	// that is the version go/build/constraint reads in its //go:build
+	// line, as the go command does. A file the runtime's own constraint
+	// puts later (live_weak.go, go1.24) is at that.
+	for _, name := range names {
+		var version string
+		for _, line := range strings.Split(string(files[name]), "\n") {
+			if constraint.IsGoBuild(line) {
+				expr, err := constraint.Parse(line)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				version = constraint.GoVersion(expr)
+				break
+			}
+		}
+		if version != Language && !(name == "live_weak.go" && version == "go1.24") {
+			t.Errorf("%s is compiled at %q, want %s", name, version, Language)
+		}
 	}
 	if formatImport != reflect.TypeOf(logfmt.Field{}).PkgPath() {
 		t.Errorf("formatImport is %s, logfmt's path %s", formatImport, reflect.TypeOf(logfmt.Field{}).PkgPath())

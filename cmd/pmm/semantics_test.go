@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -40,10 +41,28 @@ import (
 // is, and instruments it with its questions.pmm.
 func semanticsModule(t *testing.T, name string, instrumentFlags ...string) (dir, orig, warnings string) {
 	t.Helper()
+	return semanticsModuleAt(t, name, "", instrumentFlags...)
+}
+
+// semanticsModuleAt is semanticsModule with the copy's go directive set
+// to directive, unless it is "".
+func semanticsModuleAt(t *testing.T, name, directive string, instrumentFlags ...string) (dir, orig, warnings string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs instrumented programs")
 	}
 	dir = copyModule(t, filepath.Join("../../testdata/semantics", name))
+	if directive != "" {
+		mod := filepath.Join(dir, "go.mod")
+		data, err := os.ReadFile(mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = regexp.MustCompile(`(?m)^go .*$`).ReplaceAll(data, []byte("go "+directive))
+		if err := os.WriteFile(mod, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	orig = filepath.Join(t.TempDir(), "orig")
 	goBuild(t, dir, "build", "-o", orig, ".")
 	args := append(append([]string{"instrument"}, instrumentFlags...), "./...", "questions.pmm")
@@ -446,17 +465,28 @@ func checkSpawned(t *testing.T, dir string, run int64) {
 
 // TestSemanticsGo112 instruments a module whose go directive is 1.12: the
 // injected code and the runtime must compile without generics, any, min,
-// max or range over an int.
+// max or range over an int. Then the same module at go 1.2, before type
+// aliases (go1.9), which the runtime uses: its files carry their own
+// language version (github.com/emirpasic/gods v1.18.1 is at go 1.2).
 func TestSemanticsGo112(t *testing.T) {
-	dir, orig, _ := semanticsModule(t, "go112")
-	for _, mode := range []string{"", "panic"} {
-		var args []string
-		if mode != "" {
-			args = []string{mode}
-		}
-		o := runOriginal(t, dir, orig, args...)
-		i, _ := runInstrumented(t, dir, append([]string{"run", ".", "--"}, args...)...)
-		compareOutcomes(t, o, i)
+	for _, directive := range []string{"", "1.2"} {
+		t.Run("go"+cmp.Or(directive, "1.12"), func(t *testing.T) {
+			var dir, orig string
+			if directive == "" {
+				dir, orig, _ = semanticsModule(t, "go112")
+			} else {
+				dir, orig, _ = semanticsModuleAt(t, "go112", directive)
+			}
+			for _, mode := range []string{"", "panic"} {
+				var args []string
+				if mode != "" {
+					args = []string{mode}
+				}
+				o := runOriginal(t, dir, orig, args...)
+				i, _ := runInstrumented(t, dir, append([]string{"run", ".", "--"}, args...)...)
+				compareOutcomes(t, o, i)
+			}
+		})
 	}
 }
 

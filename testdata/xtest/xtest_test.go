@@ -21,4 +21,7 @@ func TestAdd(t *testing.T) {
 	if xtest.Clones() != 2 {
 		t.Fail()
 	}
+	if len(xtest.Concat(xtest.Readers{nil}, xtest.Readers{nil, nil})) != 3 {
+		t.Fail()
+	}
 }
