@@ -209,8 +209,13 @@ func accounts(dbPath, root string, p *plan.Plan, pkgs []*packages.Package) (*acc
 			// call of a function it may call (an exported one, or any of
 			// a package with test files) would change are said.
 			testable := maps.Clone(nodes)
+			tested := map[string]bool{} // directories with test files
 			for id, f := range fns {
-				if nd := testable[id]; f.span.File != "" && (f.exported || dirHasTestFiles(filepath.Dir(filepath.Join(root, f.span.File)))) {
+				dir := filepath.Dir(filepath.Join(root, f.span.File))
+				if _, ok := tested[dir]; !ok {
+					tested[dir] = dirHasTestFiles(dir)
+				}
+				if nd := testable[id]; f.span.File != "" && (f.exported || tested[dir]) {
 					nd.callable = false
 					testable[id] = nd
 				}
