@@ -827,6 +827,10 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 		}
 	}
 	needs = append(needs, exec)
+	if !instant && endAlone(v, root) {
+		// (end p v) that nothing else reads: v's end row says v ended.
+		needs = append(needs, need{prim: "end"})
+	}
 	root.EachAtom(func(a *spec.Atom) {
 		if a.Prim.Kind != spec.Attribute && a.Prim.Kind != spec.ControlRelation {
 			return
@@ -859,6 +863,23 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 		}
 	})
 	return dedupNeeds(needs), dedupNeeds(callees)
+}
+
+// endAlone reports whether a conjunction of root, or of a negation in
+// it, has an end point of v that no other atom of it reads
+// (schema.EndAlone): the view then reads v's end row.
+func endAlone(v string, c *spec.Conj) bool {
+	for _, a := range c.Atoms {
+		if a.Args[len(a.Args)-1].Lit == nil && a.Args[len(a.Args)-1].Var == v && schema.EndAlone(c, a) {
+			return true
+		}
+	}
+	for _, n := range c.Not {
+		if endAlone(v, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // isCaller reports whether v is the first event of a lexical relation.
