@@ -616,6 +616,9 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 				// The definition records them, with the id it adopts.
 				own, target.Publish = nil, true
 			}
+			if s.Impossible {
+				own = withoutExpressions(own)
+			}
 			for _, n := range own {
 				if err := target.add(q.Name, b.qindex, n, nil, sch); err != nil {
 					return err
@@ -667,6 +670,26 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		}
 	}
 	return nil
+}
+
+// withoutExpressions is needs without those that evaluate a Go
+// expression of the question in the site's scope (data-condition, heap
+// walks), for a site whose executions static approximation finds cannot
+// be the variable's events (the modes without it record them all): the
+// answer reads none of their values, and evaluating them there reads
+// memory the program may not read at that point, such as a structure
+// other goroutines write under a lock the program takes only where the
+// question asks (a data race pmm would add, or a fatal concurrent map
+// read while a heap walk iterates a map).
+func withoutExpressions(needs []need) []need {
+	var out []need
+	for _, n := range needs {
+		if p := spec.Lookup(n.prim); p != nil && slices.ContainsFunc(p.Args, func(a spec.Arg) bool { return a.Kind == spec.ArgGoExpr }) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // onlyBlocked reports whether conjunction c holds only of blocking
