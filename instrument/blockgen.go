@@ -587,9 +587,12 @@ func selectRecv(cc *ast.CommClause) *ast.UnaryExpr {
 //	L: select {              {c1 := a; c2 := f(); v2 := g(); i, r1, ok1 := pmm__select5(c1, c2, v2)
 //	case v, ok := <-a:       L: switch i {
 //	    ...                  case 0: v, ok := r1, ok1; ...
-//	case f() <- g():         case 1: ...
+//	case f() <- g():         default: ...
 //	    ...                  }}
 //	}
+//
+// The last case is the switch's default: the switch is then a
+// terminating statement where the select was one.
 //
 // A constant or untyped sent value is passed as written.
 func (sg *siteGen) selectFirst(sel *ast.SelectStmt, path []ast.Node, decls []string, state, enter string) error {
@@ -652,7 +655,15 @@ func (sg *siteGen) selectFirst(sel *ast.SelectStmt, path []ast.Node, decls []str
 				edits = append(edits, Edit{Off: off, End: off, Text: " " + strings.Join(lhs, ", ") + " " + as.Tok.String() + " " + strings.Join(got, ", ") + ";", Order: orderRegion})
 			}
 		}
-		edits = append(edits, Edit{Off: tf.Offset(cc.Comm.Pos()), End: tf.Offset(cc.Colon), Text: strconv.Itoa(k), Order: orderRegion})
+		if k == len(sel.Body.List)-1 {
+			// The last case is the switch's default, so that the switch
+			// is a terminating statement wherever the select was one
+			// (a function whose last statement is a select whose cases
+			// all return needs no return after it).
+			edits = append(edits, Edit{Off: tf.Offset(cc.Case), End: tf.Offset(cc.Colon), Text: "default", Order: orderRegion})
+		} else {
+			edits = append(edits, Edit{Off: tf.Offset(cc.Comm.Pos()), End: tf.Offset(cc.Colon), Text: strconv.Itoa(k), Order: orderRegion})
+		}
 	}
 	// The helper: the select with default, then, when no case was
 	// ready, the operation recorded around the select without it.
@@ -695,7 +706,13 @@ func (sg *siteGen) selectFirst(sel *ast.SelectStmt, path []ast.Node, decls []str
 	off := tf.Offset(begin.Pos())
 	sg.edits = append(sg.edits, Edit{Off: off, End: off, Text: ";{" + strings.Join(append(hoist, call), "; ") + ";", Order: orderRegion})
 	kw := tf.Offset(sel.Select)
-	sg.edits = append(sg.edits, Edit{Off: kw, End: kw + len("select"), Text: "switch " + tmp("i", 0), Order: orderRegion})
+	stmt := "switch " + tmp("i", 0)
+	if len(sel.Body.List) == 0 {
+		// select {}: the helper never returns; the statement stays, a
+		// terminating one.
+		stmt = "_ = " + tmp("i", 0) + "; select"
+	}
+	sg.edits = append(sg.edits, Edit{Off: kw, End: kw + len("select"), Text: stmt, Order: orderRegion})
 	sg.edits = append(sg.edits, edits...)
 	end := tf.Offset(sel.End())
 	sg.edits = append(sg.edits, Edit{Off: end, End: end, Text: "}", Order: orderWrapEnd})

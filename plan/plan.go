@@ -616,6 +616,9 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 				// The definition records them, with the id it adopts.
 				own, target.Publish = nil, true
 			}
+			if s.Impossible {
+				own = withoutExpressions(own)
+			}
 			for _, n := range own {
 				if err := target.add(q.Name, b.qindex, n, nil, sch); err != nil {
 					return err
@@ -667,6 +670,26 @@ func (b *builder) disjunct(q *spec.Question, c *spec.Conj, d *sites.Disjunct, ro
 		}
 	}
 	return nil
+}
+
+// withoutExpressions is needs without those that evaluate a Go
+// expression of the question in the site's scope (data-condition, heap
+// walks), for a site whose executions static approximation finds cannot
+// be the variable's events (the modes without it record them all): the
+// answer reads none of their values, and evaluating them there reads
+// memory the program may not read at that point, such as a structure
+// other goroutines write under a lock the program takes only where the
+// question asks (a data race pmm would add, or a fatal concurrent map
+// read while a heap walk iterates a map).
+func withoutExpressions(needs []need) []need {
+	var out []need
+	for _, n := range needs {
+		if p := spec.Lookup(n.prim); p != nil && slices.ContainsFunc(p.Args, func(a spec.Arg) bool { return a.Kind == spec.ArgGoExpr }) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // onlyBlocked reports whether conjunction c holds only of blocking
@@ -827,6 +850,10 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 		}
 	}
 	needs = append(needs, exec)
+	if !instant && endAlone(v, root) {
+		// (end p v) that nothing else reads: v's end row says v ended.
+		needs = append(needs, need{prim: "end"})
+	}
 	root.EachAtom(func(a *spec.Atom) {
 		if a.Prim.Kind != spec.Attribute && a.Prim.Kind != spec.ControlRelation {
 			return
@@ -859,6 +886,23 @@ func needsOf(v string, root *spec.Conj, at []sites.Site) (needs []need, callees 
 		}
 	})
 	return dedupNeeds(needs), dedupNeeds(callees)
+}
+
+// endAlone reports whether a conjunction of root, or of a negation in
+// it, has an end point of v that no other atom of it reads
+// (schema.EndAlone): the view then reads v's end row.
+func endAlone(v string, c *spec.Conj) bool {
+	for _, a := range c.Atoms {
+		if a.Args[len(a.Args)-1].Lit == nil && a.Args[len(a.Args)-1].Var == v && schema.EndAlone(c, a) {
+			return true
+		}
+	}
+	for _, n := range c.Not {
+		if endAlone(v, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // isCaller reports whether v is the first event of a lexical relation.

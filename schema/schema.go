@@ -265,6 +265,11 @@ func questionKinds(q *spec.Question) ([]string, error) {
 			used[k] = true
 		}
 	}
+	for _, c := range q.Disjuncts {
+		if anyEndAlone(c) {
+			used[kindEnd] = true // the view reads the end rows (EndAlone)
+		}
+	}
 	var out []string
 	for _, k := range kindOrder() {
 		if used[k] {

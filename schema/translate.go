@@ -453,7 +453,7 @@ func (s *scope) fill(c *spec.Conj) {
 	}
 	for _, a := range c.Atoms {
 		if a.Prim.PointOf() {
-			s.declarePoint(a)
+			s.declarePoint(c, a)
 		}
 	}
 	var comparisons []*spec.Atom
@@ -608,12 +608,56 @@ func siteIn(site, query string) string {
 	return "+" + site + " IN (" + query + ")"
 }
 
-// declarePoint translates (begin p x) and (end p x).
-func (s *scope) declarePoint(a *spec.Atom) {
+// EndAlone reports whether (end p x), atom a of conjunction c, is the
+// only atom of c that reads its point p but comparisons: no attribute
+// of p nor control relation with p, which read p's rows recorded at
+// x's end, so that only x's end row says that x ended. An interval
+// that never ended has no end point (docs/LANGUAGE.md, "Events and
+// points"), so (exists (q) (end q x)) holds only of one that ended.
+func EndAlone(c *spec.Conj, a *spec.Atom) bool {
+	if !a.Prim.PointOf() || a.Prim.Denotes != spec.Finish || a.Args[0].Lit != nil {
+		return false
+	}
+	p := a.Args[0].Var
+	for _, b := range c.Atoms {
+		if b.Prim.Kind != spec.Attribute && b.Prim.Kind != spec.ControlRelation {
+			continue
+		}
+		for _, t := range b.Args {
+			if t.Lit == nil && t.Var == p {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// anyEndAlone reports whether c, or a negation in it, has an atom
+// EndAlone says the end rows decide.
+func anyEndAlone(c *spec.Conj) bool {
+	for _, a := range c.Atoms {
+		if EndAlone(c, a) {
+			return true
+		}
+	}
+	for _, n := range c.Not {
+		if anyEndAlone(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// declarePoint translates (begin p x) and (end p x), an atom of c.
+func (s *scope) declarePoint(c *spec.Conj, a *spec.Atom) {
 	x := s.event(a.Args[1], a.Prim.Args[1])
 	p := binding{kind: pointVar, name: a.Args[0].Var, expr: x.expr, site: x.site, point: "0"}
 	if a.Prim.Denotes == spec.Finish {
 		p.point = "1"
+		if x.kind != pointVar && !x.instant && EndAlone(c, a) {
+			// Nothing else reads p: require x's end row.
+			s.attr(kindEnd, p.name, [][2]string{{"id", x.expr}})
+		}
 	}
 	if old, ok := s.lookup(p.name); ok {
 		s.where = append(s.where, old.value()+" = "+p.value())

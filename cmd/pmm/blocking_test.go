@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,4 +121,44 @@ func TestBlocked(t *testing.T) {
 			t.Errorf("questions flagged incomplete: %v, want whole, at its Wait", got)
 		}
 	})
+}
+
+// TestSelectTerminating builds and runs testdata/selectreturn, whose
+// functions end in a select that is a terminating statement (every case
+// returns or panics; select {}), in every mode: the instrumented program
+// must compile and print what the plain one prints, and the cases and
+// results must be the ones the program takes.
+func TestSelectTerminating(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	plain := exec.Command("go", "run", ".")
+	plain.Dir = "../../testdata/selectreturn"
+	want, err := plain.Output()
+	if err != nil {
+		t.Fatalf("go run: %v", err)
+	}
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			dir := copyModule(t, "../../testdata/selectreturn")
+			if code, out, errOut := runPMM(t, dir, "instrument", "-mode", mode, "./...", "questions.pmm"); code != exitOK {
+				t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+			}
+			code, out, errOut := runPMM(t, dir, "run", ".")
+			if code != exitOK {
+				t.Fatalf("pmm run: exit %d\n%s%s", code, out, errOut)
+			}
+			if !strings.Contains(out, string(want)) {
+				t.Errorf("the instrumented program printed\n%s\nthe plain one\n%s", out, want)
+			}
+			db := openDB(t, dir)
+			defer db.Close()
+			if got := queryStrings(t, db, "SELECT group_concat(f || ':' || n || '=' || count, ',') FROM (SELECT * FROM case_counts ORDER BY f, n)"); got[0] != "main.Recv:1=1,main.Send:0=1" {
+				t.Errorf("case-counts: %s, want main.Recv:1=1,main.Send:0=1", got[0])
+			}
+			if got := queryStrings(t, db, "SELECT group_concat(f || '=' || v, ',') FROM (SELECT DISTINCT f, v FROM results ORDER BY f)"); got[0] != "main.Forever=2,main.Recv=-1,main.Send=1" {
+				t.Errorf("results: %s, want main.Forever=2,main.Recv=-1,main.Send=1", got[0])
+			}
+		})
+	}
 }

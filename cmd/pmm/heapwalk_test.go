@@ -119,3 +119,52 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// TestHeapWalkOnlyWhereAsked runs testdata/walkrace, under the race
+// detector, in every mode: its question walks a store and reads its
+// map's length at Len only, where the program reads them race-free;
+// writer and reader, on goroutines nothing orders, have the store in
+// scope too. The modes without static approximation record every
+// function's executions, and pmm evaluated the question's expressions
+// at all of them: a data race on the map that the program does not
+// have. Now a site static approximation rules out evaluates none of
+// them.
+func TestHeapWalkOnlyWhereAsked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	t.Setenv("GOFLAGS", "-race")
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			dir := copyModule(t, "../../testdata/walkrace")
+			if code, out, errOut := runPMM(t, dir, "instrument", "-mode", mode, "./...", "questions.pmm"); code != exitOK {
+				t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+			}
+			code, out, errOut := runPMM(t, dir, "run", ".")
+			if strings.Contains(errOut, "DATA RACE") {
+				t.Fatalf("the race detector reports a race:\n%s", errOut)
+			}
+			if code != exitOK {
+				t.Fatalf("pmm run: exit %d\n%s%s", code, out, errOut)
+			}
+			db := openDB(t, dir)
+			defer db.Close()
+			// 3 keys; the store, its map, and the one string literal
+			// its three values share.
+			if got := queryStrings(t, db, "SELECT n || ' ' || o FROM at_len"); len(got) != 1 || got[0] != "3 3" {
+				t.Errorf("at-len: %v, want [3 3]", got)
+			}
+			if got := queryStrings(t, db, "SELECT coalesce(group_concat(reason, '; '), 'none') FROM pmm_incomplete"); got[0] != "none" {
+				t.Errorf("incomplete: %s", got[0])
+			}
+			// Whether the race detector sees the race depends on the
+			// order of pmm's records; what was evaluated does not: one
+			// walk and one length, Len's, and none at writer or reader.
+			for _, table := range []string{"at_len__reachable_objects", "at_len__data_condition"} {
+				if got := queryStrings(t, db, "SELECT count(*) FROM "+table); got[0] != "1" {
+					t.Errorf("%s: %s rows, want 1 (Len's)", table, got[0])
+				}
+			}
+		})
+	}
+}

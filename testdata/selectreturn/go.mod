@@ -1,0 +1,3 @@
+module example.com/selectreturn
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/walkrace
+
+go 1.22
