@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -88,7 +89,7 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 			return err
 		}
 		calleeParam = "recv " + rt
-		if target, dispatchDecl, err = sg.dispatch(rt); err != nil {
+		if target, dispatchDecl, err = sg.dispatch(sel, info.TypeOf(sel.X), rt); err != nil {
 			return err
 		}
 	default:
@@ -427,64 +428,356 @@ func (sg *siteGen) instantiation(fun ast.Expr) string {
 	return "[" + strings.Join(args, ", ") + "]"
 }
 
-// dispatch returns the expression that tells which target a call through
-// an interface of type iface runs, by the receiver's dynamic type, and
-// the declaration of the function it calls: a type switch in a function
-// whose only local name is generated, so that the receiver types' names
-// are not shadowed by those of the helpers (recv, s, f, ...).
-func (sg *siteGen) dispatch(iface string) (string, string, error) {
+// dispatch returns the expression that tells which target a call of the
+// method sel.Sel through an interface of type iface (written ifaceName)
+// runs, by the receiver's dynamic type, and the declaration of the
+// function it calls: a type switch in a function whose only local name
+// is generated, so that the receiver types' names are not shadowed by
+// those of the helpers (recv, s, f, ...). Its cases are the dynamic
+// types whose method sets select a target: the target's receiver type,
+// and every type that promotes the method from an embedded field
+// (dispatchTypes).
+func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type, ifaceName string) (string, string, error) {
+	dts, err := sg.dispatchTypes(sel, iface)
+	if err != nil {
+		return "", "", err
+	}
 	x := sg.p + "x"
 	var b strings.Builder
-	fmt.Fprintf(&b, "func %s%s(%s %s) int {\n\tswitch %s.(type) {", sg.name("target"), sg.tparam, x, iface, x)
-	for i, t := range sg.s.Targets {
-		recvType, pointer, err := sg.receiverType(t.Function)
-		if err != nil {
-			return "", "", err
+	fmt.Fprintf(&b, "func %s%s(%s %s) int {\n\tswitch %s.(type) {", sg.name("target"), sg.tparam, x, ifaceName, x)
+	for i := range sg.s.Targets {
+		var cases []string
+		for _, dt := range dts {
+			if dt.target != i {
+				continue
+			}
+			ts, err := sg.typeName(dt.t)
+			if err != nil {
+				return "", "", err
+			}
+			cases = append(cases, ts)
 		}
-		cases := "*" + recvType
-		if !pointer {
-			cases = recvType + ", *" + recvType
+		if len(cases) > 0 {
+			fmt.Fprintf(&b, "\n\tcase %s:\n\t\treturn %d", strings.Join(cases, ", "), i+1)
 		}
-		fmt.Fprintf(&b, "\n\tcase %s:\n\t\treturn %d", cases, i+1)
 	}
 	b.WriteString("\n\t}\n\treturn 0\n}")
 	return sg.name("target") + sg.targs + "(recv)", b.String(), nil
 }
 
-// receiverType finds the named receiver type of a method by its runtime
-// name (pkg.T.M or pkg.(*T).M) and writes it for the site's package.
-func (sg *siteGen) receiverType(name string) (string, bool, error) {
+// A dispatchType is a dynamic type of an interface call's receiver that
+// runs the site's target (by index in Targets).
+type dispatchType struct {
+	t      types.Type
+	target int
+}
+
+// dispatchTypes returns the dynamic types an interface call of sel.Sel
+// through iface runs one of the site's targets for: of the named types
+// of the loaded packages and the targets' receiver types, each T and
+// *T that implements iface and whose method set selects a target,
+// declared or promoted from an embedded field (Rect embedding Base runs
+// Base.Name). A type whose method the site cannot tell by a type switch
+// is an error, so that the site is left out and the answers say so: a
+// generic type (a case names one instantiation), a type declared in a
+// function, or one that forwards the method to an embedded interface.
+func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dispatchType, error) {
+	it, ok := iface.Underlying().(*types.Interface)
+	if !ok {
+		return nil, fmt.Errorf("the receiver of %s is not an interface", sel.Sel.Name)
+	}
+	targets := map[string]int{}
+	for i, t := range sg.s.Targets {
+		targets[strings.ReplaceAll(t.Function, "[...]", "")] = i
+	}
+	var mpkg *types.Package
+	if s, ok := sg.fi.pkg.TypesInfo.Selections[sel]; ok {
+		mpkg = s.Obj().Pkg()
+	}
+	// The candidates: every type name of the loaded packages, and the
+	// targets' receiver types (a target outside the module).
+	var names []*types.TypeName
+	seen := map[*types.TypeName]bool{}
+	add := func(tn *types.TypeName) {
+		if tn != nil && !tn.IsAlias() && !seen[tn] {
+			seen[tn] = true
+			names = append(names, tn)
+		}
+	}
+	pkgs := map[*types.Package]bool{}
+	var paths []string
+	for path := range sg.g.files {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		fi := sg.g.files[path]
+		if fi.pkg.Types == nil || pkgs[fi.pkg.Types] || fi.pkg.TypesInfo == nil {
+			continue
+		}
+		pkgs[fi.pkg.Types] = true
+		defs := make([]*types.TypeName, 0)
+		for _, obj := range fi.pkg.TypesInfo.Defs {
+			if tn, ok := obj.(*types.TypeName); ok {
+				defs = append(defs, tn)
+			}
+		}
+		sort.Slice(defs, func(i, j int) bool { return defs[i].Pos() < defs[j].Pos() })
+		for _, tn := range defs {
+			add(tn)
+		}
+	}
+	// The package-level types of the packages loaded without their
+	// syntax (dependencies), and the targets' receiver types.
+	var visit func(p *types.Package)
+	visit = func(p *types.Package) {
+		if p == nil || pkgs[p] {
+			return
+		}
+		pkgs[p] = true
+		for _, name := range p.Scope().Names() {
+			if tn, ok := p.Scope().Lookup(name).(*types.TypeName); ok {
+				add(tn)
+			}
+		}
+		for _, q := range p.Imports() {
+			visit(q)
+		}
+	}
+	for _, path := range paths {
+		if sg.g.files[path].pkg.Types == nil {
+			continue
+		}
+		for _, q := range sg.g.files[path].pkg.Types.Imports() {
+			visit(q)
+		}
+	}
+	for _, t := range sg.s.Targets {
+		if tn, err := sg.receiverTypeName(t.Function); err == nil {
+			add(tn)
+		}
+	}
+	var out []dispatchType
+	for _, tn := range names {
+		named, ok := tn.Type().(*types.Named)
+		if !ok || types.IsInterface(named) {
+			continue
+		}
+		for _, dt := range []types.Type{named, types.NewPointer(named)} {
+			if !types.Implements(dt, it) {
+				continue
+			}
+			obj, _, _ := types.LookupFieldOrMethod(dt, false, mpkg, sel.Sel.Name)
+			fn, ok := obj.(*types.Func)
+			if !ok {
+				continue
+			}
+			recv := fn.Type().(*types.Signature).Recv()
+			if recv != nil && types.IsInterface(recv.Type()) {
+				return nil, fmt.Errorf("the dynamic type %s forwards %s to an embedded interface, and the site cannot tell which method runs", dt, sel.Sel.Name)
+			}
+			i, ok := targets[methodRuntimeName(fn)]
+			if !ok {
+				continue
+			}
+			if tn.Parent() != tn.Pkg().Scope() {
+				return nil, fmt.Errorf("the dynamic type %s, which runs %s, is declared in a function, and the site cannot name it", dt, sg.s.Targets[i].Function)
+			}
+			if named.TypeParams().Len() == 0 {
+				out = append(out, dispatchType{dt, i})
+				continue
+			}
+			// A generic type: a case for each of its instantiations,
+			// when the sources write them all with types as arguments.
+			insts, err := sg.instantiations(named)
+			if err != nil {
+				return nil, fmt.Errorf("the dynamic type %s, which runs %s, is generic, and %v", dt, sg.s.Targets[i].Function, err)
+			}
+			for _, inst := range insts {
+				var d types.Type = inst
+				if _, ok := dt.(*types.Pointer); ok {
+					d = types.NewPointer(inst)
+				}
+				out = append(out, dispatchType{d, i})
+			}
+		}
+	}
+	return out, nil
+}
+
+// instantiations returns the instantiations of the generic type named
+// that the loaded packages write (Box[int], Box[string]), or an error
+// when one of them has a type parameter as argument (Box[U] in a generic
+// function F[U]): the type arguments it runs with are not in the
+// sources, so no type switch can list them. The instantiation by the
+// type's own parameters, as in its methods' receivers, is the type
+// itself, not one of them.
+func (sg *siteGen) instantiations(named *types.Named) ([]*types.Named, error) {
+	var out []*types.Named
+	seen := map[*types.Package]bool{}
+	var paths []string
+	for path := range sg.g.files {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		info := sg.g.files[path].pkg
+		if info.Types == nil || seen[info.Types] {
+			continue
+		}
+		seen[info.Types] = true
+		var ids []*ast.Ident
+		for id := range info.TypesInfo.Instances {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i].Pos() < ids[j].Pos() })
+		for _, id := range ids {
+			inst, ok := info.TypesInfo.Instances[id].Type.(*types.Named)
+			if !ok || inst.Origin() != named.Origin() {
+				continue
+			}
+			if ownParams(inst) {
+				continue
+			}
+			for i := 0; i < inst.TypeArgs().Len(); i++ {
+				if hasTypeParam(inst.TypeArgs().At(i)) {
+					return nil, fmt.Errorf("%s is instantiated with a type parameter at %s, so a type switch cannot tell its instantiations", inst, info.Fset.Position(id.Pos()))
+				}
+			}
+			if !slices.ContainsFunc(out, func(o *types.Named) bool { return types.Identical(o, inst) }) {
+				out = append(out, inst)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ownParams says whether a generic type is instantiated with its own
+// type parameters, in order (the receiver of one of its methods).
+func ownParams(inst *types.Named) bool {
+	tps := inst.Origin().TypeParams()
+	if inst.TypeArgs().Len() != tps.Len() {
+		return false
+	}
+	for i := 0; i < tps.Len(); i++ {
+		tp, ok := inst.TypeArgs().At(i).(*types.TypeParam)
+		if !ok || tp.Obj().Name() != tps.At(i).Obj().Name() || tp.Obj().Pkg() != tps.At(i).Obj().Pkg() {
+			return false
+		}
+	}
+	return true
+}
+
+// hasTypeParam says whether t mentions a type parameter.
+func hasTypeParam(t types.Type) bool {
+	found := false
+	var visit func(t types.Type)
+	seen := map[types.Type]bool{}
+	visit = func(t types.Type) {
+		if found || seen[t] {
+			return
+		}
+		seen[t] = true
+		switch t := t.(type) {
+		case *types.TypeParam:
+			found = true
+		case *types.Pointer:
+			visit(t.Elem())
+		case *types.Slice:
+			visit(t.Elem())
+		case *types.Array:
+			visit(t.Elem())
+		case *types.Map:
+			visit(t.Key())
+			visit(t.Elem())
+		case *types.Chan:
+			visit(t.Elem())
+		case *types.Named:
+			for i := 0; i < t.TypeArgs().Len(); i++ {
+				visit(t.TypeArgs().At(i))
+			}
+		case *types.Alias:
+			visit(types.Unalias(t))
+		case *types.Signature:
+			for i := 0; i < t.Params().Len(); i++ {
+				visit(t.Params().At(i).Type())
+			}
+			for i := 0; i < t.Results().Len(); i++ {
+				visit(t.Results().At(i).Type())
+			}
+		case *types.Struct:
+			for i := 0; i < t.NumFields(); i++ {
+				visit(t.Field(i).Type())
+			}
+		case *types.Interface:
+			for i := 0; i < t.NumMethods(); i++ {
+				visit(t.Method(i).Type())
+			}
+		}
+	}
+	visit(t)
+	return found
+}
+
+// methodRuntimeName returns the name the runtime gives a declared
+// method, pkg.T.M or pkg.(*T).M, without the type arguments of a
+// generic receiver.
+func methodRuntimeName(fn *types.Func) string {
+	fn = fn.Origin()
+	recv := fn.Type().(*types.Signature).Recv()
+	if recv == nil || fn.Pkg() == nil {
+		return fn.FullName()
+	}
+	t, pointer := recv.Type(), false
+	if p, ok := t.(*types.Pointer); ok {
+		t, pointer = p.Elem(), true
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return fn.FullName()
+	}
+	pkg := fn.Pkg().Path()
+	if fn.Pkg().Name() == "main" {
+		pkg = "main"
+	}
+	if pointer {
+		return pkg + ".(*" + named.Obj().Name() + ")." + fn.Name()
+	}
+	return pkg + "." + named.Obj().Name() + "." + fn.Name()
+}
+
+// receiverTypeName finds the named receiver type of a method by its
+// runtime name (pkg.T.M or pkg.(*T).M).
+func (sg *siteGen) receiverTypeName(name string) (*types.TypeName, error) {
 	i := strings.LastIndex(name, ".")
 	if i < 0 {
-		return "", false, fmt.Errorf("%s is not a method", name)
+		return nil, fmt.Errorf("%s is not a method", name)
 	}
 	rest := name[:i]
-	pointer := strings.HasSuffix(rest, ")")
 	var pkgPath, typeName string
-	if pointer {
+	if strings.HasSuffix(rest, ")") {
 		j := strings.LastIndex(rest, ".(*")
 		if j < 0 {
-			return "", false, fmt.Errorf("%s is not a method", name)
+			return nil, fmt.Errorf("%s is not a method", name)
 		}
 		pkgPath, typeName = rest[:j], strings.TrimSuffix(rest[j+3:], ")")
 	} else {
 		j := strings.LastIndex(rest, ".")
 		if j < 0 {
-			return "", false, fmt.Errorf("%s is not a method", name)
+			return nil, fmt.Errorf("%s is not a method", name)
 		}
 		pkgPath, typeName = rest[:j], rest[j+1:]
 	}
 	typeName = strings.TrimSuffix(typeName, "[...]")
 	pkg := sg.g.findPackage(pkgPath, sg.self)
 	if pkg == nil {
-		return "", false, fmt.Errorf("the package of %s is not loaded", name)
+		return nil, fmt.Errorf("the package of %s is not loaded", name)
 	}
-	obj := pkg.Scope().Lookup(typeName)
-	if obj == nil {
-		return "", false, fmt.Errorf("no type %s in %s", typeName, pkgPath)
+	tn, ok := pkg.Scope().Lookup(typeName).(*types.TypeName)
+	if !ok {
+		return nil, fmt.Errorf("no type %s in %s", typeName, pkgPath)
 	}
-	ts, err := sg.typeName(obj.Type())
-	return ts, pointer, err
+	return tn, nil
 }
 
 // findPackage finds a package by path among those self imports,

@@ -1,0 +1,55 @@
+// A program whose interface calls run methods promoted from embedded
+// fields and methods of generic types, and that calls a generic function
+// of another package: each count it prints as "want NAME VALUE" is what
+// pmm must answer, in every mode.
+package main
+
+import (
+	"fmt"
+
+	"example.com/promoted/gen"
+	"example.com/promoted/shapes"
+)
+
+func names(ns []shapes.Namer) int {
+	n := 0
+	for _, x := range ns {
+		if x.Name() != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func main() {
+	base, box, own := 0, 0, 0
+	ns := []shapes.Namer{
+		shapes.Rect{W: 1}, &shapes.Rect{W: 2}, // promoted from Base
+		&shapes.Square{Base: &shapes.Base{}}, // promoted from *Base
+		shapes.Base{},                        // declared
+		&shapes.Box[int]{V: 1}, &shapes.Box[string]{V: "a"},
+		shapes.Own{},
+	}
+	for _, x := range ns {
+		switch x.(type) {
+		case *shapes.Box[int], *shapes.Box[string]:
+			box++
+		case shapes.Own:
+			own++
+		default:
+			base++
+		}
+	}
+	names(ns)
+	names(ns[:3])
+	base += 3 // the second names: the two Rects and the Square
+	m := 0
+	for i := range 4 {
+		m = gen.Max(m, i)
+	}
+	fmt.Println(gen.Max("a", "b"), m)
+	fmt.Println("want base_name", base)
+	fmt.Println("want box_name", box)
+	fmt.Println("want own_name", own)
+	fmt.Println("want max_count", 5)
+}
