@@ -89,7 +89,7 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 			return err
 		}
 		calleeParam = "recv " + rt
-		if target, dispatchDecl, err = sg.dispatch(sel, info.TypeOf(sel.X), rt); err != nil {
+		if target, dispatchDecl, err = sg.dispatch(sel, info.TypeOf(sel.X)); err != nil {
 			return err
 		}
 	default:
@@ -437,14 +437,19 @@ func (sg *siteGen) instantiation(fun ast.Expr) string {
 // types whose method sets select a target: the target's receiver type,
 // and every type that promotes the method from an embedded field
 // (dispatchTypes).
-func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type, ifaceName string) (string, string, error) {
+func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type) (string, string, error) {
 	dts, err := sg.dispatchTypes(sel, iface)
 	if err != nil {
 		return "", "", err
 	}
-	x := sg.p + "x"
+	x, v, test := sg.p+"x", sg.p+"v", sg.name("target")+sg.targs
 	var b strings.Builder
-	fmt.Fprintf(&b, "func %s%s(%s %s) int {\n\tswitch %s.(type) {", sg.name("target"), sg.tparam, x, ifaceName, x)
+	forwards := slices.ContainsFunc(dts, func(dt dispatchType) bool { return dt.target < 0 })
+	if forwards {
+		fmt.Fprintf(&b, "func %s%s(%s interface{}) int {\n\tswitch %s := %s.(type) {", sg.name("target"), sg.tparam, x, v, x)
+	} else {
+		fmt.Fprintf(&b, "func %s%s(%s interface{}) int {\n\tswitch %s.(type) {", sg.name("target"), sg.tparam, x, x)
+	}
 	for i := range sg.s.Targets {
 		var cases []string
 		for _, dt := range dts {
@@ -461,15 +466,45 @@ func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type, ifaceName s
 			fmt.Fprintf(&b, "\n\tcase %s:\n\t\treturn %d", strings.Join(cases, ", "), i+1)
 		}
 	}
+	// A type that forwards the method to an embedded interface runs
+	// what the embedded value's dynamic type runs: the test of that
+	// value, unless a nil pointer on the way makes the call panic.
+	for _, dt := range dts {
+		if dt.target >= 0 {
+			continue
+		}
+		ts, err := sg.typeName(dt.t)
+		if err != nil {
+			return "", "", err
+		}
+		fmt.Fprintf(&b, "\n\tcase %s:", ts)
+		expr := v
+		for _, step := range dt.path {
+			if step.nilable {
+				fmt.Fprintf(&b, "\n\t\tif %s == nil {\n\t\t\treturn 0\n\t\t}", expr)
+			}
+			expr += "." + step.field
+		}
+		fmt.Fprintf(&b, "\n\t\treturn %s(%s)", test, expr)
+	}
 	b.WriteString("\n\t}\n\treturn 0\n}")
-	return sg.name("target") + sg.targs + "(recv)", b.String(), nil
+	return test + "(recv)", b.String(), nil
 }
 
 // A dispatchType is a dynamic type of an interface call's receiver that
 // runs the site's target (by index in Targets).
 type dispatchType struct {
 	t      types.Type
-	target int
+	target int // -1: the type forwards the method to an embedded interface
+	path   []fieldStep
+}
+
+// A fieldStep is an embedded field on the way from a dynamic type to the
+// interface it embeds: its name, and whether the value it is selected
+// from is a pointer (nil makes the call panic, and runs no target).
+type fieldStep struct {
+	field   string
+	nilable bool
 }
 
 // dispatchTypes returns the dynamic types an interface call of sel.Sel
@@ -494,6 +529,12 @@ func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dis
 	if s, ok := sg.fi.pkg.TypesInfo.Selections[sel]; ok {
 		mpkg = s.Obj().Pkg()
 	}
+	obj, _, _ := types.LookupFieldOrMethod(it, false, mpkg, sel.Sel.Name)
+	im, ok := obj.(*types.Func)
+	if !ok {
+		return nil, fmt.Errorf("the interface has no method %s", sel.Sel.Name)
+	}
+	var err error
 	// The candidates: every type name of the loaded packages, and the
 	// targets' receiver types (a target outside the module).
 	var names []*types.TypeName
@@ -564,45 +605,110 @@ func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dis
 			continue
 		}
 		for _, dt := range []types.Type{named, types.NewPointer(named)} {
-			if !types.Implements(dt, it) {
-				continue
-			}
-			obj, _, _ := types.LookupFieldOrMethod(dt, false, mpkg, sel.Sel.Name)
+			// Every type whose method of that name may run: one that
+			// implements the interface, or an interface a type
+			// forwarding to it embeds (the test takes an interface{}).
+			obj, index, _ := types.LookupFieldOrMethod(dt, false, mpkg, sel.Sel.Name)
 			fn, ok := obj.(*types.Func)
-			if !ok {
+			if !ok || !types.Identical(withoutRecv(fn.Type()), withoutRecv(im.Type())) {
 				continue
 			}
+			i := -1
+			var path []fieldStep
 			recv := fn.Type().(*types.Signature).Recv()
 			if recv != nil && types.IsInterface(recv.Type()) {
-				return nil, fmt.Errorf("the dynamic type %s forwards %s to an embedded interface, and the site cannot tell which method runs", dt, sel.Sel.Name)
-			}
-			i, ok := targets[methodRuntimeName(fn)]
-			if !ok {
+				// The method of an embedded interface: it runs the
+				// method of the embedded value's dynamic type, when
+				// that may be a target.
+				if _, ok := sg.forwardsTo(recv.Type()); !ok {
+					continue
+				}
+				if path, err = sg.embeddedPath(dt, index); err != nil {
+					return nil, fmt.Errorf("the dynamic type %s forwards %s to an embedded interface, and %v", dt, sel.Sel.Name, err)
+				}
+			} else if i, ok = targets[methodRuntimeName(fn)]; !ok {
 				continue
 			}
+			runs := "a target"
+			if i >= 0 {
+				runs = sg.s.Targets[i].Function
+			}
 			if tn.Parent() != tn.Pkg().Scope() {
-				return nil, fmt.Errorf("the dynamic type %s, which runs %s, is declared in a function, and the site cannot name it", dt, sg.s.Targets[i].Function)
+				return nil, fmt.Errorf("the dynamic type %s, which runs %s, is declared in a function, and the site cannot name it", dt, runs)
 			}
 			if named.TypeParams().Len() == 0 {
-				out = append(out, dispatchType{dt, i})
+				out = append(out, dispatchType{dt, i, path})
 				continue
 			}
 			// A generic type: a case for each of its instantiations,
 			// when the sources write them all with types as arguments.
 			insts, err := sg.instantiations(named)
 			if err != nil {
-				return nil, fmt.Errorf("the dynamic type %s, which runs %s, is generic, and %v", dt, sg.s.Targets[i].Function, err)
+				return nil, fmt.Errorf("the dynamic type %s, which runs %s, is generic, and %v", dt, runs, err)
 			}
 			for _, inst := range insts {
 				var d types.Type = inst
 				if _, ok := dt.(*types.Pointer); ok {
 					d = types.NewPointer(inst)
 				}
-				out = append(out, dispatchType{d, i})
+				out = append(out, dispatchType{d, i, path})
 			}
 		}
 	}
 	return out, nil
+}
+
+// withoutRecv is a method's signature without its receiver.
+func withoutRecv(t types.Type) types.Type {
+	sig := t.(*types.Signature)
+	return types.NewSignatureType(nil, nil, nil, sig.Params(), sig.Results(), sig.Variadic())
+}
+
+// embeddedPath returns the embedded fields that lead from the type t to
+// the interface that declares the method at index (LookupFieldOrMethod's
+// path), each accessible from the site's package.
+func (sg *siteGen) embeddedPath(t types.Type, index []int) ([]fieldStep, error) {
+	var path []fieldStep
+	for _, i := range index[:len(index)-1] {
+		nilable := false
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t, nilable = p.Elem(), true
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			return nil, fmt.Errorf("the path to it is not through fields")
+		}
+		f := st.Field(i)
+		if !f.Exported() && !samePackage(f.Pkg(), sg.self) {
+			return nil, fmt.Errorf("its field %s is not exported", f.Name())
+		}
+		path = append(path, fieldStep{f.Name(), nilable})
+		t = f.Type()
+	}
+	return path, nil
+}
+
+// forwardsTo returns a target of the site whose receiver type (T or *T)
+// implements the embedded interface iface, so that a value embedding
+// iface may run it.
+func (sg *siteGen) forwardsTo(iface types.Type) (string, bool) {
+	it, ok := iface.Underlying().(*types.Interface)
+	if !ok {
+		return "", false
+	}
+	for _, t := range sg.s.Targets {
+		tn, err := sg.receiverTypeName(t.Function)
+		if err != nil {
+			return t.Function, true // not known: it may
+		}
+		if n, ok := tn.Type().(*types.Named); ok && n.TypeParams().Len() > 0 {
+			return t.Function, true // an instantiation may
+		}
+		if types.Implements(tn.Type(), it) || types.Implements(types.NewPointer(tn.Type()), it) {
+			return t.Function, true
+		}
+	}
+	return "", false
 }
 
 // instantiations returns the instantiations of the generic type named

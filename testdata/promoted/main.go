@@ -21,6 +21,9 @@ func names(ns []shapes.Namer) int {
 	return n
 }
 
+// wrapped calls Name of a value that forwards it to an embedded Namer.
+func wrapped(n shapes.Namer) string { return n.Name() }
+
 func main() {
 	base, box, own := 0, 0, 0
 	ns := []shapes.Namer{
@@ -29,6 +32,7 @@ func main() {
 		shapes.Base{},                        // declared
 		&shapes.Box[int]{V: 1}, &shapes.Box[string]{V: "a"},
 		shapes.Own{},
+		shapes.Tagged{Labeler: shapes.Plain{}}, // runs Plain.Name
 	}
 	for _, x := range ns {
 		switch x.(type) {
@@ -36,6 +40,7 @@ func main() {
 			box++
 		case shapes.Own:
 			own++
+		case shapes.Tagged:
 		default:
 			base++
 		}
@@ -43,6 +48,7 @@ func main() {
 	names(ns)
 	names(ns[:3])
 	base += 3 // the second names: the two Rects and the Square
+	wrapped(shapes.Wrapped{Namer: shapes.Own{}})
 	m := 0
 	for i := range 4 {
 		m = gen.Max(m, i)
@@ -51,5 +57,7 @@ func main() {
 	fmt.Println("want base_name", base)
 	fmt.Println("want box_name", box)
 	fmt.Println("want own_name", own)
+	fmt.Println("want plain_name", 1)  // the Tagged, through its Labeler
+	fmt.Println("want wrapped_own", 1) // the Wrapped, through its Namer
 	fmt.Println("want max_count", 5)
 }

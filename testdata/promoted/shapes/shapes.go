@@ -35,3 +35,27 @@ type Own struct{}
 
 // Name of Own.
 func (Own) Name() string { return "own" }
+
+// Labeler has a Name that no type declaring a Name implements (none has
+// Label): a Tagged, which embeds it, runs none of them.
+type Labeler interface {
+	Name() string
+	Label() string
+}
+
+// Tagged implements Namer by its embedded Labeler.
+type Tagged struct{ Labeler }
+
+// Plain is a Labeler.
+type Plain struct{}
+
+// Name of Plain.
+func (Plain) Name() string { return "plain" }
+
+// Label of Plain.
+func (Plain) Label() string { return "label" }
+
+// Wrapped forwards Name to the Namer it embeds, whose dynamic type may
+// be any of them: a call through Namer cannot tell by Wrapped which one
+// runs.
+type Wrapped struct{ Namer }
