@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -453,7 +454,7 @@ func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type) (string, st
 	for i := range sg.s.Targets {
 		var cases []string
 		for _, dt := range dts {
-			if dt.target != i {
+			if dt.target != i || dt.generic != nil {
 				continue
 			}
 			ts, err := sg.typeName(dt.t)
@@ -487,7 +488,18 @@ func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type) (string, st
 		}
 		fmt.Fprintf(&b, "\n\t\treturn %s(%s)", test, expr)
 	}
-	b.WriteString("\n\t}\n\treturn 0\n}")
+	b.WriteString("\n\t}")
+	for _, dt := range dts {
+		if dt.generic == nil {
+			continue
+		}
+		path := dt.generic.Pkg().Path()
+		if dt.generic.Pkg().Name() == "main" {
+			path = "main"
+		}
+		fmt.Fprintf(&b, "\n\tif %s.Generic(%s, %s, %s, %t) {\n\t\treturn %d\n\t}", sg.pc.Imports[sg.g.rtPath], x, strconv.Quote(path), strconv.Quote(dt.generic.Name()), dt.pointer, dt.target+1)
+	}
+	b.WriteString("\n\treturn 0\n}")
 	return test + "(recv)", b.String(), nil
 }
 
@@ -497,6 +509,10 @@ type dispatchType struct {
 	t      types.Type
 	target int // -1: the type forwards the method to an embedded interface
 	path   []fieldStep
+	// generic is a generic type whose instantiations the sources do not
+	// all write, told by its name at run time; pointer: *T.
+	generic *types.TypeName
+	pointer bool
 }
 
 // A fieldStep is an embedded field on the way from a dynamic type to the
@@ -637,12 +653,18 @@ func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dis
 				return nil, fmt.Errorf("the dynamic type %s, which runs %s, is declared in a function, and the site cannot name it", dt, runs)
 			}
 			if named.TypeParams().Len() == 0 {
-				out = append(out, dispatchType{dt, i, path})
+				out = append(out, dispatchType{t: dt, target: i, path: path})
 				continue
 			}
 			// A generic type: a case for each of its instantiations,
 			// when the sources write them all with types as arguments.
 			insts, err := sg.instantiations(named)
+			if err != nil && i >= 0 {
+				// Told at run time by its name (pmmrt.Generic).
+				_, pointer := dt.(*types.Pointer)
+				out = append(out, dispatchType{t: dt, target: i, generic: tn, pointer: pointer})
+				continue
+			}
 			if err != nil {
 				return nil, fmt.Errorf("the dynamic type %s, which runs %s, is generic, and %v", dt, runs, err)
 			}
@@ -651,7 +673,7 @@ func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dis
 				if _, ok := dt.(*types.Pointer); ok {
 					d = types.NewPointer(inst)
 				}
-				out = append(out, dispatchType{d, i, path})
+				out = append(out, dispatchType{t: d, target: i, path: path})
 			}
 		}
 	}
@@ -747,7 +769,11 @@ func (sg *siteGen) instantiations(named *types.Named) ([]*types.Named, error) {
 			}
 			for i := 0; i < inst.TypeArgs().Len(); i++ {
 				if hasTypeParam(inst.TypeArgs().At(i)) {
-					return nil, fmt.Errorf("%s is instantiated with a type parameter at %s, so a type switch cannot tell its instantiations", inst, info.Fset.Position(id.Pos()))
+					pos := info.Fset.Position(id.Pos())
+					if rel, err := filepath.Rel(sg.g.root, pos.Filename); err == nil {
+						pos.Filename = rel
+					}
+					return nil, fmt.Errorf("%s is instantiated with a type parameter at %s, so a type switch cannot tell its instantiations", inst, pos)
 				}
 			}
 			if !slices.ContainsFunc(out, func(o *types.Named) bool { return types.Identical(o, inst) }) {
@@ -759,19 +785,27 @@ func (sg *siteGen) instantiations(named *types.Named) ([]*types.Named, error) {
 }
 
 // ownParams says whether a generic type is instantiated with its own
-// type parameters, in order (the receiver of one of its methods).
+// type parameters, in order: those it declares, or those of the
+// receiver of one of its methods (which range over its instantiations).
 func ownParams(inst *types.Named) bool {
-	tps := inst.Origin().TypeParams()
-	if inst.TypeArgs().Len() != tps.Len() {
-		return false
+	origin := inst.Origin()
+	lists := []*types.TypeParamList{origin.TypeParams()}
+	for i := 0; i < origin.NumMethods(); i++ {
+		lists = append(lists, origin.Method(i).Type().(*types.Signature).RecvTypeParams())
 	}
-	for i := 0; i < tps.Len(); i++ {
-		tp, ok := inst.TypeArgs().At(i).(*types.TypeParam)
-		if !ok || tp.Obj().Name() != tps.At(i).Obj().Name() || tp.Obj().Pkg() != tps.At(i).Obj().Pkg() {
-			return false
+	for _, tps := range lists {
+		if tps == nil || inst.TypeArgs().Len() != tps.Len() {
+			continue
+		}
+		same := true
+		for i := 0; i < tps.Len(); i++ {
+			same = same && inst.TypeArgs().At(i) == types.Type(tps.At(i))
+		}
+		if same {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // hasTypeParam says whether t mentions a type parameter.

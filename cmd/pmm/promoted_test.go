@@ -5,7 +5,8 @@ import "testing"
 // TestPromotedDispatch builds and runs testdata/promoted in every mode:
 // an interface call whose dynamic types run methods promoted from
 // embedded fields (Rect and *Square run Base.Name) and methods of
-// generic types (Box[int], Box[string]), or forwarded to the dynamic
+// generic types (Box[int], Box[string]; Cell[T], made in a generic
+// function only, told by its name at run time), or forwarded to the dynamic
 // type of an embedded interface (Tagged, Wrapped), must record each
 // execution of them (the type switch that tells the target named the
 // declaring type only, and did not compile for a generic one, nor for a
@@ -16,6 +17,7 @@ func TestPromotedDispatch(t *testing.T) {
 	wantInEveryMode(t, "../../testdata/promoted", map[string]string{
 		"base_name":   "SELECT count FROM name_counts WHERE f = 'example.com/promoted/shapes.Base.Name'",
 		"box_name":    "SELECT count FROM name_counts WHERE f = 'example.com/promoted/shapes.(*Box[...]).Name'",
+		"cell_name":   "SELECT count FROM name_counts WHERE f = 'example.com/promoted/shapes.Cell[...].Name'",
 		"own_name":    "SELECT count FROM name_counts WHERE f = 'example.com/promoted/shapes.Own.Name'",
 		"plain_name":  "SELECT count FROM name_counts WHERE f = 'example.com/promoted/shapes.Plain.Name'",
 		"wrapped_own": "SELECT count(*) FROM wrapped_names WHERE f = 'example.com/promoted/shapes.Own.Name'",

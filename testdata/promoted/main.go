@@ -25,7 +25,7 @@ func names(ns []shapes.Namer) int {
 func wrapped(n shapes.Namer) string { return n.Name() }
 
 func main() {
-	base, box, own := 0, 0, 0
+	base, box, own, cell := 0, 0, 0, 0
 	ns := []shapes.Namer{
 		shapes.Rect{W: 1}, &shapes.Rect{W: 2}, // promoted from Base
 		&shapes.Square{Base: &shapes.Base{}}, // promoted from *Base
@@ -33,6 +33,7 @@ func main() {
 		&shapes.Box[int]{V: 1}, &shapes.Box[string]{V: "a"},
 		shapes.Own{},
 		shapes.Tagged{Labeler: shapes.Plain{}}, // runs Plain.Name
+		shapes.NewCell(2.5), shapes.NewCell("c"),
 	}
 	for _, x := range ns {
 		switch x.(type) {
@@ -41,6 +42,8 @@ func main() {
 		case shapes.Own:
 			own++
 		case shapes.Tagged:
+		case shapes.Cell[float64], shapes.Cell[string]:
+			cell++
 		default:
 			base++
 		}
@@ -57,6 +60,7 @@ func main() {
 	fmt.Println("want base_name", base)
 	fmt.Println("want box_name", box)
 	fmt.Println("want own_name", own)
+	fmt.Println("want cell_name", cell)
 	fmt.Println("want plain_name", 1)  // the Tagged, through its Labeler
 	fmt.Println("want wrapped_own", 1) // the Wrapped, through its Namer
 	fmt.Println("want max_count", 5)

@@ -59,3 +59,13 @@ func (Plain) Label() string { return "label" }
 // be any of them: a call through Namer cannot tell by Wrapped which one
 // runs.
 type Wrapped struct{ Namer }
+
+// Cell is generic, and instantiated only in NewCell, by its type
+// parameter: its instantiations are not in the sources.
+type Cell[T any] struct{ V T }
+
+// Name of a cell.
+func (c Cell[T]) Name() string { return "cell" }
+
+// NewCell returns a Cell[T] as a Namer.
+func NewCell[T any](v T) Namer { return Cell[T]{V: v} }
