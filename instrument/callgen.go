@@ -451,6 +451,7 @@ func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type) (string, st
 	} else {
 		fmt.Fprintf(&b, "func %s%s(%s interface{}) int {\n\tswitch %s.(type) {", sg.name("target"), sg.tparam, x, x)
 	}
+	emitted := map[string]bool{} // a type once (the instantiations of two loads of a package)
 	for i := range sg.s.Targets {
 		var cases []string
 		for _, dt := range dts {
@@ -461,7 +462,10 @@ func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type) (string, st
 			if err != nil {
 				return "", "", err
 			}
-			cases = append(cases, ts)
+			if !emitted[ts] {
+				emitted[ts] = true
+				cases = append(cases, ts)
+			}
 		}
 		if len(cases) > 0 {
 			fmt.Fprintf(&b, "\n\tcase %s:\n\t\treturn %d", strings.Join(cases, ", "), i+1)
@@ -478,6 +482,10 @@ func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type) (string, st
 		if err != nil {
 			return "", "", err
 		}
+		if emitted[ts] {
+			continue
+		}
+		emitted[ts] = true
 		fmt.Fprintf(&b, "\n\tcase %s:", ts)
 		expr := v
 		for _, step := range dt.path {
@@ -493,11 +501,9 @@ func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type) (string, st
 		if dt.generic == nil {
 			continue
 		}
-		path := dt.generic.Pkg().Path()
-		if dt.generic.Pkg().Name() == "main" {
-			path = "main"
-		}
-		fmt.Fprintf(&b, "\n\tif %s.Generic(%s, %s, %s, %t) {\n\t\treturn %d\n\t}", sg.pc.Imports[sg.g.rtPath], x, strconv.Quote(path), strconv.Quote(dt.generic.Name()), dt.pointer, dt.target+1)
+		pkg := dt.generic.Pkg()
+		fmt.Fprintf(&b, "\n\tif %s.Generic(%s, %s, %s, %t, %t) {\n\t\treturn %d\n\t}", sg.pc.Imports[sg.g.rtPath], x,
+			strconv.Quote(pkg.Path()), strconv.Quote(dt.generic.Name()), pkg.Name() == "main", dt.pointer, dt.target+1)
 	}
 	b.WriteString("\n\treturn 0\n}")
 	return test + "(recv)", b.String(), nil
@@ -553,11 +559,21 @@ func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dis
 	var err error
 	// The candidates: every type name of the loaded packages, and the
 	// targets' receiver types (a target outside the module).
+	// A package loaded with its tests is loaded twice (p and p [p.test]):
+	// a type is one by its package's path and name, from the site's
+	// package first.
 	var names []*types.TypeName
-	seen := map[*types.TypeName]bool{}
+	seen := map[string]bool{}
 	add := func(tn *types.TypeName) {
-		if tn != nil && !tn.IsAlias() && !seen[tn] {
-			seen[tn] = true
+		if tn == nil || tn.IsAlias() || tn.Pkg() == nil {
+			return
+		}
+		key := tn.Pkg().Path() + "." + tn.Name()
+		if tn.Parent() != tn.Pkg().Scope() {
+			key = fmt.Sprintf("%s@%v", key, sg.fi.pkg.Fset.Position(tn.Pos()))
+		}
+		if !seen[key] {
+			seen[key] = true
 			names = append(names, tn)
 		}
 	}
@@ -567,8 +583,12 @@ func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dis
 		paths = append(paths, path)
 	}
 	sort.Strings(paths)
+	paths = slices.Insert(paths, 0, sg.fi.tf.Name())
 	for _, path := range paths {
 		fi := sg.g.files[path]
+		if path == sg.fi.tf.Name() {
+			fi = sg.fi
+		}
 		if fi.pkg.Types == nil || pkgs[fi.pkg.Types] || fi.pkg.TypesInfo == nil {
 			continue
 		}

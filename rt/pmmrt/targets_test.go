@@ -232,11 +232,11 @@ func TestGeneric(t *testing.T) {
 		{nil, false, false},
 		{3, false, false},
 	} {
-		if got := Generic(c.x, pkg, "genericBox", c.pointer); got != c.want {
+		if got := Generic(c.x, pkg, "genericBox", false, c.pointer); got != c.want {
 			t.Errorf("Generic(%T, %v) = %v, want %v", c.x, c.pointer, got, c.want)
 		}
 	}
-	if Generic(&genericBox[int]{}, "other/pkg", "genericBox", true) {
+	if Generic(&genericBox[int]{}, "other/pkg", "genericBox", false, true) {
 		t.Error("Generic matched another package's type")
 	}
 }
