@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
 	"pmm.dev/pmm/plan"
 )
@@ -557,83 +558,7 @@ func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dis
 		return nil, fmt.Errorf("the interface has no method %s", sel.Sel.Name)
 	}
 	var err error
-	// The candidates: every type name of the loaded packages, and the
-	// targets' receiver types (a target outside the module).
-	// A package loaded with its tests is loaded twice (p and p [p.test]):
-	// a type is one by its package's path and name, from the site's
-	// package first.
-	var names []*types.TypeName
-	seen := map[string]bool{}
-	add := func(tn *types.TypeName) {
-		if tn == nil || tn.IsAlias() || tn.Pkg() == nil {
-			return
-		}
-		key := tn.Pkg().Path() + "." + tn.Name()
-		if tn.Parent() != tn.Pkg().Scope() {
-			key = fmt.Sprintf("%s@%v", key, sg.fi.pkg.Fset.Position(tn.Pos()))
-		}
-		if !seen[key] {
-			seen[key] = true
-			names = append(names, tn)
-		}
-	}
-	pkgs := map[*types.Package]bool{}
-	var paths []string
-	for path := range sg.g.files {
-		paths = append(paths, path)
-	}
-	sort.Strings(paths)
-	paths = slices.Insert(paths, 0, sg.fi.tf.Name())
-	for _, path := range paths {
-		fi := sg.g.files[path]
-		if path == sg.fi.tf.Name() {
-			fi = sg.fi
-		}
-		if fi.pkg.Types == nil || pkgs[fi.pkg.Types] || fi.pkg.TypesInfo == nil {
-			continue
-		}
-		pkgs[fi.pkg.Types] = true
-		defs := make([]*types.TypeName, 0)
-		for _, obj := range fi.pkg.TypesInfo.Defs {
-			if tn, ok := obj.(*types.TypeName); ok {
-				defs = append(defs, tn)
-			}
-		}
-		sort.Slice(defs, func(i, j int) bool { return defs[i].Pos() < defs[j].Pos() })
-		for _, tn := range defs {
-			add(tn)
-		}
-	}
-	// The package-level types of the packages loaded without their
-	// syntax (dependencies), and the targets' receiver types.
-	var visit func(p *types.Package)
-	visit = func(p *types.Package) {
-		if p == nil || pkgs[p] {
-			return
-		}
-		pkgs[p] = true
-		for _, name := range p.Scope().Names() {
-			if tn, ok := p.Scope().Lookup(name).(*types.TypeName); ok {
-				add(tn)
-			}
-		}
-		for _, q := range p.Imports() {
-			visit(q)
-		}
-	}
-	for _, path := range paths {
-		if sg.g.files[path].pkg.Types == nil {
-			continue
-		}
-		for _, q := range sg.g.files[path].pkg.Types.Imports() {
-			visit(q)
-		}
-	}
-	for _, t := range sg.s.Targets {
-		if tn, err := sg.receiverTypeName(t.Function); err == nil {
-			add(tn)
-		}
-	}
+	names := sg.candidateTypes()
 	var out []dispatchType
 	for _, tn := range names {
 		named, ok := tn.Type().(*types.Named)
@@ -877,6 +802,105 @@ func hasTypeParam(t types.Type) bool {
 	}
 	visit(t)
 	return found
+}
+
+// candidateTypes returns the types that may be a dynamic type at the
+// site: every type name of the loaded packages, those declared in
+// functions included, the package-level ones of their dependencies, and
+// the site's targets' receiver types (a target outside the module).
+func (sg *siteGen) candidateTypes() []*types.TypeName {
+	names, ok := sg.g.candidates[sg.fi.pkg]
+	if !ok {
+		names = sg.loadedTypes()
+		if sg.g.candidates == nil {
+			sg.g.candidates = map[*packages.Package][]*types.TypeName{}
+		}
+		sg.g.candidates[sg.fi.pkg] = names
+	}
+	names = slices.Clone(names)
+	for _, t := range sg.s.Targets {
+		if tn, err := sg.receiverTypeName(t.Function); err == nil && !slices.Contains(names, tn) {
+			names = append(names, tn)
+		}
+	}
+	return names
+}
+
+// loadedTypes returns the type names of the loaded packages, from the
+// site's package first, those declared in functions included, and the
+// package-level ones of their dependencies.
+func (sg *siteGen) loadedTypes() []*types.TypeName {
+	// A package loaded with its tests is loaded twice (p and p [p.test]):
+	// a type is one by its package's path and name, from the site's
+	// package first.
+	var names []*types.TypeName
+	seen := map[string]bool{}
+	add := func(tn *types.TypeName) {
+		if tn == nil || tn.IsAlias() || tn.Pkg() == nil {
+			return
+		}
+		key := tn.Pkg().Path() + "." + tn.Name()
+		if tn.Parent() != tn.Pkg().Scope() {
+			key = fmt.Sprintf("%s@%v", key, sg.fi.pkg.Fset.Position(tn.Pos()))
+		}
+		if !seen[key] {
+			seen[key] = true
+			names = append(names, tn)
+		}
+	}
+	pkgs := map[*types.Package]bool{}
+	var paths []string
+	for path := range sg.g.files {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	paths = slices.Insert(paths, 0, sg.fi.tf.Name())
+	for _, path := range paths {
+		fi := sg.g.files[path]
+		if path == sg.fi.tf.Name() {
+			fi = sg.fi
+		}
+		if fi.pkg.Types == nil || pkgs[fi.pkg.Types] || fi.pkg.TypesInfo == nil {
+			continue
+		}
+		pkgs[fi.pkg.Types] = true
+		defs := make([]*types.TypeName, 0)
+		for _, obj := range fi.pkg.TypesInfo.Defs {
+			if tn, ok := obj.(*types.TypeName); ok {
+				defs = append(defs, tn)
+			}
+		}
+		sort.Slice(defs, func(i, j int) bool { return defs[i].Pos() < defs[j].Pos() })
+		for _, tn := range defs {
+			add(tn)
+		}
+	}
+	// The package-level types of the packages loaded without their
+	// syntax (dependencies), and the targets' receiver types.
+	var visit func(p *types.Package)
+	visit = func(p *types.Package) {
+		if p == nil || pkgs[p] {
+			return
+		}
+		pkgs[p] = true
+		for _, name := range p.Scope().Names() {
+			if tn, ok := p.Scope().Lookup(name).(*types.TypeName); ok {
+				add(tn)
+			}
+		}
+		for _, q := range p.Imports() {
+			visit(q)
+		}
+	}
+	for _, path := range paths {
+		if sg.g.files[path].pkg.Types == nil {
+			continue
+		}
+		for _, q := range sg.g.files[path].pkg.Types.Imports() {
+			visit(q)
+		}
+	}
+	return names
 }
 
 // methodRuntimeName returns the name the runtime gives a declared

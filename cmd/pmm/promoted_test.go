@@ -2,17 +2,18 @@ package main
 
 import "testing"
 
-// TestPromotedDispatch builds and runs testdata/promoted in every mode:
-// an interface call whose dynamic types run methods promoted from
-// embedded fields (Rect and *Square run Base.Name) and methods of
-// generic types (Box[int], Box[string]; Cell[T], made in a generic
-// function only, told by its name at run time), or forwarded to the dynamic
-// type of an embedded interface (Tagged, Wrapped), must record each
-// execution of them (the type switch that tells the target named the
-// declaring type only, and did not compile for a generic one, nor for a
-// type that does not implement the interface), and a generic function
-// whose constraint is another package's (cmp.Ordered), counted in a
-// cell, must build (its helpers imported cmp and did not use it).
+// TestPromotedDispatch builds and runs testdata/promoted in every mode.
+// An interface call must record each execution of the methods its
+// dynamic types run: promoted from embedded fields (Rect and *Square run
+// Base.Name), of generic types (Box[int], Box[string]; Cell[T], made in
+// a generic function only, told by its name at run time), or forwarded
+// to the dynamic type of an embedded interface (Tagged, Wrapped); the
+// type switch that tells the target named only the declaring types, and
+// did not compile for a generic one, nor for a type that does not
+// implement the interface. A call of a function value must record
+// Base.Name run through the wrapper of the method expression Rect.Name.
+// A generic function whose constraint is another package's (cmp.Ordered),
+// counted in a cell, must build (its helpers imported cmp, unused).
 func TestPromotedDispatch(t *testing.T) {
 	wantInEveryMode(t, "../../testdata/promoted", map[string]string{
 		"base_name":   "SELECT count FROM name_counts WHERE f = 'example.com/promoted/shapes.Base.Name'",
@@ -21,6 +22,7 @@ func TestPromotedDispatch(t *testing.T) {
 		"own_name":    "SELECT count FROM name_counts WHERE f = 'example.com/promoted/shapes.Own.Name'",
 		"plain_name":  "SELECT count FROM name_counts WHERE f = 'example.com/promoted/shapes.Plain.Name'",
 		"wrapped_own": "SELECT count(*) FROM wrapped_names WHERE f = 'example.com/promoted/shapes.Own.Name'",
+		"call_base":   "SELECT count FROM call_counts WHERE f = 'example.com/promoted/shapes.Base.Name'",
 		"max_count":   "SELECT count FROM max_count",
 	})
 }

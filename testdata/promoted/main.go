@@ -24,6 +24,10 @@ func names(ns []shapes.Namer) int {
 // wrapped calls Name of a value that forwards it to an embedded Namer.
 func wrapped(n shapes.Namer) string { return n.Name() }
 
+// call calls a function value: the method expression shapes.Rect.Name
+// is a wrapper, named by Rect, that runs Base.Name.
+func call(f func(shapes.Rect) string, r shapes.Rect) string { return f(r) }
+
 func main() {
 	base, box, own, cell := 0, 0, 0, 0
 	ns := []shapes.Namer{
@@ -52,6 +56,8 @@ func main() {
 	names(ns[:3])
 	base += 3 // the second names: the two Rects and the Square
 	wrapped(shapes.Wrapped{Namer: shapes.Own{}})
+	call(shapes.Rect.Name, shapes.Rect{})
+	call(func(shapes.Rect) string { return "lit" }, shapes.Rect{})
 	m := 0
 	for i := range 4 {
 		m = gen.Max(m, i)
@@ -64,4 +70,5 @@ func main() {
 	fmt.Println("want plain_name", 1)  // the Tagged, through its Labeler
 	fmt.Println("want wrapped_own", 1) // the Wrapped, through its Namer
 	fmt.Println("want max_count", 5)
+	fmt.Println("want call_base", 1) // through the wrapper of Rect.Name
 }
