@@ -209,8 +209,10 @@ func (g *generator) methodValues() []ifaceMethodValue {
 			case *ast.CallExpr:
 				called[ast.Unparen(n.Fun)] = true
 			case *ast.SelectorExpr:
+				// An interface's method, or one a struct forwards to an
+				// interface it embeds (w.Name of a Wrapped{Namer}).
 				sel, ok := fi.pkg.TypesInfo.Selections[n]
-				if !ok || called[n] || sel.Kind() == types.FieldVal || !types.IsInterface(sel.Recv()) {
+				if !ok || called[n] || sel.Kind() == types.FieldVal || !types.IsInterface(sel.Recv()) && !viaEmbeddedInterface(sel) {
 					return true
 				}
 				pos := fi.pkg.Fset.Position(n.Sel.Pos())
@@ -225,6 +227,17 @@ func (g *generator) methodValues() []ifaceMethodValue {
 	}
 	sort.Slice(g.ifaceMethodValues, func(i, j int) bool { return g.ifaceMethodValues[i].position < g.ifaceMethodValues[j].position })
 	return g.ifaceMethodValues
+}
+
+// viaEmbeddedInterface says whether a method selected on a concrete type
+// is the method of an interface the type embeds.
+func viaEmbeddedInterface(sel *types.Selection) bool {
+	fn, ok := sel.Obj().(*types.Func)
+	if !ok {
+		return false
+	}
+	recv := fn.Type().(*types.Signature).Recv()
+	return recv != nil && types.IsInterface(recv.Type())
 }
 
 // methodValueGaps returns the site's targets that a call of a function

@@ -28,6 +28,10 @@ func wrapped(n shapes.Namer) string { return n.Name() }
 // is a wrapper, named by Rect, that runs Base.Name.
 func call(f func(shapes.Rect) string, r shapes.Rect) string { return f(r) }
 
+// fwd calls a function value: the method value of a Wrapped's Name is
+// its embedded Namer's, which every dynamic type shares.
+func fwd(f func() string) string { return f() }
+
 func main() {
 	base, box, own, cell := 0, 0, 0, 0
 	ns := []shapes.Namer{
@@ -58,6 +62,8 @@ func main() {
 	wrapped(shapes.Wrapped{Namer: shapes.Own{}})
 	call(shapes.Rect.Name, shapes.Rect{})
 	call(func(shapes.Rect) string { return "lit" }, shapes.Rect{})
+	fwd(shapes.Wrapped{Namer: shapes.Own{}}.Name)
+	fwd(func() string { return "lit" })
 	m := 0
 	for i := range 4 {
 		m = gen.Max(m, i)
