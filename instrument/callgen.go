@@ -559,66 +559,70 @@ func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dis
 	}
 	var err error
 	names := sg.candidateTypes()
+	// In generic code the interface's method may name type parameters
+	// (Getter[T]): its signature tells no dynamic type apart.
+	anySig := hasTypeParam(im.Type())
 	var out []dispatchType
 	for _, tn := range names {
 		named, ok := tn.Type().(*types.Named)
 		if !ok || types.IsInterface(named) {
 			continue
 		}
-		for _, dt := range []types.Type{named, types.NewPointer(named)} {
-			// Every type whose method of that name may run: one that
-			// implements the interface, or an interface a type
-			// forwarding to it embeds (the test takes an interface{}).
-			obj, index, _ := types.LookupFieldOrMethod(dt, false, mpkg, sel.Sel.Name)
-			fn, ok := obj.(*types.Func)
-			if !ok || !types.Identical(withoutRecv(fn.Type()), withoutRecv(im.Type())) {
-				continue
+		// The types to test: the type itself, or each instantiation
+		// of a generic one the sources write (Inner[int] promotes
+		// Get() int); when they do not write them all, the generic
+		// type itself, told at run time by its name (pmmrt.Generic).
+		bases := []*types.Named{named}
+		byName := false
+		var instErr error
+		if named.TypeParams().Len() > 0 {
+			bases, instErr = sg.instantiations(named)
+			if instErr != nil {
+				bases, byName = []*types.Named{named}, true
 			}
-			i := -1
-			var path []fieldStep
-			recv := fn.Type().(*types.Signature).Recv()
-			if recv != nil && types.IsInterface(recv.Type()) {
-				// The method of an embedded interface: it runs the
-				// method of the embedded value's dynamic type, when
-				// that may be a target.
-				if _, ok := sg.forwardsTo(recv.Type()); !ok {
+		}
+		for _, base := range bases {
+			for _, dt := range []types.Type{base, types.NewPointer(base)} {
+				// Every type whose method of that name may run: one
+				// that implements the interface, or an interface a type
+				// forwarding to it embeds (the test takes an
+				// interface{}).
+				obj, index, _ := types.LookupFieldOrMethod(dt, false, mpkg, sel.Sel.Name)
+				fn, ok := obj.(*types.Func)
+				if !ok || !anySig && !byName && !types.Identical(withoutRecv(fn.Type()), withoutRecv(im.Type())) {
 					continue
 				}
-				if path, err = sg.embeddedPath(dt, index); err != nil {
-					return nil, fmt.Errorf("the dynamic type %s forwards %s to an embedded interface, and %v", dt, sel.Sel.Name, err)
+				i := -1
+				var path []fieldStep
+				recv := fn.Type().(*types.Signature).Recv()
+				if recv != nil && types.IsInterface(recv.Type()) {
+					// The method of an embedded interface: it runs the
+					// method of the embedded value's dynamic type, when
+					// that may be a target.
+					if _, ok := sg.forwardsTo(recv.Type()); !ok {
+						continue
+					}
+					if path, err = sg.embeddedPath(dt, index); err != nil {
+						return nil, fmt.Errorf("the dynamic type %s forwards %s to an embedded interface, and %v", dt, sel.Sel.Name, err)
+					}
+				} else if i, ok = targets[methodRuntimeName(fn)]; !ok {
+					continue
 				}
-			} else if i, ok = targets[methodRuntimeName(fn)]; !ok {
-				continue
-			}
-			runs := "a target"
-			if i >= 0 {
-				runs = sg.s.Targets[i].Function
-			}
-			if tn.Parent() != tn.Pkg().Scope() {
-				return nil, fmt.Errorf("the dynamic type %s, which runs %s, is declared in a function, and the site cannot name it", dt, runs)
-			}
-			if named.TypeParams().Len() == 0 {
-				out = append(out, dispatchType{t: dt, target: i, path: path})
-				continue
-			}
-			// A generic type: a case for each of its instantiations,
-			// when the sources write them all with types as arguments.
-			insts, err := sg.instantiations(named)
-			if err != nil && i >= 0 {
-				// Told at run time by its name (pmmrt.Generic).
-				_, pointer := dt.(*types.Pointer)
-				out = append(out, dispatchType{t: dt, target: i, generic: tn, pointer: pointer})
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("the dynamic type %s, which runs %s, is generic, and %v", dt, runs, err)
-			}
-			for _, inst := range insts {
-				var d types.Type = inst
-				if _, ok := dt.(*types.Pointer); ok {
-					d = types.NewPointer(inst)
+				runs := "a target"
+				if i >= 0 {
+					runs = sg.s.Targets[i].Function
 				}
-				out = append(out, dispatchType{t: d, target: i, path: path})
+				switch {
+				case tn.Parent() != tn.Pkg().Scope():
+					return nil, fmt.Errorf("the dynamic type %s, which runs %s, is declared in a function, and the site cannot name it", dt, runs)
+				case byName && i < 0:
+					return nil, fmt.Errorf("the dynamic type %s, which runs %s, is generic, and %v", dt, runs, instErr)
+				case byName:
+					_, pointer := dt.(*types.Pointer)
+					out = append(out, dispatchType{t: dt, target: i, generic: tn, pointer: pointer})
+				default:
+					out = append(out, dispatchType{t: dt, target: i, path: path})
+				}
 			}
 		}
 	}

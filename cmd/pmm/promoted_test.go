@@ -10,7 +10,9 @@ import (
 // dynamic types run: promoted from embedded fields (Rect and *Square run
 // Base.Name), of generic types (Box[int], Box[string]; Cell[T], made in
 // a generic function only, told by its name at run time), or forwarded
-// to the dynamic type of an embedded interface (Tagged, Wrapped); the
+// to the dynamic type of an embedded interface (Tagged, Wrapped), through
+// a generic interface too (Getter[int], Getter[T] in generic code,
+// whose Get() int is Inner[int]'s Get() T); the
 // type switch that tells the target named only the declaring types, and
 // did not compile for a generic one, nor for a type that does not
 // implement the interface. A call of a function value must record
@@ -29,6 +31,10 @@ func TestPromotedDispatch(t *testing.T) {
 		"wrapped_own": "SELECT count(*) FROM wrapped_names WHERE f = 'example.com/promoted/shapes.Own.Name'",
 		"call_base":   "SELECT count FROM call_counts WHERE f = 'example.com/promoted/shapes.Base.Name'",
 		"max_count":   "SELECT count FROM max_count",
+		"gets_inner":  "SELECT count FROM gets_counts WHERE f = 'example.com/promoted/shapes.Inner[...].Get'",
+		"gets_const":  "SELECT count FROM gets_counts WHERE f = 'example.com/promoted/shapes.Const.Get'",
+		"first_inner": "SELECT count FROM first_counts WHERE f = 'example.com/promoted/shapes.Inner[...].Get'",
+		"first_const": "SELECT count FROM first_counts WHERE f = 'example.com/promoted/shapes.Const.Get'",
 	}, func(t *testing.T, mode string, want map[string]string, db *sql.DB) {
 		// The method value of a Name a Wrapped forwards to its embedded
 		// Namer: the answer must say it may miss what it runs.

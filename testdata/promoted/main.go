@@ -32,6 +32,19 @@ func call(f func(shapes.Rect) string, r shapes.Rect) string { return f(r) }
 // its embedded Namer's, which every dynamic type shares.
 func fwd(f func() string) string { return f() }
 
+// gets calls Get through a Getter[int]: Inner[int].Get, declared with
+// Get() T, and promoted by Outer[int].
+func gets(gs []shapes.Getter[int]) int {
+	t := 0
+	for _, g := range gs {
+		t += g.Get()
+	}
+	return t
+}
+
+// firstGet calls Get in generic code, through a Getter[T].
+func firstGet[T any](g shapes.Getter[T]) T { return g.Get() }
+
 func main() {
 	base, box, own, cell := 0, 0, 0, 0
 	ns := []shapes.Namer{
@@ -64,6 +77,10 @@ func main() {
 	call(func(shapes.Rect) string { return "lit" }, shapes.Rect{})
 	fwd(shapes.Wrapped{Namer: shapes.Own{}}.Name)
 	fwd(func() string { return "lit" })
+	gets([]shapes.Getter[int]{shapes.Inner[int]{V: 1}, shapes.Outer[int]{Inner: shapes.Inner[int]{V: 2}},
+		&shapes.Outer[int]{}, shapes.Const(3)})
+	firstGet[string](shapes.Outer[string]{})
+	firstGet[int](shapes.Const(4))
 	m := 0
 	for i := range 4 {
 		m = gen.Max(m, i)
@@ -76,5 +93,9 @@ func main() {
 	fmt.Println("want plain_name", 1)  // the Tagged, through its Labeler
 	fmt.Println("want wrapped_own", 1) // the Wrapped, through its Namer
 	fmt.Println("want max_count", 5)
+	fmt.Println("want gets_inner", 3)
+	fmt.Println("want gets_const", 1)
+	fmt.Println("want first_inner", 1)
+	fmt.Println("want first_const", 1)
 	fmt.Println("want call_base", 1) // through the wrapper of Rect.Name
 }

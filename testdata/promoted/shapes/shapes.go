@@ -69,3 +69,22 @@ func (c Cell[T]) Name() string { return "cell" }
 
 // NewCell returns a Cell[T] as a Namer.
 func NewCell[T any](v T) Namer { return Cell[T]{V: v} }
+
+// Getter is a generic interface.
+type Getter[T any] interface{ Get() T }
+
+// Inner is a generic Getter.
+type Inner[T any] struct{ V T }
+
+// Get of an Inner: Get() int of Inner[int], Get() string of
+// Inner[string].
+func (i Inner[T]) Get() T { return i.V }
+
+// Outer promotes Inner[T]'s Get.
+type Outer[T any] struct{ Inner[T] }
+
+// Const is a Getter[int].
+type Const int
+
+// Get of a Const.
+func (c Const) Get() int { return int(c) }
