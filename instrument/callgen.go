@@ -6,10 +6,13 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
+	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
 	"pmm.dev/pmm/plan"
 )
@@ -88,7 +91,7 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 			return err
 		}
 		calleeParam = "recv " + rt
-		if target, dispatchDecl, err = sg.dispatch(rt); err != nil {
+		if target, dispatchDecl, err = sg.dispatch(sel, info.TypeOf(sel.X)); err != nil {
 			return err
 		}
 	default:
@@ -427,64 +430,542 @@ func (sg *siteGen) instantiation(fun ast.Expr) string {
 	return "[" + strings.Join(args, ", ") + "]"
 }
 
-// dispatch returns the expression that tells which target a call through
-// an interface of type iface runs, by the receiver's dynamic type, and
-// the declaration of the function it calls: a type switch in a function
-// whose only local name is generated, so that the receiver types' names
-// are not shadowed by those of the helpers (recv, s, f, ...).
-func (sg *siteGen) dispatch(iface string) (string, string, error) {
-	x := sg.p + "x"
+// dispatch returns the expression that tells which target a call of the
+// method sel.Sel through an interface of type iface (written ifaceName)
+// runs, by the receiver's dynamic type, and the declaration of the
+// function it calls: a type switch in a function whose only local name
+// is generated, so that the receiver types' names are not shadowed by
+// those of the helpers (recv, s, f, ...). Its cases are the dynamic
+// types whose method sets select a target: the target's receiver type,
+// and every type that promotes the method from an embedded field
+// (dispatchTypes).
+func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type) (string, string, error) {
+	dts, err := sg.dispatchTypes(sel, iface)
+	if err != nil {
+		return "", "", err
+	}
+	x, v, test := sg.p+"x", sg.p+"v", sg.name("target")+sg.targs
 	var b strings.Builder
-	fmt.Fprintf(&b, "func %s%s(%s %s) int {\n\tswitch %s.(type) {", sg.name("target"), sg.tparam, x, iface, x)
-	for i, t := range sg.s.Targets {
-		recvType, pointer, err := sg.receiverType(t.Function)
+	forwards := slices.ContainsFunc(dts, func(dt dispatchType) bool { return dt.target < 0 })
+	if forwards {
+		fmt.Fprintf(&b, "func %s%s(%s interface{}) int {\n\tswitch %s := %s.(type) {", sg.name("target"), sg.tparam, x, v, x)
+	} else {
+		fmt.Fprintf(&b, "func %s%s(%s interface{}) int {\n\tswitch %s.(type) {", sg.name("target"), sg.tparam, x, x)
+	}
+	emitted := map[string]bool{} // a type once (the instantiations of two loads of a package)
+	for i := range sg.s.Targets {
+		var cases []string
+		for _, dt := range dts {
+			if dt.target != i || dt.generic != nil {
+				continue
+			}
+			ts, err := sg.typeName(dt.t)
+			if err != nil {
+				return "", "", err
+			}
+			if !emitted[ts] {
+				emitted[ts] = true
+				cases = append(cases, ts)
+			}
+		}
+		if len(cases) > 0 {
+			fmt.Fprintf(&b, "\n\tcase %s:\n\t\treturn %d", strings.Join(cases, ", "), i+1)
+		}
+	}
+	// A type that forwards the method to an embedded interface runs
+	// what the embedded value's dynamic type runs: the test of that
+	// value, unless a nil pointer on the way makes the call panic.
+	for _, dt := range dts {
+		if dt.target >= 0 {
+			continue
+		}
+		ts, err := sg.typeName(dt.t)
 		if err != nil {
 			return "", "", err
 		}
-		cases := "*" + recvType
-		if !pointer {
-			cases = recvType + ", *" + recvType
+		if emitted[ts] {
+			continue
 		}
-		fmt.Fprintf(&b, "\n\tcase %s:\n\t\treturn %d", cases, i+1)
+		emitted[ts] = true
+		fmt.Fprintf(&b, "\n\tcase %s:", ts)
+		expr := v
+		for _, step := range dt.path {
+			if step.nilable {
+				fmt.Fprintf(&b, "\n\t\tif %s == nil {\n\t\t\treturn 0\n\t\t}", expr)
+			}
+			expr += "." + step.field
+		}
+		fmt.Fprintf(&b, "\n\t\treturn %s(%s)", test, expr)
 	}
-	b.WriteString("\n\t}\n\treturn 0\n}")
-	return sg.name("target") + sg.targs + "(recv)", b.String(), nil
+	b.WriteString("\n\t}")
+	for _, dt := range dts {
+		if dt.generic == nil {
+			continue
+		}
+		pkg := dt.generic.Pkg()
+		fmt.Fprintf(&b, "\n\tif %s.Generic(%s, %s, %s, %t, %t) {\n\t\treturn %d\n\t}", sg.pc.Imports[sg.g.rtPath], x,
+			strconv.Quote(pkg.Path()), strconv.Quote(dt.generic.Name()), pkg.Name() == "main", dt.pointer, dt.target+1)
+	}
+	b.WriteString("\n\treturn 0\n}")
+	return test + "(recv)", b.String(), nil
 }
 
-// receiverType finds the named receiver type of a method by its runtime
-// name (pkg.T.M or pkg.(*T).M) and writes it for the site's package.
-func (sg *siteGen) receiverType(name string) (string, bool, error) {
+// A dispatchType is a dynamic type of an interface call's receiver that
+// runs the site's target (by index in Targets).
+type dispatchType struct {
+	t      types.Type
+	target int // -1: the type forwards the method to an embedded interface
+	path   []fieldStep
+	// generic is a generic type whose instantiations the sources do not
+	// all write, told by its name at run time; pointer: *T.
+	generic *types.TypeName
+	pointer bool
+}
+
+// A fieldStep is an embedded field on the way from a dynamic type to the
+// interface it embeds: its name, and whether the value it is selected
+// from is a pointer (nil makes the call panic, and runs no target).
+type fieldStep struct {
+	field   string
+	nilable bool
+}
+
+// dispatchTypes returns the dynamic types an interface call of sel.Sel
+// through iface runs one of the site's targets for: of the named types
+// of the loaded packages and the targets' receiver types, each T and
+// *T that implements iface and whose method set selects a target,
+// declared or promoted from an embedded field (Rect embedding Base runs
+// Base.Name). A type whose method the site cannot tell by a type switch
+// is an error, so that the site is left out and the answers say so: a
+// generic type (a case names one instantiation), a type declared in a
+// function, or one that forwards the method to an embedded interface.
+func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dispatchType, error) {
+	it, ok := iface.Underlying().(*types.Interface)
+	if !ok {
+		return nil, fmt.Errorf("the receiver of %s is not an interface", sel.Sel.Name)
+	}
+	targets := map[string]int{}
+	for i, t := range sg.s.Targets {
+		targets[strings.ReplaceAll(t.Function, "[...]", "")] = i
+	}
+	var mpkg *types.Package
+	if s, ok := sg.fi.pkg.TypesInfo.Selections[sel]; ok {
+		mpkg = s.Obj().Pkg()
+	}
+	obj, _, _ := types.LookupFieldOrMethod(it, false, mpkg, sel.Sel.Name)
+	im, ok := obj.(*types.Func)
+	if !ok {
+		return nil, fmt.Errorf("the interface has no method %s", sel.Sel.Name)
+	}
+	var err error
+	names := sg.candidateTypes()
+	// In generic code the interface's method may name type parameters
+	// (Getter[T]): its signature tells no dynamic type apart.
+	anySig := hasTypeParam(im.Type())
+	var out []dispatchType
+	for _, tn := range names {
+		named, ok := tn.Type().(*types.Named)
+		if !ok || types.IsInterface(named) {
+			continue
+		}
+		// The types to test: the type itself, or each instantiation
+		// of a generic one the sources write (Inner[int] promotes
+		// Get() int); when they do not write them all, the generic
+		// type itself, told at run time by its name (pmmrt.Generic).
+		bases := []*types.Named{named}
+		byName := false
+		var instErr error
+		if named.TypeParams().Len() > 0 {
+			bases, instErr = sg.instantiations(named)
+			if instErr != nil {
+				bases, byName = []*types.Named{named}, true
+			}
+		}
+		for _, base := range bases {
+			for _, dt := range []types.Type{base, types.NewPointer(base)} {
+				// Every type whose method of that name may run: one
+				// that implements the interface, or an interface a type
+				// forwarding to it embeds (the test takes an
+				// interface{}).
+				obj, index, _ := types.LookupFieldOrMethod(dt, false, mpkg, sel.Sel.Name)
+				fn, ok := obj.(*types.Func)
+				if !ok || !anySig && !byName && !types.Identical(withoutRecv(fn.Type()), withoutRecv(im.Type())) {
+					continue
+				}
+				i := -1
+				var path []fieldStep
+				recv := fn.Type().(*types.Signature).Recv()
+				if recv != nil && types.IsInterface(recv.Type()) {
+					// The method of an embedded interface: it runs the
+					// method of the embedded value's dynamic type, when
+					// that may be a target.
+					if _, ok := sg.forwardsTo(recv.Type()); !ok {
+						continue
+					}
+					if path, err = sg.embeddedPath(dt, index); err != nil {
+						return nil, fmt.Errorf("the dynamic type %s forwards %s to an embedded interface, and %v", dt, sel.Sel.Name, err)
+					}
+				} else if i, ok = targets[methodRuntimeName(fn)]; !ok {
+					continue
+				}
+				runs := "a target"
+				if i >= 0 {
+					runs = sg.s.Targets[i].Function
+				}
+				switch {
+				case tn.Parent() != tn.Pkg().Scope():
+					return nil, fmt.Errorf("the dynamic type %s, which runs %s, is declared in a function, and the site cannot name it", dt, runs)
+				case byName && i < 0:
+					return nil, fmt.Errorf("the dynamic type %s, which runs %s, is generic, and %v", dt, runs, instErr)
+				case byName:
+					_, pointer := dt.(*types.Pointer)
+					out = append(out, dispatchType{t: dt, target: i, generic: tn, pointer: pointer})
+				default:
+					out = append(out, dispatchType{t: dt, target: i, path: path})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// withoutRecv is a method's signature without its receiver.
+func withoutRecv(t types.Type) types.Type {
+	sig := t.(*types.Signature)
+	return types.NewSignatureType(nil, nil, nil, sig.Params(), sig.Results(), sig.Variadic())
+}
+
+// embeddedPath returns the embedded fields that lead from the type t to
+// the interface that declares the method at index (LookupFieldOrMethod's
+// path), each accessible from the site's package.
+func (sg *siteGen) embeddedPath(t types.Type, index []int) ([]fieldStep, error) {
+	var path []fieldStep
+	for _, i := range index[:len(index)-1] {
+		nilable := false
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t, nilable = p.Elem(), true
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			return nil, fmt.Errorf("the path to it is not through fields")
+		}
+		f := st.Field(i)
+		if !f.Exported() && !samePackage(f.Pkg(), sg.self) {
+			return nil, fmt.Errorf("its field %s is not exported", f.Name())
+		}
+		path = append(path, fieldStep{f.Name(), nilable})
+		t = f.Type()
+	}
+	return path, nil
+}
+
+// forwardsTo returns a target of the site whose receiver type (T or *T)
+// implements the embedded interface iface, so that a value embedding
+// iface may run it.
+func (sg *siteGen) forwardsTo(iface types.Type) (string, bool) {
+	it, ok := iface.Underlying().(*types.Interface)
+	if !ok {
+		return "", false
+	}
+	for _, t := range sg.s.Targets {
+		tn, err := sg.receiverTypeName(t.Function)
+		if err != nil {
+			return t.Function, true // not known: it may
+		}
+		if n, ok := tn.Type().(*types.Named); ok && n.TypeParams().Len() > 0 {
+			return t.Function, true // an instantiation may
+		}
+		if types.Implements(tn.Type(), it) || types.Implements(types.NewPointer(tn.Type()), it) {
+			return t.Function, true
+		}
+	}
+	return "", false
+}
+
+// instantiations returns the instantiations of the generic type named
+// that the loaded packages write (Box[int], Box[string]), or an error
+// when one of them has a type parameter as argument (Box[U] in a generic
+// function F[U]): the type arguments it runs with are not in the
+// sources, so no type switch can list them. The instantiation by the
+// type's own parameters, as in its methods' receivers, is the type
+// itself, not one of them.
+func (sg *siteGen) instantiations(named *types.Named) ([]*types.Named, error) {
+	var out []*types.Named
+	seen := map[*types.Package]bool{}
+	var paths []string
+	for path := range sg.g.files {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		info := sg.g.files[path].pkg
+		if info.Types == nil || seen[info.Types] {
+			continue
+		}
+		seen[info.Types] = true
+		var ids []*ast.Ident
+		for id := range info.TypesInfo.Instances {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i].Pos() < ids[j].Pos() })
+		for _, id := range ids {
+			inst, ok := info.TypesInfo.Instances[id].Type.(*types.Named)
+			if !ok || inst.Origin() != named.Origin() {
+				continue
+			}
+			if ownParams(inst) {
+				continue
+			}
+			for i := 0; i < inst.TypeArgs().Len(); i++ {
+				if hasTypeParam(inst.TypeArgs().At(i)) {
+					pos := info.Fset.Position(id.Pos())
+					if rel, err := filepath.Rel(sg.g.root, pos.Filename); err == nil {
+						pos.Filename = rel
+					}
+					return nil, fmt.Errorf("%s is instantiated with a type parameter at %s, so a type switch cannot tell its instantiations", inst, pos)
+				}
+			}
+			if !slices.ContainsFunc(out, func(o *types.Named) bool { return types.Identical(o, inst) }) {
+				out = append(out, inst)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ownParams says whether a generic type is instantiated with its own
+// type parameters, in order: those it declares, or those of the
+// receiver of one of its methods (which range over its instantiations).
+func ownParams(inst *types.Named) bool {
+	origin := inst.Origin()
+	lists := []*types.TypeParamList{origin.TypeParams()}
+	for i := 0; i < origin.NumMethods(); i++ {
+		lists = append(lists, origin.Method(i).Type().(*types.Signature).RecvTypeParams())
+	}
+	for _, tps := range lists {
+		if tps == nil || inst.TypeArgs().Len() != tps.Len() {
+			continue
+		}
+		same := true
+		for i := 0; i < tps.Len(); i++ {
+			same = same && inst.TypeArgs().At(i) == types.Type(tps.At(i))
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}
+
+// hasTypeParam says whether t mentions a type parameter.
+func hasTypeParam(t types.Type) bool {
+	found := false
+	var visit func(t types.Type)
+	seen := map[types.Type]bool{}
+	visit = func(t types.Type) {
+		if found || seen[t] {
+			return
+		}
+		seen[t] = true
+		switch t := t.(type) {
+		case *types.TypeParam:
+			found = true
+		case *types.Pointer:
+			visit(t.Elem())
+		case *types.Slice:
+			visit(t.Elem())
+		case *types.Array:
+			visit(t.Elem())
+		case *types.Map:
+			visit(t.Key())
+			visit(t.Elem())
+		case *types.Chan:
+			visit(t.Elem())
+		case *types.Named:
+			for i := 0; i < t.TypeArgs().Len(); i++ {
+				visit(t.TypeArgs().At(i))
+			}
+		case *types.Alias:
+			visit(types.Unalias(t))
+		case *types.Signature:
+			for i := 0; i < t.Params().Len(); i++ {
+				visit(t.Params().At(i).Type())
+			}
+			for i := 0; i < t.Results().Len(); i++ {
+				visit(t.Results().At(i).Type())
+			}
+		case *types.Struct:
+			for i := 0; i < t.NumFields(); i++ {
+				visit(t.Field(i).Type())
+			}
+		case *types.Interface:
+			for i := 0; i < t.NumMethods(); i++ {
+				visit(t.Method(i).Type())
+			}
+		}
+	}
+	visit(t)
+	return found
+}
+
+// candidateTypes returns the types that may be a dynamic type at the
+// site: every type name of the loaded packages, those declared in
+// functions included, the package-level ones of their dependencies, and
+// the site's targets' receiver types (a target outside the module).
+func (sg *siteGen) candidateTypes() []*types.TypeName {
+	names, ok := sg.g.candidates[sg.fi.pkg]
+	if !ok {
+		names = sg.loadedTypes()
+		if sg.g.candidates == nil {
+			sg.g.candidates = map[*packages.Package][]*types.TypeName{}
+		}
+		sg.g.candidates[sg.fi.pkg] = names
+	}
+	names = slices.Clone(names)
+	for _, t := range sg.s.Targets {
+		if tn, err := sg.receiverTypeName(t.Function); err == nil && !slices.Contains(names, tn) {
+			names = append(names, tn)
+		}
+	}
+	return names
+}
+
+// loadedTypes returns the type names of the loaded packages, from the
+// site's package first, those declared in functions included, and the
+// package-level ones of their dependencies.
+func (sg *siteGen) loadedTypes() []*types.TypeName {
+	// A package loaded with its tests is loaded twice (p and p [p.test]):
+	// a type is one by its package's path and name, from the site's
+	// package first.
+	var names []*types.TypeName
+	seen := map[string]bool{}
+	add := func(tn *types.TypeName) {
+		if tn == nil || tn.IsAlias() || tn.Pkg() == nil {
+			return
+		}
+		key := tn.Pkg().Path() + "." + tn.Name()
+		if tn.Parent() != tn.Pkg().Scope() {
+			key = fmt.Sprintf("%s@%v", key, sg.fi.pkg.Fset.Position(tn.Pos()))
+		}
+		if !seen[key] {
+			seen[key] = true
+			names = append(names, tn)
+		}
+	}
+	pkgs := map[*types.Package]bool{}
+	var paths []string
+	for path := range sg.g.files {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	paths = slices.Insert(paths, 0, sg.fi.tf.Name())
+	for _, path := range paths {
+		fi := sg.g.files[path]
+		if path == sg.fi.tf.Name() {
+			fi = sg.fi
+		}
+		if fi.pkg.Types == nil || pkgs[fi.pkg.Types] || fi.pkg.TypesInfo == nil {
+			continue
+		}
+		pkgs[fi.pkg.Types] = true
+		defs := make([]*types.TypeName, 0)
+		for _, obj := range fi.pkg.TypesInfo.Defs {
+			if tn, ok := obj.(*types.TypeName); ok {
+				defs = append(defs, tn)
+			}
+		}
+		sort.Slice(defs, func(i, j int) bool { return defs[i].Pos() < defs[j].Pos() })
+		for _, tn := range defs {
+			add(tn)
+		}
+	}
+	// The package-level types of the packages loaded without their
+	// syntax (dependencies), and the targets' receiver types.
+	var visit func(p *types.Package)
+	visit = func(p *types.Package) {
+		if p == nil || pkgs[p] {
+			return
+		}
+		pkgs[p] = true
+		for _, name := range p.Scope().Names() {
+			if tn, ok := p.Scope().Lookup(name).(*types.TypeName); ok {
+				add(tn)
+			}
+		}
+		for _, q := range p.Imports() {
+			visit(q)
+		}
+	}
+	for _, path := range paths {
+		if sg.g.files[path].pkg.Types == nil {
+			continue
+		}
+		for _, q := range sg.g.files[path].pkg.Types.Imports() {
+			visit(q)
+		}
+	}
+	return names
+}
+
+// methodRuntimeName returns the name the runtime gives a declared
+// method, pkg.T.M or pkg.(*T).M, without the type arguments of a
+// generic receiver.
+func methodRuntimeName(fn *types.Func) string {
+	fn = fn.Origin()
+	recv := fn.Type().(*types.Signature).Recv()
+	if recv == nil || fn.Pkg() == nil {
+		return fn.FullName()
+	}
+	t, pointer := recv.Type(), false
+	if p, ok := t.(*types.Pointer); ok {
+		t, pointer = p.Elem(), true
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return fn.FullName()
+	}
+	pkg := fn.Pkg().Path()
+	if fn.Pkg().Name() == "main" {
+		pkg = "main"
+	}
+	if pointer {
+		return pkg + ".(*" + named.Obj().Name() + ")." + fn.Name()
+	}
+	return pkg + "." + named.Obj().Name() + "." + fn.Name()
+}
+
+// receiverTypeName finds the named receiver type of a method by its
+// runtime name (pkg.T.M or pkg.(*T).M).
+func (sg *siteGen) receiverTypeName(name string) (*types.TypeName, error) {
 	i := strings.LastIndex(name, ".")
 	if i < 0 {
-		return "", false, fmt.Errorf("%s is not a method", name)
+		return nil, fmt.Errorf("%s is not a method", name)
 	}
 	rest := name[:i]
-	pointer := strings.HasSuffix(rest, ")")
 	var pkgPath, typeName string
-	if pointer {
+	if strings.HasSuffix(rest, ")") {
 		j := strings.LastIndex(rest, ".(*")
 		if j < 0 {
-			return "", false, fmt.Errorf("%s is not a method", name)
+			return nil, fmt.Errorf("%s is not a method", name)
 		}
 		pkgPath, typeName = rest[:j], strings.TrimSuffix(rest[j+3:], ")")
 	} else {
 		j := strings.LastIndex(rest, ".")
 		if j < 0 {
-			return "", false, fmt.Errorf("%s is not a method", name)
+			return nil, fmt.Errorf("%s is not a method", name)
 		}
 		pkgPath, typeName = rest[:j], rest[j+1:]
 	}
 	typeName = strings.TrimSuffix(typeName, "[...]")
 	pkg := sg.g.findPackage(pkgPath, sg.self)
 	if pkg == nil {
-		return "", false, fmt.Errorf("the package of %s is not loaded", name)
+		return nil, fmt.Errorf("the package of %s is not loaded", name)
 	}
-	obj := pkg.Scope().Lookup(typeName)
-	if obj == nil {
-		return "", false, fmt.Errorf("no type %s in %s", typeName, pkgPath)
+	tn, ok := pkg.Scope().Lookup(typeName).(*types.TypeName)
+	if !ok {
+		return nil, fmt.Errorf("no type %s in %s", typeName, pkgPath)
 	}
-	ts, err := sg.typeName(obj.Type())
-	return ts, pointer, err
+	return tn, nil
 }
 
 // findPackage finds a package by path among those self imports,

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/printer"
 	"go/types"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,11 +40,15 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 	}
 	sg := g.newSiteGen(s, fi)
 	// Those of the function, of its receiver's type, or, for a function
-	// literal, of the function that holds it.
+	// literal, of the function that holds it. Their constraints may add
+	// imports to the helpers (cmp.Ordered), which a site that only counts
+	// does not use: it takes them back.
+	imports := maps.Clone(sg.pc.Imports)
 	if err := sg.typeParams(enclosingTypeParams(fi, n.Pos())); err != nil {
 		return err
 	}
 	if decls, counts, ok := sg.constantCells(); ok {
+		sg.pc.Imports = imports
 		return sg.countOnly(body, decls, counts)
 	}
 	sg.common()

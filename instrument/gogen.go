@@ -356,6 +356,10 @@ type generator struct {
 	// take as function values, found when a site first needs them.
 	ifaceMethodValues []ifaceMethodValue
 	foundMethodValues bool
+	// candidates are the types of the loaded packages that may be a
+	// dynamic type at a site of a package, by that package
+	// (candidateTypes).
+	candidates map[*packages.Package][]*types.TypeName
 }
 
 type fileInfo struct {

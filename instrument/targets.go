@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"path/filepath"
 	"slices"
@@ -72,6 +73,18 @@ func (sg *siteGen) funcDispatch(ft string) (string, string) {
 			ks = append(ks, known{expr, slices.Index(sg.s.Functions(), name) + 1})
 		}
 	}
+	// The wrappers of the method expressions that promote a recorded
+	// method (Rect.Name runs Base.Name): their runtime names are the
+	// promoting type's, which Targets does not know.
+	for i, name := range sg.s.Functions() {
+		exprs, gaps := sg.promotedWrappers(name)
+		for _, expr := range exprs {
+			ks = append(ks, known{expr, i + 1})
+		}
+		for _, gap := range gaps {
+			sg.g.code.Inexact = append(sg.g.code.Inexact, plan.Inexact{Site: sg.s, Target: sg.s.Targets[i], Reason: gap})
+		}
+	}
 	if len(ks) > 0 {
 		// Taken by init, not by the variable's initializer: that would
 		// be an initialization cycle when a target calls this site.
@@ -92,6 +105,54 @@ func (sg *siteGen) funcDispatch(ft string) (string, string) {
 	}
 	fmt.Fprintf(&b, "\treturn %s.Func(pc)\n}", targets)
 	return test + sg.targs + "(f)", b.String()
+}
+
+// promotedWrappers returns the method expressions, written for the
+// site's helpers, whose wrappers run the method of runtime name by
+// promotion from an embedded field ((T).M and (*T).M of a type T that
+// embeds the method's receiver), and for each such wrapper the site
+// cannot name, why a call of it is not recorded.
+func (sg *siteGen) promotedWrappers(name string) (exprs, gaps []string) {
+	tn, err := sg.receiverTypeName(name)
+	if err != nil {
+		return nil, nil
+	}
+	method := name[strings.LastIndex(name, ".")+1:]
+	want := strings.ReplaceAll(name, "[...]", "")
+	for _, c := range sg.candidateTypes() {
+		named, ok := c.Type().(*types.Named)
+		if !ok || types.IsInterface(named) {
+			continue
+		}
+		for _, dt := range []types.Type{named, types.NewPointer(named)} {
+			sel := types.NewMethodSet(dt).Lookup(tn.Pkg(), method)
+			if sel == nil || len(sel.Index()) < 2 {
+				continue // not promoted: its own name, or its pointer wrapper's, which Targets knows
+			}
+			fn, ok := sel.Obj().(*types.Func)
+			if !ok || methodRuntimeName(fn) != want {
+				continue
+			}
+			why := ""
+			ts, err := sg.typeName(dt)
+			switch {
+			case named.TypeParams().Len() > 0:
+				why = "it is generic"
+			case c.Parent() != c.Pkg().Scope():
+				why = "it is declared in a function"
+			case !token.IsExported(method) && !samePackage(fn.Pkg(), sg.self):
+				why = "the method is not exported"
+			case err != nil:
+				why = err.Error()
+			}
+			if why != "" {
+				gaps = append(gaps, fmt.Sprintf("the call may run %s through the method expression %s.%s, whose wrapper the site cannot tell (%s), so those calls are not recorded", name, dt, method, why))
+				continue
+			}
+			exprs = append(exprs, "("+ts+")."+method)
+		}
+	}
+	return exprs, gaps
 }
 
 // funcValue returns how the site's helpers name the function of a
@@ -148,8 +209,10 @@ func (g *generator) methodValues() []ifaceMethodValue {
 			case *ast.CallExpr:
 				called[ast.Unparen(n.Fun)] = true
 			case *ast.SelectorExpr:
+				// An interface's method, or one a struct forwards to an
+				// interface it embeds (w.Name of a Wrapped{Namer}).
 				sel, ok := fi.pkg.TypesInfo.Selections[n]
-				if !ok || called[n] || sel.Kind() == types.FieldVal || !types.IsInterface(sel.Recv()) {
+				if !ok || called[n] || sel.Kind() == types.FieldVal || !types.IsInterface(sel.Recv()) && !viaEmbeddedInterface(sel) {
 					return true
 				}
 				pos := fi.pkg.Fset.Position(n.Sel.Pos())
@@ -164,6 +227,17 @@ func (g *generator) methodValues() []ifaceMethodValue {
 	}
 	sort.Slice(g.ifaceMethodValues, func(i, j int) bool { return g.ifaceMethodValues[i].position < g.ifaceMethodValues[j].position })
 	return g.ifaceMethodValues
+}
+
+// viaEmbeddedInterface says whether a method selected on a concrete type
+// is the method of an interface the type embeds.
+func viaEmbeddedInterface(sel *types.Selection) bool {
+	fn, ok := sel.Obj().(*types.Func)
+	if !ok {
+		return false
+	}
+	recv := fn.Type().(*types.Signature).Recv()
+	return recv != nil && types.IsInterface(recv.Type())
 }
 
 // methodValueGaps returns the site's targets that a call of a function

@@ -696,6 +696,17 @@ func loadSitePackages(ctx context.Context, root string, p *plan.Plan, analysis *
 	if len(dirs) == 0 {
 		return nil, nil
 	}
+	for _, s := range p.Sites {
+		if s.Kind == spec.SiteCall && s.Dynamic() {
+			// The dynamic types of an interface call that run its
+			// targets (instrument's dispatchTypes) may be declared in
+			// any package of the module, in a function too, or promote
+			// a target from an embedded field: the generator looks at
+			// every package's syntax.
+			dirs["./..."] = true
+			break
+		}
+	}
 	if len(p.Accounts()) > 0 {
 		// The functions of accounted packages enter their account
 		// (instrument's accountEntries): which packages those are, the

@@ -123,3 +123,24 @@ func funcName(pc uintptr) string {
 // reads it at a call: the first word of the funcval. It is called once
 // per target, at init.
 func Code(f interface{}) uintptr { return reflect.ValueOf(f).Pointer() }
+
+// Generic says whether the dynamic type of x, the receiver of an
+// interface call, is an instantiation of the generic type name of the
+// package pkgPath, or a pointer to one when pointer; a package main
+// (command) may be named "main" by reflect, as by the linker: generated
+// code asks it of the generic types that run one of a call's targets
+// when the sources do not write all their instantiations (Box[T] made
+// in a generic function), which no case of a type switch can list.
+func Generic(x interface{}, pkgPath, name string, command, pointer bool) bool {
+	t := reflect.TypeOf(x)
+	if t == nil {
+		return false
+	}
+	if pointer {
+		if t.Kind() != reflect.Ptr {
+			return false
+		}
+		t = t.Elem()
+	}
+	return (t.PkgPath() == pkgPath || command && t.PkgPath() == "main") && strings.HasPrefix(t.Name(), name+"[")
+}

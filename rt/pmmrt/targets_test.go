@@ -1,6 +1,7 @@
 package pmmrt
 
 import (
+	"reflect"
 	"sort"
 	"testing"
 	"time"
@@ -208,4 +209,34 @@ func BenchmarkTargetRatios(b *testing.B) {
 	b.ReportMetric(ns["code-switch"]/ns["call"], "code-switch-x-call")
 	b.ReportMetric(ns["seen"]/ns["call"], "seen-x-call")
 	b.ReportMetric(ns["type-switch"]/ns["call"], "type-switch-x-call")
+}
+
+type genericBox[T any] struct{ v T }
+
+type plainBox struct{}
+
+func TestGeneric(t *testing.T) {
+	pkg := reflect.TypeOf(plainBox{}).PkgPath()
+	for _, c := range []struct {
+		x       interface{}
+		pointer bool
+		want    bool
+	}{
+		{&genericBox[int]{}, true, true},
+		{&genericBox[string]{}, true, true},
+		{genericBox[float64]{}, false, true},
+		{genericBox[int]{}, true, false}, // not a pointer
+		{&genericBox[int]{}, false, false},
+		{plainBox{}, false, false},
+		{&plainBox{}, true, false},
+		{nil, false, false},
+		{3, false, false},
+	} {
+		if got := Generic(c.x, pkg, "genericBox", false, c.pointer); got != c.want {
+			t.Errorf("Generic(%T, %v) = %v, want %v", c.x, c.pointer, got, c.want)
+		}
+	}
+	if Generic(&genericBox[int]{}, "other/pkg", "genericBox", false, true) {
+		t.Error("Generic matched another package's type")
+	}
 }
