@@ -216,11 +216,14 @@ func TestIncompleteWithoutTests(t *testing.T) {
 // Outer calls Leaf; its durations alone, or with a calls* question over
 // Leaf, are not compensated; with Leaf's durations, Outer's are, and
 // Leaf's (which call nothing) are not. Then it runs the program with
-// Leaf's durations: every execution of Outer is recorded with a
-// positive duration (what is subtracted is never more than the
+// Leaf's durations: every execution of Outer is recorded, with a
+// duration never below zero (what is subtracted is never more than the
 // interval), and so is every execution of Leaf. How close the
 // compensated duration comes to the program's own is a benchmark's
-// (BenchmarkNestedBias), not a test's.
+// (BenchmarkNestedBias), not a test's: on a loaded machine the cost
+// calibrated when the run starts may exceed what the nested recording
+// cost in some execution, whose duration is then 0 (seen: 23 of 50
+// under two test suites at once).
 func TestCompensatedDurations(t *testing.T) {
 	for _, c := range []struct {
 		second string
@@ -259,7 +262,7 @@ func TestCompensatedDurations(t *testing.T) {
 		db := openDB(t, dir)
 		defer db.Close()
 		for _, q := range []struct{ query, want string }{
-			{"SELECT count(*), count(CASE WHEN d > 0 THEN 1 END) FROM outer_durations", "50 50"},
+			{"SELECT count(*), count(CASE WHEN d >= 0 THEN 1 END) FROM outer_durations", "50 50"},
 			{"SELECT count(*), count(CASE WHEN d >= 0 THEN 1 END) FROM leaf_durations", "5000 5000"},
 		} {
 			if got := strings.Join(queryStrings(t, db, q.query), "; "); got != q.want {
