@@ -74,12 +74,15 @@ func Big(n int) int {
 //go:noinline
 func Tables(n int) map[int]int { return make(map[int]int, n) }
 
-// measure prints the heap objects one call of f allocates: the least of
-// five calls, since pmm's runtime, when instrumented, allocates now and
-// then on a goroutine of its own.
-func measure(name string, f func()) {
+// measure returns the heap objects and bytes one call of f allocates:
+// the least of five calls, since pmm's runtime, when instrumented,
+// allocates now and then on a goroutine of its own. It prints nothing:
+// what fmt allocates depends on which P its goroutine runs on (a
+// sync.Pool's cache per P), and measure's own allocations outside the
+// module must be f's alone.
+func measure(f func()) (objects, bytes uint64) {
 	var before, after runtime.MemStats
-	objects, bytes := ^uint64(0), ^uint64(0)
+	objects, bytes = ^uint64(0), ^uint64(0)
 	for range rounds {
 		runtime.ReadMemStats(&before)
 		f()
@@ -87,6 +90,13 @@ func measure(name string, f func()) {
 		objects = min(objects, after.Mallocs-before.Mallocs)
 		bytes = min(bytes, after.TotalAlloc-before.TotalAlloc)
 	}
+	return objects, bytes
+}
+
+// report prints what measure measured of f as "want NAME_objects" and
+// "want NAME_bytes" lines.
+func report(name string, f func()) {
+	objects, bytes := measure(f)
 	fmt.Printf("want %s_objects %d\n", name, objects)
 	fmt.Printf("want %s_bytes %d\n", name, bytes)
 }
@@ -96,10 +106,10 @@ const rounds = 5
 
 func main() {
 	debug.SetGCPercent(-1)
-	measure("Pure", func() { sinkNode = Pure(5) })
-	measure("Mixed", func() { sinkStr = Mixed(20) })
-	measure("Repeat", func() { sinkStr = strings.Repeat("ab", 20) })
-	measure("Tables", func() { sinkTable = Tables(100) })
+	report("Pure", func() { sinkNode = Pure(5) })
+	report("Mixed", func() { sinkStr = Mixed(20) })
+	report("Repeat", func() { sinkStr = strings.Repeat("ab", 20) })
+	report("Tables", func() { sinkTable = Tables(100) })
 	fmt.Printf("want rounds %d\n", rounds)
 	fmt.Println(made.Load(), len(sinkInts), len(sinkStr), len(sinkTable), sinkNode != nil, Big(4))
 	if len(os.Args) > 1 && os.Args[1] == "exit" {
