@@ -270,7 +270,9 @@ func (sg *siteGen) allocCells(t *plan.Target, cells []*plan.AllocCells) (add, de
 				read[index] = true
 				if sg.accountCached {
 					add = append(add, fmt.Sprintf("%s := %s.AccountOnce(%d, %s)", index, rt, set, accountCache(set)))
-					sg.cachedSets = append(sg.cachedSets, set)
+					if !slices.Contains(sg.cachedSets, set) {
+						sg.cachedSets = append(sg.cachedSets, set)
+					}
 				} else {
 					add = append(add, fmt.Sprintf("%s := %s.Account(%d)", index, rt, set))
 				}
