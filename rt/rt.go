@@ -37,27 +37,46 @@ const FormatDir = "logfmt"
 // which Sources replaces in pmmrt's files by the path of its copy.
 const formatImport = "pmm.dev/pmm/rt/logfmt"
 
-// Sources returns the files to place in the user's module at the
-// directory whose import path is importPath, by path relative to it
-// (each at the runtime's own language version, Language): the
-// non-test sources of pmmrt, whose import of logfmt names the copy at
-// FormatDir; the non-test sources of logfmt, under FormatDir; and a
-// generated ConfigFile that makes defaultDir (the absolute path of the
-// user's .pmm directory) the directory of the logs when $PMM_DIR is
-// unset, so that a binary built by hand with the overlay still records
-// into .pmm/, that sizes the per-site counters for site numbers up to
-// sites, and that declares the constants of bases, by name (the site
-// numbers of a file of generated code are its base plus an offset:
-// instrument.SiteBase). With outside, the runtime also writes the
-// process's heap profile (pmmrt's outside_profile.go, left out
-// otherwise: it links runtime/pprof), for the answers that leave out
-// what code outside the module allocates.
-func Sources(importPath, defaultDir string, sites int, bases map[string]int, outside bool) map[string][]byte {
+// Config says what the runtime's files placed in a user's module are
+// for.
+type Config struct {
+	// ImportPath is the import path of the directory the files go to.
+	ImportPath string
+	// Dir is the absolute path of the user's .pmm directory: the
+	// directory of the logs when $PMM_DIR is unset, so that a binary
+	// built by hand with the overlay still records into .pmm/.
+	Dir string
+	// Sites sizes the per-site counters for site numbers up to it.
+	Sites int
+	// Bases are the constants of the site numbers' bases, by name (the
+	// site numbers of a file of generated code are its base plus an
+	// offset: instrument.SiteBase).
+	Bases map[string]int
+	// Outside makes the runtime write the process's heap profile
+	// (pmmrt's outside_profile.go, left out otherwise: it links
+	// runtime/pprof), for the answers that leave out what code outside
+	// the module allocates.
+	Outside bool
+	// Module is the module's path, and TextTypes the dynamic types of
+	// the module whose Error or String method the runtime may call to
+	// record a value (static.TextKeys of text_methods' rows without a
+	// why): logfmt's SetTextMethods.
+	Module    string
+	TextTypes []string
+}
+
+// Sources returns the files to place in the user's module at
+// cfg.ImportPath, by path relative to it (each at the runtime's own
+// language version, Language): the non-test sources of pmmrt, whose
+// import of logfmt names the copy at FormatDir; the non-test sources of
+// logfmt, under FormatDir; and a generated ConfigFile that sets what
+// cfg says.
+func Sources(cfg Config) map[string][]byte {
 	files := make(map[string][]byte)
 	imported := []byte(strconv.Quote(formatImport))
-	copied := []byte(strconv.Quote(importPath + "/" + FormatDir))
+	copied := []byte(strconv.Quote(cfg.ImportPath + "/" + FormatDir))
 	for name, data := range packageFiles("pmmrt") {
-		if name == OutsideProfileFile && !outside {
+		if name == OutsideProfileFile && !cfg.Outside {
 			continue
 		}
 		files[name] = atLanguage(bytes.ReplaceAll(data, imported, copied))
@@ -72,17 +91,18 @@ package pmmrt
 func init() {
 	defaultDir = %q
 	numSites = %d
+	setTextMethods(%q, %#v)
 }
-`, defaultDir, sites)
-	if len(bases) > 0 {
-		names := make([]string, 0, len(bases))
-		for name := range bases {
+`, cfg.Dir, cfg.Sites, cfg.Module, textTypes(cfg.TextTypes))
+	if len(cfg.Bases) > 0 {
+		names := make([]string, 0, len(cfg.Bases))
+		for name := range cfg.Bases {
 			names = append(names, name)
 		}
 		sort.Strings(names)
 		config += "\n// The bases of the site numbers of the files of generated code.\nconst (\n"
 		for _, name := range names {
-			config += fmt.Sprintf("\t%s = %d\n", name, bases[name])
+			config += fmt.Sprintf("\t%s = %d\n", name, cfg.Bases[name])
 		}
 		config += ")\n"
 	}
@@ -91,6 +111,14 @@ func init() {
 		files[ConfigFile] = formatted // the constants aligned as gofmt aligns them
 	}
 	return files
+}
+
+// textTypes returns types sorted, never nil (so that %#v prints a
+// composite literal).
+func textTypes(types []string) []string {
+	sorted := append([]string{}, types...)
+	sort.Strings(sorted)
+	return sorted
 }
 
 // Language is the Go language version the runtime's files are compiled

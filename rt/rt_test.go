@@ -17,8 +17,8 @@ import (
 
 func TestSources(t *testing.T) {
 	const importPath = "example.com/m/internal/_pmmrt"
-	files := Sources(importPath, "/home/u/proj/.pmm", 7, nil, true)
-	if _, ok := Sources(importPath, "/home/u/proj/.pmm", 7, nil, false)[OutsideProfileFile]; ok {
+	files := Sources(Config{ImportPath: importPath, Dir: "/home/u/proj/.pmm", Sites: 7, Outside: true})
+	if _, ok := Sources(Config{ImportPath: importPath, Dir: "/home/u/proj/.pmm", Sites: 7})[OutsideProfileFile]; ok {
 		t.Errorf("%s is in the sources when no answer leaves out allocations outside the module", OutsideProfileFile)
 	}
 	var names []string

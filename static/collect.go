@@ -136,6 +136,7 @@ type collector struct {
 	callList   []*call
 	allocs     map[posKey]*allocation // allocation sites by position
 	allocList  []*allocation
+	texts      []textMethod                  // the rows of text_methods
 	vars       map[lineCol]*localVar         // the local variables, for "moved to heap"
 	exprs      map[lineCol]*exprAt           // expressions where the compiler names them, when its escapes are read
 	methods    map[string][]*types.Signature // the module's methods by name (mayRunInModule)

@@ -18,7 +18,7 @@ import (
 // input changes (names, resolution), so that old databases are not
 // reused by a newer pmm whose version string did not change. A change of
 // the tables themselves needs no bump: the fingerprint hashes the schema.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // fingerprint hashes everything the database depends on: the
 // configuration, the environment the go command reads (GOFLAGS, GOOS,

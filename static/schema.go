@@ -133,6 +133,19 @@ CREATE TABLE allocations (
 	inlinable    INTEGER
 );
 CREATE INDEX allocations_function ON allocations(function_id);
+-- The named types of the module that fmt prints by a method (Format,
+-- else Error, else String), the type and its pointer type apart: why
+-- is NULL when the method is free of effects, so that the runtime may
+-- call it to record a value (docs/STATIC.md, "Text methods").
+CREATE TABLE text_methods (
+	pkg      TEXT NOT NULL,
+	pkg_name TEXT NOT NULL,
+	type     TEXT NOT NULL,
+	pointer  INTEGER NOT NULL,
+	method   TEXT NOT NULL,
+	why      TEXT,
+	PRIMARY KEY (pkg, type, pointer)
+);
 
 CREATE VIEW calls_static (def_id, call_id) AS
 	SELECT caller_id, id FROM calls WHERE caller_id IS NOT NULL;

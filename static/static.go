@@ -119,6 +119,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	c.resolveStatic()
 	c.markReached(funcs)
+	c.texts = c.textMethods(funcs)
 	c.addCallGraph(graph)
 	c.addCallbacks(graph, funcs)
 	meta := map[string]string{

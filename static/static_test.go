@@ -442,3 +442,35 @@ func TestHiddenCallers(t *testing.T) {
 		}
 	}
 }
+
+// TestTextMethods checks text_methods on testdata/textmethods: which
+// methods fmt prints the module's types by, and which of them are free
+// of effects (why is NULL): a stringer-style enumeration in another
+// package, an error formatting its fields, a String writing a
+// strings.Builder of its own and one printing the enumeration; not a
+// method counting its calls, one taking a lock, one calling the method
+// of an interface and one sending on a channel.
+func TestTextMethods(t *testing.T) {
+	_, db := build(t, "../testdata/textmethods", Config{})
+	checkRows(t, db, "text methods", `SELECT pkg_name || '.' || type || CASE WHEN pointer THEN '*' ELSE '' END, method, coalesce(why, 'NULL') FROM text_methods`, []string{
+		"kinds.Kind String NULL",
+		"kinds.Kind* String NULL",
+		"main.Counted Error stores to memory it does not own",
+		"main.Counted* Error stores to memory it does not own",
+		"main.Guarded* String calls (*sync.Mutex).Lock",
+		"main.Joined String passes fmt a slice of values it does not know",
+		"main.Joined* String passes fmt a slice of values it does not know",
+		"main.Labelled String NULL",
+		"main.Labelled* String NULL",
+		"main.Logged String operates on a channel",
+		"main.Logged* String operates on a channel",
+		"main.ParseError* Error NULL",
+		"main.Point String NULL",
+		"main.Point* String NULL",
+		"main.Wrapped Error calls the method Error of an interface",
+		"main.Wrapped* Error calls the method Error of an interface",
+	})
+	if got := TextKeys("example.com/m", "main", "T", true); !slices.Equal(got, []string{"*example.com/m.T", "*main.T"}) {
+		t.Errorf("TextKeys of package main's *T = %q", got)
+	}
+}

@@ -110,6 +110,9 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 		ins.row("INSERT INTO regions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			i+1, idOf(r.owner), r.label, r.kind, r.loop, w.File, w.Line, w.Col, w.EndLine, w.EndCol)
 	}
+	for _, t := range c.texts {
+		ins.row("INSERT INTO text_methods VALUES (?, ?, ?, ?, ?, ?)", t.pkg, t.pkgName, t.name, t.pointer, t.method, nullable(t.why))
+	}
 	sort.Slice(c.blocking, func(i, j int) bool { return c.blocking[i].where.Less(c.blocking[j].where) })
 	for i, b := range c.blocking {
 		w := b.where

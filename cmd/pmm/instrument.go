@@ -362,6 +362,10 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	if err != nil {
 		return fail(err)
 	}
+	texts, err := textTypes(ctx, res.Path)
+	if err != nil {
+		return fail(err)
+	}
 	pg.Step("generating the code of " + plural(len(pkgs), "package"))
 	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, instrument.Options{Twin: mode.twin, Nested: nested, Quiet: acc.quiet, Known: acc.known})
 	if err != nil {
@@ -371,7 +375,11 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	out := pmmDir(res.Root)
 	written, err := rewrite.Write(rewrite.Config{
 		Root: res.Root, OutDir: filepath.Join(out, "overlay"), Code: gen,
-		Runtime: rt.Sources(res.ModulePath+"/"+runtimeDir, out, p.NumSiteIDs(), gen.SiteBases, len(p.OutsideQuestions()) > 0), RuntimeDir: runtimeDir, Version: exe,
+		Runtime: rt.Sources(rt.Config{
+			ImportPath: res.ModulePath + "/" + runtimeDir, Dir: out, Sites: p.NumSiteIDs(), Bases: gen.SiteBases,
+			Outside: len(p.OutsideQuestions()) > 0, Module: res.ModulePath, TextTypes: texts,
+		}),
+		RuntimeDir: runtimeDir, Version: exe,
 	})
 	if err != nil {
 		return fail(err)
@@ -743,4 +751,15 @@ func loadSitePackages(ctx context.Context, root string, p *plan.Plan, analysis *
 		return nil, err
 	}
 	return pkgs, nil
+}
+
+// textTypes reads from the static database at path the module's types
+// whose text methods the runtime may call (static.TextTypes).
+func textTypes(ctx context.Context, path string) ([]string, error) {
+	db, err := openStatic(path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return static.TextTypes(ctx, db)
 }

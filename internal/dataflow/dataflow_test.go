@@ -132,7 +132,11 @@ func runStages(t *testing.T, dir string, m mode) *run {
 	out := t.TempDir()
 	written, err := rewrite.Write(rewrite.Config{
 		Root: res.Root, OutDir: filepath.Join(out, "overlay"), Code: r.code,
-		Runtime: rt.Sources(res.ModulePath+"/"+rtDir, out, r.plan.NumSiteIDs(), r.code.SiteBases, len(r.plan.OutsideQuestions()) > 0), RuntimeDir: rtDir,
+		Runtime: rt.Sources(rt.Config{
+			ImportPath: res.ModulePath + "/" + rtDir, Dir: out, Sites: r.plan.NumSiteIDs(), Bases: r.code.SiteBases,
+			Outside: len(r.plan.OutsideQuestions()) > 0, Module: res.ModulePath,
+		}),
+		RuntimeDir: rtDir,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -213,7 +213,7 @@ func buildWithRuntime(t *testing.T, module, program string) (mod, pmmDir, bin st
 	write(filepath.Join(mod, "go.mod"), "module "+module+"\n\ngo 1.12\n")
 	write(filepath.Join(mod, "main.go"), program)
 	overlay := map[string]map[string]string{"Replace": {}}
-	for name, data := range rt.Sources(module+"/internal/pmmrt_", pmmDir, 0, nil, false) {
+	for name, data := range rt.Sources(rt.Config{ImportPath: module + "/internal/pmmrt_", Dir: pmmDir}) {
 		file := filepath.Join(pmmDir, "rt", name)
 		write(file, string(data))
 		overlay["Replace"][filepath.Join(mod, "internal", "pmmrt_", name)] = file

@@ -2,11 +2,13 @@ package logfmt
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // segment lays out a segment as the runtime writes one: the header, then
@@ -203,7 +205,7 @@ func TestValueReadsNoSharedMemory(t *testing.T) {
 			t.Errorf("%T: holdsReferences is %v", c.v, holdsReferences(reflect.TypeOf(c.v), 0))
 		}
 		var b strings.Builder
-		formatShallow(&b, reflect.ValueOf(c.v))
+		formatShallow(&b, reflect.ValueOf(c.v), 0)
 		if b.String() != c.want {
 			t.Errorf("%T: %q, want %q", c.v, b.String(), c.want)
 		}
@@ -244,5 +246,58 @@ func TestImpliedIDsRunOut(t *testing.T) {
 	}
 	if want := [][2]int64{{-1, 5}, {-1, 64}}; !reflect.DeepEqual(got, want) || s.Unnumbered != 2 || s.Implied != 1<<PackedIDBits {
 		t.Errorf("got %v, %d unnumbered, next %d; want %v, 2", got, s.Unnumbered, s.Implied, want)
+	}
+}
+
+type allowedText int
+
+func (allowedText) String() string { return "allowed" }
+
+type refusedText int
+
+func (refusedText) String() string { return "refused" }
+
+type errorText struct{ Code int }
+
+func (e *errorText) Error() string { return "error text" }
+
+// TestTextMethods: after SetTextMethods, Value calls the text method of
+// a type of the module only when it is named, and those of other
+// modules' types always; parts of a value that fmt prints by a method
+// follow the same rule; the pointer type is named apart.
+func TestTextMethods(t *testing.T) {
+	t.Cleanup(func() { textModule, textTypes = "", nil })
+	record := func(v interface{}) string {
+		var r Rec
+		r.Value(v)
+		r.Finish()
+		return string(r.Fields())
+	}
+	type parts struct {
+		A allowedText
+		R refusedText
+		D time.Duration
+	}
+	if got := record(refusedText(1)); !strings.Contains(got, "refused") {
+		t.Errorf("before SetTextMethods, refusedText is recorded as %q", got)
+	}
+	SetTextMethods("pmm.dev/pmm", []string{"pmm.dev/pmm/rt/logfmt.allowedText", "*pmm.dev/pmm/rt/logfmt.errorText"})
+	for _, c := range []struct {
+		v    interface{}
+		want string
+	}{
+		{allowedText(1), "allowed"},
+		{&errorText{3}, "error text"},
+		{parts{1, 2, time.Second}, "{allowed 2 1s}"},
+		{[]interface{}{errors.New("std")}[0], "std"},
+	} {
+		if got := record(c.v); !strings.Contains(got, c.want) {
+			t.Errorf("%T is recorded as %q, want %q in it", c.v, got, c.want)
+		}
+	}
+	for _, v := range []interface{}{refusedText(1), errorText{3}} {
+		if got := record(v); strings.Contains(got, "refused") || strings.Contains(got, "error text") {
+			t.Errorf("%T is recorded as %q: its method was called", v, got)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -227,8 +228,9 @@ func (r *Rec) ListEnd() {
 // Value adds a field of any type; it is the slow path, for values whose
 // type the generated code does not know. Basic kinds (also named ones,
 // such as time.Duration) are stored as such; nil as NULL; an error or a
-// fmt.Stringer as its text; a pointer, map, channel or function by its
-// address; anything else as fmt.Sprintf("%v").
+// fmt.Stringer as its text when its method may be called (textMethod);
+// a pointer, map, channel or function by its address; anything else as
+// %v prints it, without reading what it refers to (formatShallow).
 func (r *Rec) Value(v interface{}) {
 	switch x := v.(type) {
 	case nil:
@@ -268,10 +270,67 @@ func (r *Rec) Value(v interface{}) {
 	case time.Duration:
 		r.Int(int64(x))
 	case error, fmt.Stringer:
-		r.Str(fmt.Sprint(x)) // fmt recovers from a method panicking on a nil receiver
+		if textMethod(reflect.TypeOf(v)) {
+			r.Str(fmt.Sprint(x)) // fmt recovers from a method panicking on a nil receiver
+			return
+		}
+		r.reflectValue(v)
 	default:
 		r.reflectValue(v)
 	}
+}
+
+// The module's types whose text methods Value may call: SetTextMethods.
+var (
+	textModule string
+	textTypes  map[string]bool
+)
+
+// SetTextMethods says which methods Value may call: those of types
+// outside module, and of types of module whose names are in types (as
+// reflect names them: "example.com/m/pkg.T", "*main.E"), whose methods
+// static analysis found free of effects (static.db's text_methods).
+// Methods of other types of the module are never called: they may
+// count their calls, log, or take a lock the caller holds. Until it is
+// called, every method may be.
+func SetTextMethods(module string, types []string) {
+	textModule = module
+	textTypes = make(map[string]bool, len(types))
+	for _, t := range types {
+		textTypes[t] = true
+	}
+}
+
+// textMethod reports whether Value may call the Error, String or Format
+// method by which fmt prints a value of dynamic type t.
+func textMethod(t reflect.Type) bool {
+	if textModule == "" {
+		return true
+	}
+	named, prefix := t, ""
+	if t.Kind() == reflect.Ptr && t.Name() == "" {
+		named, prefix = t.Elem(), "*"
+	}
+	pkg := named.PkgPath()
+	if pkg == "" {
+		return false // a type literal whose methods are promoted from fields: of which type is not known here
+	}
+	if in := strings.TrimSuffix(pkg, "_test"); pkg != "main" && in != textModule && !strings.HasPrefix(in, textModule+"/") {
+		return true
+	}
+	return textTypes[prefix+pkg+"."+named.Name()]
+}
+
+var (
+	stringerType  = reflect.TypeOf((*fmt.Stringer)(nil)).Elem()
+	errorType     = reflect.TypeOf((*error)(nil)).Elem()
+	formatterType = reflect.TypeOf((*fmt.Formatter)(nil)).Elem()
+)
+
+// printedByMethod reports whether fmt prints a value of type t by a
+// method.
+func printedByMethod(t reflect.Type) bool {
+	return t.Implements(errorType) || t.Implements(stringerType) || t.Implements(formatterType)
 }
 
 // reflectValue stores values of named basic types by their kind.
@@ -308,12 +367,8 @@ func (r *Rec) reflectValue(v interface{}) {
 		}
 		r.Str(fmt.Sprintf("%p len %d", v, rv.Len()))
 	default:
-		if !holdsReferences(rv.Type(), 0) {
-			r.Str(fmt.Sprintf("%v", v))
-			return
-		}
 		var b strings.Builder
-		formatShallow(&b, rv)
+		formatShallow(&b, rv, 0)
 		r.Str(b.String())
 	}
 }
@@ -345,20 +400,30 @@ func holdsReferences(t reflect.Type, depth int) bool {
 // function by its address and a slice by its address and length, never
 // reading what they refer to (fields of interfaces are followed to the
 // value they hold, which the record's copy owns or refers to likewise).
-func formatShallow(b *strings.Builder, rv reflect.Value) {
+// A part (depth > 0) that refers to nothing and that fmt prints by a
+// method is printed by it, as %v does, where textMethod allows.
+func formatShallow(b *strings.Builder, rv reflect.Value, depth int) {
+	if depth > 0 && rv.IsValid() && rv.CanInterface() && printedByMethod(rv.Type()) && !holdsReferences(rv.Type(), 0) && textMethod(rv.Type()) {
+		fmt.Fprint(b, rv.Interface())
+		return
+	}
 	switch rv.Kind() {
 	case reflect.Invalid:
 		b.WriteString("<nil>")
 	case reflect.Bool:
-		fmt.Fprint(b, rv.Bool())
+		b.WriteString(strconv.FormatBool(rv.Bool()))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		fmt.Fprint(b, rv.Int())
+		b.WriteString(strconv.FormatInt(rv.Int(), 10))
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		fmt.Fprint(b, rv.Uint())
-	case reflect.Float32, reflect.Float64:
-		fmt.Fprint(b, rv.Float())
-	case reflect.Complex64, reflect.Complex128:
-		fmt.Fprint(b, rv.Complex())
+		b.WriteString(strconv.FormatUint(rv.Uint(), 10))
+	case reflect.Float32:
+		b.WriteString(strconv.FormatFloat(rv.Float(), 'g', -1, 32))
+	case reflect.Float64:
+		b.WriteString(strconv.FormatFloat(rv.Float(), 'g', -1, 64))
+	case reflect.Complex64:
+		b.WriteString(strconv.FormatComplex(rv.Complex(), 'g', -1, 64))
+	case reflect.Complex128:
+		b.WriteString(strconv.FormatComplex(rv.Complex(), 'g', -1, 128))
 	case reflect.String:
 		b.WriteString(rv.String())
 	case reflect.Ptr, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
@@ -374,23 +439,23 @@ func formatShallow(b *strings.Builder, rv reflect.Value) {
 		}
 		fmt.Fprintf(b, "0x%x len %d", rv.Pointer(), rv.Len())
 	case reflect.Interface:
-		formatShallow(b, rv.Elem())
+		formatShallow(b, rv.Elem(), depth+1)
 	case reflect.Array:
-		formatEach(b, "[]", rv.Len(), rv.Index)
+		formatEach(b, "[]", rv.Len(), depth, rv.Index)
 	case reflect.Struct:
-		formatEach(b, "{}", rv.NumField(), rv.Field)
+		formatEach(b, "{}", rv.NumField(), depth, rv.Field)
 	}
 }
 
 // formatEach writes the n parts of an array or struct, part(i) each,
 // between the two brackets.
-func formatEach(b *strings.Builder, brackets string, n int, part func(int) reflect.Value) {
+func formatEach(b *strings.Builder, brackets string, n, depth int, part func(int) reflect.Value) {
 	b.WriteByte(brackets[0])
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		formatShallow(b, part(i))
+		formatShallow(b, part(i), depth+1)
 	}
 	b.WriteByte(brackets[1])
 }

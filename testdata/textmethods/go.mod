@@ -1,0 +1,3 @@
+module example.com/textmethods
+
+go 1.24
