@@ -38,6 +38,14 @@ type module struct {
 	// Packages are the patterns of the packages whose tests run; all of
 	// the module's packages are instrumented and covered. Default ./...
 	Packages []string
+	// Files are written into the copy of the module before anything
+	// runs, instrumented or not (path from the module root: contents):
+	// test files that turn off a coin the module tosses once per
+	// process, by the module's own switch, where no seed fixes it.
+	// Deterministic says why.
+	Files map[string]string
+	// Deterministic is why Files are added.
+	Deterministic string
 }
 
 func (m module) packages() []string {
@@ -55,12 +63,17 @@ func (m module) packages() []string {
 var modules = []module{
 	{
 		Path: "github.com/google/go-cmp", Version: "v0.7.0",
-		Packages:  []string{"./cmp", "./cmp/cmpopts", "./cmp/internal/function", "./cmp/internal/value"},
+		Packages:  []string{"./cmp", "./cmp/cmpopts", "./cmp/internal/diff", "./cmp/internal/function", "./cmp/internal/value"},
 		TestFlags: []string{"-skip", "^TestDiff$/.*/NonDeterministic"},
-		Why: "random coins make counts vary between runs, and two coverage runs may toss the same side: " +
-			"the tests of ./cmp/internal/diff are left out (its search direction is a coin tossed once per process, " +
-			"randBool, seeded by the time; the other test binaries set flags.Deterministic), and so are the " +
-			"NonDeterministic* cases of TestDiff (options that answer rand.Intn(2) == 0 until cmp notices)",
+		Why:       "the NonDeterministic* cases of TestDiff use options that answer rand.Intn(2) == 0 until cmp notices",
+		Files: map[string]string{
+			"cmp/internal/diff/zz_deterministic_test.go":  goCmpDeterministic("diff"),
+			"cmp/internal/value/zz_deterministic_test.go": goCmpDeterministic("value_test"),
+		},
+		Deterministic: "internal/diff's Difference starts its search forward or backward by randBool, a coin tossed once per process " +
+			"and seeded by the time, unless flags.Deterministic is set; the number of calls of (*path).append and (*point).add follows it " +
+			"(./cmp/internal/value's TestSortKeys: 73 or 146). The test binaries of ./cmp and ./cmp/cmpopts set the flag in an init; " +
+			"those of ./cmp/internal/diff and ./cmp/internal/value do not, and the check adds that init to them",
 	},
 	{Path: "github.com/BurntSushi/toml", Version: "v1.4.0"},
 	xsync,
@@ -93,6 +106,20 @@ var modules = []module{
 	},
 	{Path: "github.com/rivo/uniseg", Version: "v0.4.7"},
 	{Path: "github.com/dustin/go-humanize", Version: "v1.0.1"},
+}
+
+// goCmpDeterministic is a test file of go-cmp's package pkg that sets
+// flags.Deterministic, as the test binaries of ./cmp and ./cmp/cmpopts
+// do: Difference then always starts its search forward.
+func goCmpDeterministic(pkg string) string {
+	return "package " + pkg + `
+
+// Added by pmm's e2e/realmodules: one search direction in every run.
+
+import "github.com/google/go-cmp/cmp/internal/flags"
+
+func init() { flags.Deterministic = true }
+`
 }
 
 // xsync is golang.org/x/sync: goroutines, channels, panics, Goexit.
@@ -190,6 +217,9 @@ func check(t *testing.T, m module, race bool) {
 
 	if m.Why != "" {
 		t.Logf("%s@%s: go test %s %s: %s", m.Path, m.Version, strings.Join(m.TestFlags, " "), strings.Join(m.packages(), " "), m.Why)
+	}
+	if len(m.Files) > 0 {
+		t.Logf("%s@%s: added to its tests: %s: %s", m.Path, m.Version, strings.Join(sortedKeys(m.Files), ", "), m.Deterministic)
 	}
 
 	start := time.Now()
@@ -301,6 +331,11 @@ func fetch(t testing.TB, m module) string {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for name, text := range m.Files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	dl := exec.Command("go", "mod", "download")
 	dl.Dir, dl.Env = dir, goEnv()
