@@ -501,7 +501,7 @@ func lineDiff(n string, pmmLines, profLines map[[2]string]*allocCount) string {
 	return " (" + strings.Join(diffs, "; ") + ")"
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
