@@ -49,6 +49,9 @@ type benchConfig struct {
 	pmm string
 	// runArgs are more arguments of its test binaries' runs.
 	runArgs []string
+	// hand, when set, is the kind of hand-written instrumentation of
+	// the build (handOverlay): its peer of pmm's.
+	hand string
 }
 
 // durationQuestions record every execution of every function of the
@@ -80,6 +83,10 @@ var (
 	// memProfileConfig is the plain build run with the heap profile's
 	// exact mode, every allocation sampled (the runtime's own accounting).
 	memProfileConfig = benchConfig{name: "memprofile", runArgs: []string{"-test.memprofilerate=1"}}
+	// handCountConfig and handDurationsConfig are the hand-written
+	// peers of countConfig and durationsConfig (hand_test.go).
+	handCountConfig     = benchConfig{name: "hand", hand: handCount}
+	handDurationsConfig = benchConfig{name: "hand-durations", hand: handDurations}
 )
 
 // BenchmarkCountVsCoverage fetches each module of benchModules through
@@ -108,8 +115,8 @@ var (
 // before, is the same count instrumented by that one (a commit before a
 // change), and x-pmm-before compares the two in the same run.
 func BenchmarkCountVsCoverage(b *testing.B) {
-	configs, pairs := withBefore([]benchConfig{plainConfig, atomicConfig, countConfig},
-		[][2]string{{"pmm", "plain"}, {"pmm", "atomic"}, {"atomic", "plain"}})
+	configs, pairs := withBefore([]benchConfig{plainConfig, atomicConfig, handCountConfig, countConfig},
+		[][2]string{{"pmm", "plain"}, {"pmm", "atomic"}, {"atomic", "plain"}, {"pmm", "hand"}, {"hand", "plain"}})
 	compareBenchmarks(b, benchModules, configs, pairs)
 }
 
@@ -138,7 +145,8 @@ func withBefore(configs []benchConfig, pairs [][2]string) ([]benchConfig, [][2]s
 //
 //	go test ./e2e/realmodules -run '^$' -bench DurationsVsPlain -benchtime 1x -timeout 60m
 func BenchmarkDurationsVsPlain(b *testing.B) {
-	configs, pairs := withBefore([]benchConfig{plainConfig, durationsConfig}, [][2]string{{"durations", "plain"}})
+	configs, pairs := withBefore([]benchConfig{plainConfig, handDurationsConfig, durationsConfig},
+		[][2]string{{"durations", "plain"}, {"durations", "hand-durations"}, {"hand-durations", "plain"}})
 	compareBenchmarks(b, benchModules, configs, pairs)
 }
 
@@ -265,8 +273,16 @@ func buildConfigs(b *testing.B, dir string, pkgs []string, configs []benchConfig
 				b.Fatalf("%s instrument: %v\n%s", bin, err, out)
 			}
 		}
+		flags := c.flags
+		if c.hand != "" {
+			out := filepath.Join(b.TempDir(), "hand-"+c.hand)
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			flags = append([]string{"-overlay", handOverlay(b, dir, out, c.hand)}, flags...)
+		}
 		for i, pkg := range pkgs {
-			args := append(append([]string{"test", "-c", "-vet=off", "-o", bin(c, i)}, c.flags...), pkg)
+			args := append(append([]string{"test", "-c", "-vet=off", "-o", bin(c, i)}, flags...), pkg)
 			cmd := exec.Command("go", args...)
 			cmd.Dir, cmd.Env = dir, goEnv()
 			if out, err := cmd.CombinedOutput(); err != nil {
