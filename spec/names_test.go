@@ -38,6 +38,7 @@ var namesOutsideSpec = map[string]string{
 	"schema/layout.go: point":             "the column that says which point of an execution a tuple is of",
 	"schema/translate.go: point":          "the column that says which point of an execution a tuple is of",
 	"schema/translate.go: =":              "the text of a join's key, column=value",
+	"static/textmethods.go: time":         "the import path of Go's package time",
 }
 
 // namesOutsideSpecPackages are the packages that write PMM as its users
