@@ -223,8 +223,13 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 	// CREATE INDEX (which keeps about as much in memory as the page
 	// cache) to temporary files (temp_store), and no file is mapped
 	// (mmap_size).
-	if err := c.exec("PRAGMA busy_timeout = " + busyTimeoutMS + "; PRAGMA page_size = 16384; PRAGMA journal_mode = WAL" +
-		"; PRAGMA synchronous = OFF; PRAGMA cache_size = -" + strconv.Itoa(cacheKiB) +
+	if err := c.exec("PRAGMA busy_timeout = " + busyTimeoutMS + "; PRAGMA page_size = 16384"); err != nil {
+		return nil, err
+	}
+	if err := c.wal(); err != nil {
+		return nil, err
+	}
+	if err := c.exec("PRAGMA synchronous = OFF; PRAGMA cache_size = -" + strconv.Itoa(cacheKiB) +
 		"; PRAGMA temp_store = FILE; PRAGMA mmap_size = 0; BEGIN IMMEDIATE"); err != nil {
 		return nil, err
 	}
@@ -439,6 +444,27 @@ func analyzedRows(c *conn, table string) (int64, error) {
 
 // busyTimeoutMS is how long a load waits for another one to commit.
 const busyTimeoutMS = "600000"
+
+// busyTimeout is busyTimeoutMS.
+const busyTimeout = 600 * time.Second
+
+// wal puts the database in WAL mode (a no-op when it is). SQLite changes
+// a database's journal mode under an exclusive lock that it tries once,
+// without the busy handler: a load that begins while another holds a
+// lock on a database not yet in WAL mode (the first runs in a module,
+// loaded at the same time) got SQLITE_BUSY at once, and lost its run's
+// load. So it tries again, as the busy handler would wait, for up to
+// busyTimeout.
+func (c *conn) wal() error {
+	deadline := time.Now().Add(busyTimeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
+		err := c.exec("PRAGMA journal_mode = WAL")
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(delay)
+	}
+}
 
 func insertRun(c *conn, run Run) (int64, error) {
 	st, err := c.prepare("INSERT INTO runs (start, end, command, go_version, exit_status, signal, source) VALUES (?, ?, ?, ?, ?, ?, ?)")

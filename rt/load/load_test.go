@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/binary"
 	"fmt"
@@ -36,6 +37,14 @@ func TestMain(m *testing.M) {
 	}
 	if req := os.Getenv(loadChildEnv); req != "" {
 		loadChild(req) // BenchmarkAnswer's loads
+	}
+	if db, logs, ok := strings.Cut(os.Getenv(concurrentLoadEnv), string(os.PathListSeparator)); ok {
+		// TestConcurrentLoadsOfANewDatabase's loads, one per process.
+		if _, err := Load(db, logs, concurrentTables, Run{Command: "test", GoVersion: "go1.26", Start: time.Unix(0, 0), End: time.Unix(1, 5)}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -376,5 +385,55 @@ func TestWalkNotes(t *testing.T) {
 	}
 	if _, err := os.Stat(note); !os.IsNotExist(err) {
 		t.Errorf("the note is still there: %v", err)
+	}
+}
+
+// concurrentLoadEnv makes the test binary a process that loads the logs
+// in a directory into a pmm.db (both named in it, a list of paths) with
+// concurrentTables.
+const concurrentLoadEnv = "PMM_TEST_CONCURRENT_LOAD"
+
+var concurrentTables = []Table{{ID: 1, Name: "t", Columns: []Column{{Name: "id", Type: "INTEGER", ID: true}, {Name: "v", Type: "INTEGER"}}}}
+
+// TestConcurrentLoadsOfANewDatabase: loads that begin at once, each in
+// a process of its own, on a pmm.db that does not exist yet (the first
+// runs in a module, made at the same time) each load their run; none
+// fails with SQLITE_BUSY while another turns the new database into WAL
+// mode, which SQLite does without calling the busy handler.
+func TestConcurrentLoadsOfANewDatabase(t *testing.T) {
+	src := record(t, func() {
+		for i := 0; i < 100; i++ {
+			pmmrt.Emit2(1, int64(pmmrt.NextID()), int64(i))
+		}
+	})
+	const loads, rounds = 6, 10
+	for round := 0; round < rounds; round++ {
+		db := filepath.Join(t.TempDir(), "pmm.db")
+		var cmds []*exec.Cmd
+		var outs []*bytes.Buffer
+		for i := 0; i < loads; i++ {
+			logs := filepath.Join(t.TempDir(), "logs")
+			if err := os.CopyFS(logs, os.DirFS(filepath.Join(src, "logs"))); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run", "^$")
+			cmd.Env = append(os.Environ(), concurrentLoadEnv+"="+db+string(os.PathListSeparator)+logs)
+			out := &bytes.Buffer{}
+			cmd.Stdout, cmd.Stderr = out, out
+			cmds, outs = append(cmds, cmd), append(outs, out)
+		}
+		for _, cmd := range cmds {
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("round %d, load %d: %v\n%s", round, i, err, outs[i])
+			}
+		}
+		if got := rows(t, open(t, filepath.Dir(db)), "SELECT count(*) FROM runs"); len(got) != 1 || got[0][0] != fmt.Sprintf("int:%d", loads) {
+			t.Errorf("round %d: runs %v, want %d", round, got, loads)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -101,7 +102,21 @@ func (c *conn) error(rc int32) error {
 			msg += ": " + m
 		}
 	}
-	return fmt.Errorf("sqlite: %s (%d)", msg, rc)
+	return &sqliteError{code: rc, msg: msg}
+}
+
+// sqliteError is an error SQLite returned.
+type sqliteError struct {
+	code int32 // the (extended) result code
+	msg  string
+}
+
+func (e *sqliteError) Error() string { return fmt.Sprintf("sqlite: %s (%d)", e.msg, e.code) }
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY.
+func isBusy(err error) bool {
+	var se *sqliteError
+	return errors.As(err, &se) && se.code&0xff == sqlite3.SQLITE_BUSY
 }
 
 // exec runs the statements in sql.
