@@ -172,7 +172,7 @@ func load(ctx context.Context, root string, cfg Config) ([]*packages.Package, er
 	if len(cfg.Tags) > 0 {
 		lcfg.BuildFlags = []string{"-tags=" + strings.Join(cfg.Tags, ",")}
 	}
-	pkgs, err := packages.Load(lcfg, cfg.Patterns...)
+	pkgs, err := LoadPackages(lcfg, cfg.Patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("loading packages: %v", err)
 	}

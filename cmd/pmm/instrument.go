@@ -734,7 +734,7 @@ func loadSitePackages(ctx context.Context, root string, p *plan.Plan, analysis *
 	if *analysis.tags != "" {
 		cfg.BuildFlags = []string{"-tags=" + *analysis.tags}
 	}
-	pkgs, err := packages.Load(cfg, patterns...)
+	pkgs, err := static.LoadPackages(cfg, patterns...)
 	if err != nil {
 		return nil, err
 	}

@@ -136,3 +136,89 @@ func spread(xs []float64) string {
 	sort.Float64s(s)
 	return fmt.Sprintf("%.2f/%.2f/%.2f", s[0], median(s), s[len(s)-1])
 }
+
+// BenchmarkInstrumentAfterEdit fetches expr-lang/expr through the module
+// proxy and per iteration measures, in the same run, the wall and CPU
+// seconds (of the go commands run included) of go vet ./... and of pmm
+// instrument (againQuestions: 2,944 sites), each after an edit of every
+// Go file of the module (a comment appended, another for each command,
+// so that each compiles or analyses the module anew), in alternating
+// order: s-vet and s-pmm, cpu-vet and cpu-pmm, and x-pmm-vet, the
+// median of the iterations' ratios of wall times (x-cpu-pmm-vet: of CPU
+// seconds). Issue 12's target: x-pmm-vet at most 1.0. PMM_BENCH_PMM
+// names another pmm binary (the figures before a change).
+//
+//	go test ./e2e/realmodules -run '^$' -bench InstrumentAfterEdit -benchtime 5x -timeout 30m
+func BenchmarkInstrumentAfterEdit(b *testing.B) {
+	dir := fetch(b, expr)
+	if err := os.WriteFile(filepath.Join(dir, "q.pmm"), []byte(againQuestions("github.com/expr-lang/expr/vm.(*VM).Run")), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	edits := 0
+	edit := func() {
+		edits++
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && d.Name() == ".pmm":
+				return filepath.SkipDir
+			case d.IsDir() || !strings.HasSuffix(path, ".go"):
+				return nil
+			}
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(f, "\n// edit %d\n", edits)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	instrument := func() (wall, cpu float64) {
+		cmd := exec.Command(pmmBin, "instrument", "./...", "q.pmm")
+		cmd.Dir, cmd.Env = dir, goEnv()
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("pmm instrument: %v\n%s", err, out)
+		}
+		return time.Since(start).Seconds(), cpuSeconds(cmd)
+	}
+	instrument()
+	vet(b, dir)
+	walls, cpus := map[string][]float64{}, map[string][]float64{}
+	var ratio, ratioCPU []float64
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		order := []string{"vet", "pmm"}
+		if n%2 == 1 {
+			order = []string{"pmm", "vet"}
+		}
+		for _, what := range order {
+			edit()
+			var wall, cpu float64
+			if what == "vet" {
+				wall, cpu = vet(b, dir)
+			} else {
+				wall, cpu = instrument()
+			}
+			walls[what], cpus[what] = append(walls[what], wall), append(cpus[what], cpu)
+		}
+		ratio = append(ratio, walls["pmm"][n]/walls["vet"][n])
+		ratioCPU = append(ratioCPU, cpus["pmm"][n]/cpus["vet"][n])
+	}
+	b.StopTimer()
+	for _, what := range []string{"vet", "pmm"} {
+		b.ReportMetric(median(walls[what]), "s-"+what)
+		b.ReportMetric(median(cpus[what]), "cpu-"+what)
+		b.Logf("%s: wall %s, cpu %s (min/median/max, s)", what, spread(walls[what]), spread(cpus[what]))
+	}
+	b.Logf("x-pmm-vet %s, x-cpu-pmm-vet %s (min/median/max)", spread(ratio), spread(ratioCPU))
+	b.ReportMetric(median(ratio), "x-pmm-vet")
+	b.ReportMetric(median(ratioCPU), "x-cpu-pmm-vet")
+}
