@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestStateOnStack runs testdata/stateescape in every mode: the program
+// measures its own allocations per call of mid with
+// testing.AllocsPerRun, and instrumented it must measure 0, as plain.
+// In --mode runtime, the call site of atomic's Add in mid, which has
+// the code of a calls* ancestor (a goroutine-local context, Ctx), takes
+// mid's state by pointer, and leaving the Ctx leaked it: the state of
+// every execution of mid moved to the heap, one allocation per call (a
+// test of the program's allocations failed under pmm).
+func TestStateOnStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	queries := map[string]string{
+		"leaves": "SELECT count FROM leaf_count",
+		"adds":   "SELECT count FROM add_count",
+	}
+	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
+		t.Run(mode, func(t *testing.T) {
+			out, db := instrumentInMode(t, "../../testdata/stateescape", mode)
+			if !strings.Contains(out, "allocations per call: 0\n") {
+				t.Errorf("the instrumented program allocates:\n%s", out)
+			}
+			checkWant(t, db, wantLines(out), queries)
+		})
+	}
+}
