@@ -84,6 +84,8 @@ type siteGen struct {
 	// the state of callerSite.
 	callerPtr  bool
 	callerSite *plan.Site
+	// callerParam declares cs, for the functions that take it.
+	callerParam string
 	// clocks are the before-form's statements that take ids, clocks and
 	// goroutines, run once the pre-condition passed; enters those that
 	// enter goroutine-local contexts, after them.

@@ -1,5 +1,5 @@
 // An instrumented function's state stays on its stack: recording does
-// not add heap allocations to the program's own (testing.AllocsPerRun,
+// not add a heap allocation to every execution (testing.AllocsPerRun,
 // -benchmem). Each count the program prints as "want NAME VALUE" is
 // what pmm must answer, in every mode.
 package main
@@ -21,6 +21,17 @@ func mid(n int) int {
 	return leaf(n) * 2
 }
 
+type Key struct {
+	T  string
+	ID int
+}
+
+func fetch(k Key) int { return len(k.T) + k.ID }
+
+// lookup fetches k twice: what a cache would save. The call sites of
+// fetch take lookup's state (the run-time test of equal keys).
+func lookup(k Key) int { return fetch(k) + fetch(k) }
+
 func main() {
 	calls := 0
 	allocs := testing.AllocsPerRun(100, func() {
@@ -29,4 +40,7 @@ func main() {
 	})
 	fmt.Printf("allocations per call: %v\n", allocs)
 	fmt.Printf("want leaves %d\nwant adds %d\n", calls, total.Load())
+	lookup(Key{"a", 1})
+	lookup(Key{"b", 2})
+	fmt.Printf("want repeats 2\n")
 }
