@@ -22,7 +22,7 @@ func (sg *siteGen) markAbsent(qi int, f *plan.Filters) string {
 	if a.Dynamic {
 		return sg.pc.Imports[sg.g.rtPath] + ".MarkAll(" + strconv.Itoa(a.Slot) + ")"
 	}
-	return "s.cs." + absentFlag(qi, f.Disjunct, a.Var) + " = true"
+	return "cs." + absentFlag(qi, f.Disjunct, a.Var) + " = true"
 }
 
 // enterFlag makes the caller f.Var of a dynamic absence enter its slot

@@ -57,7 +57,7 @@ func (sg *siteGen) contribute(qi int, t *plan.Target, ra *plan.RunAggregate, f *
 			return nil, nil
 		}
 		if !sg.g.callerPassesAtBegin(ra) {
-			dest = "s.cs." + pendingField(qi)
+			dest = "cs." + pendingField(qi)
 		}
 	}
 	lines := []string{"var r " + rt + ".Rec"}

@@ -123,9 +123,13 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 		sg.callerPtr, sg.callerSite = true, def
 		stateType := sg.p + "state" + strconv.Itoa(sg.g.local[def])
 		args[0] = "&" + state
+		// Not a field of the state: the escape analysis does not tell
+		// fields apart, so a state with the pointer, one of whose values
+		// leaks (recorded as an any), would move the caller's state to
+		// the heap, at every execution (testdata/stateescape). The
+		// wrapper, its record and exit functions take it as cs.
 		callerParam = "cs *" + stateType
-		sg.declare("cs", "*"+stateType)
-		sg.tmpl.Before = append(sg.tmpl.Before, "s.cs = cs")
+		sg.callerParam = callerParam
 	} else if state != "" {
 		args[0] = state + ".id"
 	}
@@ -160,6 +164,9 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 	}
 
 	var results, resultNames, exitParams, exitArgs, reads []string
+	if sg.callerPtr {
+		exitParams, exitArgs = append(exitParams, callerParam), append(exitArgs, "cs")
+	}
 	needResults := sg.caps[plan.CapResults] || sg.caps[plan.CapResult]
 	if split != nil && (needResults && sig.Results().Len() > 0 || sg.caps[plan.CapPanicked]) {
 		return fmt.Errorf("%s calls recover, so its deferred call stays direct, where its results and whether it panicked are not seen", s.Function)
@@ -1148,10 +1155,14 @@ func (sg *siteGen) splitDefer(d *ast.DeferStmt, call *ast.CallExpr, callerParam,
 	b.WriteString("}")
 	v := sg.name("d")
 	start, end := sg.fi.tf.Offset(d.Pos()), sg.fi.tf.Offset(d.End())
-	open := "{var " + v + " " + sg.name("state") + sg.uargs + "; defer " + sg.name("exit") + sg.uargs + "(&" + v + "); "
+	exitArgs, exitParams := []string{"&" + v}, []string(nil)
+	if sg.callerPtr {
+		exitArgs, exitParams = append(exitArgs, callerArg), []string{callerParam}
+	}
+	open := "{var " + v + " " + sg.name("state") + sg.uargs + "; defer " + sg.name("exit") + sg.uargs + "(" + strings.Join(exitArgs, ", ") + "); "
 	closing := "; defer " + sg.name("before") + sg.uargs + "(" + strings.Join(append([]string{"&" + v, callerArg}, args...), ", ") + ")}"
 	sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: open, Order: orderCall*1_000_000 + (1_000_000 - (end - start))}, Edit{Off: end, End: end, Text: closing})
-	return sg.finish(sg.stateDecl(), b.String(), sg.exitDecl(nil, nil))
+	return sg.finish(sg.stateDecl(), b.String(), sg.exitDecl(exitParams, nil))
 }
 
 // publish makes a call site that records an execution only as the

@@ -207,8 +207,15 @@ func (g *generator) definition(s *plan.Site, fi *fileInfo, n ast.Node) error {
 		}
 		// No return statement ran: a panic, or runtime.Goexit, or a
 		// panic that a deferred call of the function recovered, after
-		// which it returns normally. Only the runtime can tell.
-		sg.tmpl.After = append(sg.tmpl.After, "if !s.ok {", "\ts.ok = "+sg.pc.Imports[sg.g.rtPath]+".Returning()", "}")
+		// which it returns normally. Only the runtime can tell. Nor can
+		// a return statement tell where the body defers calls: one may
+		// panic, or call runtime.Goexit, once the return ran.
+		returning := sg.pc.Imports[sg.g.rtPath] + ".Returning()"
+		if defers(body) {
+			sg.tmpl.After = append(sg.tmpl.After, "s.ok = "+returning)
+		} else {
+			sg.tmpl.After = append(sg.tmpl.After, "if !s.ok {", "\ts.ok = "+returning, "}")
+		}
 	}
 
 	// The code in the user's body, then the helpers.
@@ -548,4 +555,15 @@ func (sg *siteGen) adoptID() {
 			return
 		}
 	}
+}
+
+// defers says whether body holds a defer statement of its own (not one
+// of its function literals').
+func defers(body *ast.BlockStmt) bool {
+	found := false
+	inspectBody(body, func(n ast.Node) {
+		_, ok := n.(*ast.DeferStmt)
+		found = found || ok
+	})
+	return found
 }

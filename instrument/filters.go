@@ -81,7 +81,7 @@ func (sg *siteGen) tupleDest(qi int, fs []*plan.Filters) string {
 			return rt
 		}
 	}
-	return "s.cs." + bufferField(qi)
+	return "cs." + bufferField(qi)
 }
 
 // passFlag names the state field that says variable v of question qi
@@ -115,7 +115,7 @@ func (sg *siteGen) filterSetup() error {
 				}
 			}
 			if f.Caller != "" && sg.callerPtr {
-				pre = append(pre, "s.cs."+passFlag(qi, f.Disjunct, f.Caller))
+				pre = append(pre, "cs."+passFlag(qi, f.Disjunct, f.Caller))
 			}
 			if a := f.Absent; sg.absent(a) && !plan.NeverAt(sg.s, f) {
 				switch {
@@ -124,7 +124,7 @@ func (sg *siteGen) filterSetup() error {
 				case !sg.callerPtr:
 					sg.turnOff(a)
 				default:
-					pre = append(pre, "s.cs."+passFlag(qi, f.Disjunct, a.Caller))
+					pre = append(pre, "cs."+passFlag(qi, f.Disjunct, a.Caller))
 				}
 			}
 			for _, a := range f.Absences {
@@ -302,7 +302,7 @@ func (sg *siteGen) callerValue(f plan.Field) (string, types.Type, bool) {
 	if !ok || !strings.HasPrefix(expr, "s.") {
 		return "", nil, false
 	}
-	return "s.cs." + strings.TrimPrefix(expr, "s."), typ, true
+	return "cs." + strings.TrimPrefix(expr, "s."), typ, true
 }
 
 // comparableAs reports whether Go can compare the two sides as the atom

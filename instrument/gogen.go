@@ -333,6 +333,9 @@ type generator struct {
 	// pass that state.
 	twinState map[int]string
 	stateUsed map[int]bool
+	// blanks are the blank type parameters of methods' receivers named
+	// in the copies of their files (siteGen.nameBlank).
+	blanks map[token.Pos]bool
 	// accounts are the plan's account sets (plan.Accounts).
 	accounts []string
 	// notInlined are the functions whose allocation sites pmm records,

@@ -106,7 +106,7 @@ func (sg *siteGen) keyCode(fields []plan.Field) ([]string, bool) {
 
 // keyMethod declares, once per site, a method of the site's state (a
 // pointer in the exit function, a variable in a call site's record
-// function) that encodes the key of pair p of question qi from fields
+// function), which takes the caller's state cs, that encodes the key of pair p of question qi from fields
 // into k, then runs the body made for the map of held executions m; it returns the call,
 // or "" when the pair is off, and turns the pair off for every site when
 // this one cannot take part.
@@ -123,17 +123,17 @@ func (sg *siteGen) keyMethod(qi int, f *plan.Filters, p *plan.Pair, fields []pla
 		sg.declared[name] = true
 		rt := sg.pc.Imports[sg.g.rtPath]
 		var b strings.Builder
-		fmt.Fprintf(&b, "func (s *%s%s) %s() %s {\n\tvar k %s.Rec\n", sg.name("state"), sg.targs, name, result, rt)
+		fmt.Fprintf(&b, "func (s *%s%s) %s(%s) %s {\n\tvar k %s.Rec\n", sg.name("state"), sg.targs, name, sg.callerParam, result, rt)
 		for _, l := range key {
 			b.WriteString("\t" + l + "\n")
 		}
-		for _, l := range body("s.cs." + heldMap(qi, f.Disjunct, p)) {
+		for _, l := range body("cs." + heldMap(qi, f.Disjunct, p)) {
 			b.WriteString("\t" + l + "\n")
 		}
 		b.WriteString("}")
 		sg.decls = append(sg.decls, b.String())
 	}
-	return "s." + name + "()"
+	return "s." + name + "(cs)"
 }
 
 // probe returns the call, for the pre- or post-condition of later event
@@ -149,7 +149,7 @@ func (sg *siteGen) probe(qi int, f *plan.Filters) string {
 			"h, ok := " + m + "[string(k.Encoded())]",
 			"if !ok {", "\treturn false", "}",
 			sg.release(qi, f),
-			"s.cs." + calleeFlag(qi, f.Disjunct, f.Probe.Earlier) + " = true",
+			"cs." + calleeFlag(qi, f.Disjunct, f.Probe.Earlier) + " = true",
 			"return true"}
 	})
 }
@@ -201,7 +201,7 @@ func (sg *siteGen) holding(qi int, direct, held []*plan.Filters, holds, block []
 // buffer when the caller keeps its callees' tuples.
 func (sg *siteGen) release(qi int, f *plan.Filters) string {
 	if f.Buffered && sg.callerPtr {
-		return "h.MoveTo(&s.cs." + bufferField(qi) + ")"
+		return "h.MoveTo(&cs." + bufferField(qi) + ")"
 	}
 	return "h.Release()"
 }

@@ -62,15 +62,19 @@ type siteGen struct {
 	self   *types.Package
 	caps   map[plan.Capture]bool
 	tmpl   Template
-	fields []string          // state fields, "name type"
-	vals   map[string]value  // captured values by field name
-	edits  []Edit            // edits of the user's file
-	tparam string            // "[pmm__TT any, pmm__TU comparable]" for generic sites, in the helpers
-	targs  string            // "[pmm__TT, pmm__TU]", in the helpers
-	uargs  string            // "[T, U]", in the user's code
-	rename map[string]string // type parameter → its name in the helpers
-	p      string            // the prefix of generated names
-	name   func(string) string
+	fields []string         // state fields, "name type"
+	vals   map[string]value // captured values by field name
+	edits  []Edit           // edits of the user's file
+	tparam string           // "[pmm__TT any, pmm__TU comparable]" for generic sites, in the helpers
+	targs  string           // "[pmm__TT, pmm__TU]", in the helpers
+	uargs  string           // "[T, U]", in the user's code
+	// tparams are the site's type parameters, and blankNames the
+	// helpers' names of the blank ones, in order (typeName).
+	tparams    []types.Type
+	blankNames []string
+	rename     map[string]string // type parameter → its name in the helpers
+	p          string            // the prefix of generated names
+	name       func(string) string
 	// accountCached says an allocation site's dynamic account reads may
 	// share their function execution's cache (accountCache); cachedSets
 	// are the account sets whose reads did.
@@ -80,6 +84,8 @@ type siteGen struct {
 	// the state of callerSite.
 	callerPtr  bool
 	callerSite *plan.Site
+	// callerParam declares cs, for the functions that take it.
+	callerParam string
 	// clocks are the before-form's statements that take ids, clocks and
 	// goroutines, run once the pre-condition passed; enters those that
 	// enter goroutine-local contexts, after them.
@@ -682,28 +688,64 @@ func (sg *siteGen) typeParams(list *types.TypeParamList) error {
 		return nil
 	}
 	sg.rename = map[string]string{}
+	// A blank type parameter of a method's receiver (func (m *Map[_,
+	// V]) ...) gets a name in the copy of the source, so that the
+	// body's code can name it (uses); a type written for the helpers
+	// names it only where it is the one blank (blank).
+	uses := make([]string, list.Len())
+	blank := ""
 	for i := 0; i < list.Len(); i++ {
 		name := list.At(i).Obj().Name()
+		sg.tparams = append(sg.tparams, list.At(i))
 		if name == "_" {
-			return fmt.Errorf("its type parameter %d is blank: the instrumentation cannot name it", i+1)
+			name = sg.nameBlank(list.At(i).Obj(), i)
+			sg.blankNames = append(sg.blankNames, sg.p+"T"+name)
+			if blank == "" {
+				blank = name
+			} else {
+				blank = "\x00" // two or more: a type naming one is refused (typeName)
+			}
 		}
+		uses[i] = name
 		sg.rename[name] = sg.p + "T" + name
 	}
-	var decl, names, uses []string
+	if blank != "" {
+		sg.rename["_"] = blank
+		if blank != "\x00" {
+			sg.rename["_"] = sg.p + "T" + blank
+		}
+	}
+	var decl, names []string
 	for i := 0; i < list.Len(); i++ {
 		tp := list.At(i)
 		c, err := sg.typeName(tp.Constraint())
 		if err != nil {
 			return err
 		}
-		decl = append(decl, sg.rename[tp.Obj().Name()]+" "+c)
-		names = append(names, sg.rename[tp.Obj().Name()])
-		uses = append(uses, tp.Obj().Name())
+		decl = append(decl, sg.rename[uses[i]]+" "+c)
+		names = append(names, sg.rename[uses[i]])
 	}
 	sg.tparam = "[" + strings.Join(decl, ", ") + "]"
 	sg.targs = "[" + strings.Join(names, ", ") + "]"
 	sg.uargs = "[" + strings.Join(uses, ", ") + "]"
 	return nil
+}
+
+// nameBlank names the blank type parameter obj, the i-th of a method's
+// receiver, in the copy of its file: the same name for every site of
+// the method.
+func (sg *siteGen) nameBlank(obj types.Object, i int) string {
+	name := sg.p + "B" + strconv.Itoa(i+1)
+	if sg.g.blanks == nil {
+		sg.g.blanks = map[token.Pos]bool{}
+	}
+	if !sg.g.blanks[obj.Pos()] {
+		sg.g.blanks[obj.Pos()] = true
+		path := sg.fi.tf.Name()
+		off := sg.fi.tf.Offset(obj.Pos())
+		sg.g.code.Files[path] = append(sg.g.code.Files[path], Edit{Off: off, End: off + len("_"), Text: name})
+	}
+	return name
 }
 
 // typeName writes t for the helpers, with the site's type parameters
@@ -713,7 +755,37 @@ func (sg *siteGen) typeName(t types.Type) (string, error) {
 	if err != nil || len(sg.rename) == 0 {
 		return ts, err
 	}
-	return renameTypeParams(ts, sg.rename), nil
+	ts = renameTypeParams(ts, sg.rename)
+	if strings.Contains(ts, "\x00") {
+		// Two blanks or more: the receiver's type (or a pointer to it)
+		// has them in order, as its type arguments.
+		if !sg.isReceiverType(t) {
+			return "", fmt.Errorf("its type %s names one of its receiver's blank type parameters: the instrumentation cannot tell which", t)
+		}
+		for _, b := range sg.blankNames {
+			ts = strings.Replace(ts, "\x00", b, 1)
+		}
+	}
+	return ts, nil
+}
+
+// isReceiverType says whether t is the type of the receiver of the
+// method whose type parameters the site has, or a pointer to it: a
+// generic type whose type arguments are those parameters, in order.
+func (sg *siteGen) isReceiverType(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	if !ok || n.TypeArgs().Len() != len(sg.tparams) {
+		return false
+	}
+	for i, tp := range sg.tparams {
+		if n.TypeArgs().At(i) != tp {
+			return false
+		}
+	}
+	return true
 }
 
 // renameTypeParams renames the type parameters in a type written by

@@ -171,9 +171,9 @@ func (sg *siteGen) passMethod(qi int, fs []*plan.Filters, block []string) []stri
 // the caller's method that records it if it passes now (passMethod).
 func (sg *siteGen) markCaller(qi int, f *plan.Filters) []string {
 	flag := calleeFlag(qi, f.Disjunct, f.Var)
-	mark := []string{"s.cs." + flag + " = true"}
+	mark := []string{"cs." + flag + " = true"}
 	if m := sg.g.passMethods[sg.callerSite][flag]; m != "" {
-		mark = append(mark, "s.cs."+m+"()")
+		mark = append(mark, "cs."+m+"()")
 	}
 	return mark
 }

@@ -325,7 +325,6 @@ func TestSemantics(t *testing.T) {
 			siteLine(t, dir, "callers.go", "line, _ := runtime.Caller(0)"): "looks at the frames of its callers",
 			siteLine(t, dir, "lib/lib_test.go", "t.Helper()"):              "looks at the frames of its callers",
 			siteLine(t, dir, "lib/lib_test.go", "t.Logf"):                  "looks at the frames of its callers",
-			siteLine(t, dir, "generics.go", "func (s *Stack[_])"):          "is blank",
 			siteLine(t, dir, "generics.go", "c <- 1"):                      "whose type is a type parameter",
 			siteLine(t, dir, "generics.go", "return <-c"):                  "whose type is a type parameter",
 			siteLine(t, dir, "results.go", "fmt.Println(multi(1))"):        "passes a multi-valued call as arguments",

@@ -246,7 +246,7 @@ func (e *ctxEntry) left() {
 		e.busy--
 	}
 	if e.busy == 0 && e.goid != 0 {
-		byID.release(e)
+		byID.release(e.goid)
 	}
 }
 
@@ -558,9 +558,20 @@ func (t *idTable) get(g int64) *ctxEntry {
 	return e
 }
 
-func (t *idTable) release(e *ctxEntry) {
+// release drops the entry of goroutine g, which has left everything.
+// It takes the id, not the entry: an entry passed in would leak to the
+// free list for the escape analysis, and with it whatever holds a Ctx
+// whose Leave may release it, a site's state with the pointer to its
+// caller's: every execution of the caller would move its state to the
+// heap (testdata/stateescape).
+func (t *idTable) release(g int64) {
 	t.mu.Lock()
-	delete(t.m, e.goid)
+	e := t.m[g]
+	if e == nil {
+		t.mu.Unlock()
+		return
+	}
+	delete(t.m, g)
 	e.goid, e.exec, e.pending = 0, 0, 0
 	for i := range e.acct {
 		e.acct[i] = 0

@@ -1,0 +1,3 @@
+module example.com/blanktparams
+
+go 1.24

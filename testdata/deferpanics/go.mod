@@ -1,0 +1,3 @@
+module example.com/deferpanics
+
+go 1.24

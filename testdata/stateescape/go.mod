@@ -1,0 +1,3 @@
+module example.com/stateescape
+
+go 1.24
