@@ -451,7 +451,19 @@ func TestHiddenCallers(t *testing.T) {
 // method counting its calls, one taking a lock, one calling the method
 // of an interface and one sending on a channel.
 func TestTextMethods(t *testing.T) {
-	_, db := build(t, "../testdata/textmethods", Config{})
+	for _, tests := range []bool{false, true} {
+		_, db := build(t, "../testdata/textmethods", Config{Tests: tests})
+		checkTextMethods(t, db)
+	}
+	if got := TextKeys("example.com/m", "main", "T", true); !slices.Equal(got, []string{"*example.com/m.T", "*main.T"}) {
+		t.Errorf("TextKeys of package main's *T = %q", got)
+	}
+}
+
+// checkTextMethods checks the rows of testdata/textmethods' text_methods
+// (with its test variants or without: the same rows).
+func checkTextMethods(t *testing.T, db *sql.DB) {
+	t.Helper()
 	checkRows(t, db, "text methods", `SELECT pkg_name || '.' || type || CASE WHEN pointer THEN '*' ELSE '' END, method, coalesce(why, 'NULL') FROM text_methods`, []string{
 		"kinds.Kind String NULL",
 		"kinds.Kind* String NULL",
@@ -470,7 +482,4 @@ func TestTextMethods(t *testing.T) {
 		"main.Wrapped Error calls the method Error of an interface",
 		"main.Wrapped* Error calls the method Error of an interface",
 	})
-	if got := TextKeys("example.com/m", "main", "T", true); !slices.Equal(got, []string{"*example.com/m.T", "*main.T"}) {
-		t.Errorf("TextKeys of package main's *T = %q", got)
-	}
 }

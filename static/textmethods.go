@@ -70,9 +70,17 @@ func (c *collector) textMethods(funcs map[*ssa.Function]bool) []textMethod {
 	if prog == nil {
 		return nil
 	}
-	e := &effects{c: c, prog: prog, memo: map[*ssa.Function]string{}}
+	e := &effects{c: c, prog: prog, memo: map[*ssa.Function]string{}, bodies: map[string]*ssa.Function{}}
+	for fn := range funcs {
+		if fn.Blocks != nil {
+			// A package loaded with its tests is two packages of one
+			// path, one with syntax: its functions stand for both.
+			e.bodies[fn.String()] = fn
+		}
+	}
 	var rows []textMethod
 	local := map[string]bool{} // pkg.name of types declared in functions: reflect cannot tell them apart
+	seen := map[string]int{}   // the index in rows of a type's row: a package and its test variant both declare it
 	for _, p := range prog.AllPackages() {
 		if !c.inModule(p.Pkg.Path()) {
 			continue
@@ -97,6 +105,14 @@ func (c *collector) textMethods(funcs map[*ssa.Function]bool) []textMethod {
 				}
 				if row, ok := e.textMethod(t); ok {
 					row.pkg, row.pkgName, row.name, row.pointer = p.Pkg.Path(), p.Pkg.Name(), name, pointer
+					key := TextKeys(row.pkg, row.pkgName, row.name, row.pointer)[0]
+					if i, dup := seen[key]; dup {
+						if rows[i].why == "" {
+							rows[i].why = row.why // the same code, analysed twice; the variant with effects, if any, wins
+						}
+						continue
+					}
+					seen[key] = len(rows)
 					rows = append(rows, row)
 				}
 			}
@@ -151,6 +167,9 @@ type effects struct {
 	c    *collector
 	prog *ssa.Program
 	memo map[*ssa.Function]string // why fn has effects, "" if it has none; a function being decided is "" (recursion adds no effect)
+	// bodies are the functions with a body by name (fn.String()), for
+	// those of a package's variant built from types alone.
+	bodies map[string]*ssa.Function
 }
 
 // textMethod returns the method fmt prints a value of dynamic type t
@@ -194,6 +213,9 @@ func (e *effects) function(fn *ssa.Function) string {
 		return e.outside(fn, nil)
 	}
 	if fn.Blocks == nil {
+		if body := e.bodies[fn.String()]; body != nil {
+			return e.function(body)
+		}
 		return "calls " + fn.String() + ", whose body is not Go"
 	}
 	e.memo[fn] = ""
