@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,7 @@ type trRecord struct {
 	Bytes     int64  ` + "`json:\"bytes,omitempty\"`" + `
 	HeapBytes int64  ` + "`json:\"heap,omitempty\"`" + `
 	Walks     []trWalk ` + "`json:\"walks,omitempty\"`" + `
+	Path      string ` + "`json:\"path,omitempty\"`" + `
 }
 
 // trWalk is a heap walk at a begin or end point (internal/reftrace's
@@ -84,6 +86,11 @@ func init() {
 		panic(err)
 	}
 	trFile, trOut = f, bufio.NewWriter(f)
+	// The import path of package main, whose functions the runtime
+	// names main.F: the accounts' patterns match it.
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
+		trWrite(&trRecord{Kind: "main", Path: bi.Path})
+	}
 }
 
 func trGoid() int64 {
