@@ -417,3 +417,10 @@ func trFinish() {
 func WriteTraceRuntime(dir string) error {
 	return writeFiles(dir, map[string]string{"trace.go": traceRuntime})
 }
+
+// WriteTracerPackage writes the tracer of a twin of several packages
+// into dir as the package tr (example.com/gen/tr, its names exported),
+// which each package of the twin imports with a dot.
+func WriteTracerPackage(dir string) error {
+	return writeFiles(dir, map[string]string{"tr/trace.go": tracerPackage()})
+}
