@@ -905,6 +905,8 @@ func (g *gen) propagate() {
 					walk(s.body)
 				case *region:
 					walk(s.body)
+				case *rangeStmt:
+					walk(s.body)
 				case *selectStmt:
 					for _, c := range s.cases {
 						walk(c.body)
