@@ -144,13 +144,27 @@ func (q *qgen) allocChoices(f *Func) (fs []*Func, free bool) {
 }
 
 // allocTerm is the function term of such a question, with vars, the
-// variables it quantifies, and f when the term is that variable.
+// variables it quantifies, and f when the term is that variable: not
+// where f's executions run code outside the module (reachesOutside),
+// whose allocations pmm says it does not count.
 func (q *qgen) allocTerm(f *Func, vars string) (string, string) {
 	fs, free := q.allocChoices(f)
-	if free {
+	if free && !f.reachesOutside() {
 		return "f", vars + " f"
 	}
 	return lit(fs[q.r.Intn(len(fs))]), vars
+}
+
+// reachesOutside reports whether f, or a function it calls, directly or
+// not, runs code of the standard library that may allocate: a go
+// statement, wg.Add or wg.Wait (the spawner), Lock or RLock.
+func (f *Func) reachesOutside() bool {
+	for _, c := range append(slices.Collect(maps.Keys(reach(f))), f) {
+		if len(c.spawns) > 0 || slices.ContainsFunc(c.ops, func(o opInfo) bool { return o.kind == "lock" || o.kind == "rlock" || o.kind == "wait" }) {
+			return true
+		}
+	}
+	return false
 }
 
 // noChans are the functions of fs that make no channel.
@@ -243,12 +257,42 @@ var accountPatterns = []string{
 	"main",
 }
 
-// accounts is the account set of an account question.
+// accounts is the account set of an account question: in a program of
+// several packages, one time in two the packages that call an
+// allocating function of another package, when two do (an agent whose
+// account the call graph does not know: it reads it at run time), else
+// one of accountPatterns.
 func (q *qgen) accounts() string {
 	if len(q.p.pkgs) == 1 {
 		return "example.com/other/... main"
 	}
+	if sets := q.p.agentAccounts(); len(sets) > 0 && q.r.Intn(2) == 0 {
+		return sets[q.r.Intn(len(sets))]
+	}
 	return accountPatterns[q.r.Intn(len(accountPatterns))]
+}
+
+// agentAccounts are, for each allocating function called from two
+// packages other than its own or more, the patterns of those packages
+// (package main by "main").
+func (p *Program) agentAccounts() []string {
+	var sets []string
+	for _, f := range p.allocFuncs() {
+		callers := map[string]bool{}
+		for _, c := range p.Funcs {
+			if c.callees[f] && c.pkg != f.pkg {
+				callers[c.pkg.prefix()] = true
+			}
+		}
+		if len(callers) < 2 {
+			continue
+		}
+		set := strings.Join(slices.Sorted(maps.Keys(callers)), " ")
+		if !slices.Contains(sets, set) {
+			sets = append(sets, set)
+		}
+	}
+	return sets
 }
 
 // allocAccount asks, in a program of several packages, for the
