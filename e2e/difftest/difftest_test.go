@@ -123,7 +123,7 @@ func TestDefaultSeedsCoverEveryFeature(t *testing.T) {
 	for _, seed := range defaultSeeds {
 		maps.Copy(seen, covers(progen.Generate(seed, defaultFeatures)))
 	}
-	for _, name := range append(slices.Collect(maps.Keys(constructs)), "regions in function literals") {
+	for _, name := range append(slices.Collect(maps.Keys(constructs)), "regions in function literals", agentReads) {
 		if !seen[name] {
 			t.Errorf("no program of the fast test (seeds %v) uses %s", defaultSeeds, name)
 		}
@@ -216,8 +216,18 @@ func covers(p *progen.Program) map[string]bool {
 		_, template, _ := strings.Cut(q, "-") // q12-not-called-by
 		seen[template] = true
 	}
+	for _, set := range p.AgentAccounts() {
+		if strings.Contains(p.Questions, strconv.Quote(set)) {
+			seen[agentReads] = true
+		}
+	}
 	return seen
 }
+
+// agentReads is an account question whose patterns are the packages
+// that call an allocating function of another package: the agent reads
+// its account at run time.
+const agentReads = "an agent called from two accounted packages"
 
 // TestDifferential compares every mode's answers with the reference on
 // the programs of defaultSeeds, generated with defaultFeatures.

@@ -266,16 +266,16 @@ func (q *qgen) accounts() string {
 	if len(q.p.pkgs) == 1 {
 		return "example.com/other/... main"
 	}
-	if sets := q.p.agentAccounts(); len(sets) > 0 && q.r.Intn(2) == 0 {
+	if sets := q.p.AgentAccounts(); len(sets) > 0 && q.r.Intn(2) == 0 {
 		return sets[q.r.Intn(len(sets))]
 	}
 	return accountPatterns[q.r.Intn(len(accountPatterns))]
 }
 
-// agentAccounts are, for each allocating function called from two
+// AgentAccounts are, for each allocating function called from two
 // packages other than its own or more, the patterns of those packages
 // (package main by "main").
-func (p *Program) agentAccounts() []string {
+func (p *Program) AgentAccounts() []string {
 	var sets []string
 	for _, f := range p.allocFuncs() {
 		callers := map[string]bool{}
