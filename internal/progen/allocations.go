@@ -318,7 +318,8 @@ func (q *qgen) allocAccount() bool {
 		q.define("(defevent %s :definition ((a %sacc) s.t. (exists (k t) (and (allocation a %s k t) (allocation-account a %q acc)))))", n+"-ev", head, f, acc)
 		q.question(n, "(defquestion %s :definition (count %s (output %sinput)))", n, n+"-ev", in)
 	case 1:
-		q.define("(defevent %s :definition ((a t acc h) s.t. (exists (k) (and (allocation a %s k t) (allocation-account a %q acc) (allocation-heap-bytes a h)))))", n+"-ev", f, acc)
+		vars := map[bool]string{true: "k f", false: "k"}[f == "f"]
+		q.define("(defevent %s :definition ((a t acc h) s.t. (exists (%s) (and (allocation a %s k t) (allocation-account a %q acc) (allocation-heap-bytes a h)))))", n+"-ev", vars, f, acc)
 		q.question(n, "(defquestion %s :definition (sum %s (output input input output)))", n, n+"-ev")
 	default:
 		g := fs[q.r.Intn(len(fs))]
