@@ -463,7 +463,7 @@ func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type) (string, st
 	for i := range sg.s.Targets {
 		var cases []string
 		for _, dt := range dts {
-			if dt.target != i || dt.generic != nil {
+			if dt.target != i || dt.generic != nil || dt.hidden != nil {
 				continue
 			}
 			ts, err := sg.typeName(dt.t)
@@ -505,13 +505,21 @@ func (sg *siteGen) dispatch(sel *ast.SelectorExpr, iface types.Type) (string, st
 		fmt.Fprintf(&b, "\n\t\treturn %s(%s)", test, expr)
 	}
 	b.WriteString("\n\t}")
-	for _, dt := range dts {
-		if dt.generic == nil {
-			continue
+	// The types told by their names: generic ones first, then those the
+	// site cannot name.
+	for _, fn := range []string{"Generic", "Named"} {
+		for _, dt := range dts {
+			tn := dt.generic
+			if fn == "Named" {
+				tn = dt.hidden
+			}
+			if tn == nil {
+				continue
+			}
+			pkg := tn.Pkg()
+			fmt.Fprintf(&b, "\n\tif %s.%s(%s, %s, %s, %t, %t) {\n\t\treturn %d\n\t}", sg.pc.Imports[sg.g.rtPath], fn, x,
+				strconv.Quote(pkg.Path()), strconv.Quote(tn.Name()), pkg.Name() == "main", dt.pointer, dt.target+1)
 		}
-		pkg := dt.generic.Pkg()
-		fmt.Fprintf(&b, "\n\tif %s.Generic(%s, %s, %s, %t, %t) {\n\t\treturn %d\n\t}", sg.pc.Imports[sg.g.rtPath], x,
-			strconv.Quote(pkg.Path()), strconv.Quote(dt.generic.Name()), pkg.Name() == "main", dt.pointer, dt.target+1)
 	}
 	b.WriteString("\n\treturn 0\n}")
 	return test + "(recv)", b.String(), nil
@@ -526,6 +534,9 @@ type dispatchType struct {
 	// generic is a generic type whose instantiations the sources do not
 	// all write, told by its name at run time; pointer: *T.
 	generic *types.TypeName
+	// hidden is a type the site's package cannot name (unexported in
+	// another package), told by its name at run time too.
+	hidden  *types.TypeName
 	pointer bool
 }
 
@@ -542,10 +553,13 @@ type fieldStep struct {
 // of the loaded packages and the targets' receiver types, each T and
 // *T that implements iface and whose method set selects a target,
 // declared or promoted from an embedded field (Rect embedding Base runs
-// Base.Name). A type whose method the site cannot tell by a type switch
-// is an error, so that the site is left out and the answers say so: a
-// generic type (a case names one instantiation), a type declared in a
-// function, or one that forwards the method to an embedded interface.
+// Base.Name). A generic type whose instantiations the sources do not all
+// write, and a type the site's package cannot name (unexported in
+// another package), are told by their names at run time. A type whose
+// method the site cannot tell otherwise is an error, so that the site is
+// left out and the answers say so: a type declared in a function, or
+// one that forwards the method to an embedded interface it cannot
+// reach.
 func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dispatchType, error) {
 	it, ok := iface.Underlying().(*types.Interface)
 	if !ok {
@@ -627,6 +641,12 @@ func (sg *siteGen) dispatchTypes(sel *ast.SelectorExpr, iface types.Type) ([]dis
 				case byName:
 					_, pointer := dt.(*types.Pointer)
 					out = append(out, dispatchType{t: dt, target: i, generic: tn, pointer: pointer})
+				case i >= 0 && !tn.Exported() && !samePackage(tn.Pkg(), sg.self):
+					// A type of another package the site cannot name
+					// (circ of pkg, dispatched to from main), told by
+					// its name: a case cannot list it.
+					_, pointer := dt.(*types.Pointer)
+					out = append(out, dispatchType{t: dt, target: i, hidden: tn, pointer: pointer})
 				default:
 					out = append(out, dispatchType{t: dt, target: i, path: path})
 				}

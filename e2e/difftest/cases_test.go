@@ -61,7 +61,8 @@ func TestRegressionCases(t *testing.T) {
 			exact := err == nil
 			for _, mode := range Modes {
 				mdir := filepath.Join(e.Dir, mode)
-				copyFiles(t, dir, mdir, "go.mod", "main.go", "questions.pmm")
+				copyModule(t, dir, mdir)
+				copyFiles(t, dir, mdir, "questions.pmm")
 				for _, r := range e.Compare(mdir, mode, questions, ref) {
 					// An answer pmm flags as incomplete is not silently
 					// wrong: known.txt lists only the others.
@@ -90,8 +91,12 @@ func TestRegressionCases(t *testing.T) {
 func caseReference(t *testing.T, dir string) (map[string]*refeval.Answer, []string) {
 	t.Helper()
 	twin := filepath.Join(t.TempDir(), "twin")
-	copyFiles(t, filepath.Join(dir, "twin"), twin, "go.mod", "main.go")
-	if err := progen.WriteTraceRuntime(twin); err != nil {
+	if copyModule(t, filepath.Join(dir, "twin"), twin) {
+		// A twin of several packages imports the tracer's package.
+		if err := progen.WriteTracerPackage(twin); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := progen.WriteTraceRuntime(twin); err != nil {
 		t.Fatal(err)
 	}
 	trace := filepath.Join(twin, "trace.jsonl")
@@ -136,6 +141,37 @@ func readKnown(t *testing.T, dir string) map[string]bool {
 		}
 	}
 	return known
+}
+
+// copyModule copies the module in from (go.mod and the Go files of its
+// packages, but those of a twin/ directory) to to, and reports whether
+// it has packages other than main.
+func copyModule(t *testing.T, from, to string) (packages bool) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if d.IsDir() {
+			if rel == "twin" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if rel != "go.mod" && !strings.HasSuffix(rel, ".go") {
+			return nil
+		}
+		if filepath.Dir(rel) != "." {
+			packages = true
+		}
+		copyFiles(t, filepath.Dir(path), filepath.Join(to, filepath.Dir(rel)), d.Name())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return packages
 }
 
 func copyFiles(t *testing.T, from, to string, names ...string) {

@@ -42,15 +42,15 @@ var allocDecls = []string{"type cell struct {\n\tn  int\n\ts  string\n\txs []int
 func allocSource(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed*104729 + 3)) }
 
 // allocs adds statements with allocations to f's body, after its first
-// statement (acc := 0), some of them in a loop.
-func (g *gen) allocs(f *Func) {
+// at statements (a mid's acc := 0), some of them in a loop.
+func (g *gen) allocs(f *Func, at int) {
 	if !g.feat.Allocations || g.ra.Intn(3) == 0 {
 		return
 	}
-	if len(g.allocFuncs) == 0 {
-		g.decls = append(g.decls, allocDecls...)
+	if !f.pkg.cells {
+		f.pkg.cells = true
+		f.pkg.decls = append(f.pkg.decls, allocDecls...)
 	}
-	g.imports["sync/atomic"] = true
 	g.allocFuncs = append(g.allocFuncs, f)
 	var ss []stmt
 	for k := 0; k < 1+g.ra.Intn(2); k++ {
@@ -60,13 +60,14 @@ func (g *gen) allocs(f *Func) {
 		ss = []stmt{&block{head: "for i := 0; i < 2; i++ {", body: ss}}
 	}
 	f.allocs = true
-	f.body = append(append([]stmt{f.body[0]}, ss...), f.body[1:]...)
+	f.body = append(append(slices.Clip(f.body[:at]), ss...), f.body[at:]...)
 }
 
 // alloc is one statement with allocations in f.
 func (g *gen) alloc(f *Func) stmt {
 	fn := fmt.Sprintf("%q", f.Name)
-	p := func(e, kind string) string { return fmt.Sprintf("trAP(%s, %s, %q, \"main.cell\")", e, fn, kind) }
+	cell := f.pkg.prefix() + ".cell"
+	p := func(e, kind string) string { return fmt.Sprintf("trAP(%s, %s, %q, %q)", e, fn, kind, cell) }
 	s := func(e, kind string) string { return fmt.Sprintf("trAS(%s, %s, %q, \"[]int\")", e, fn, kind) }
 	store := func(text, twin string) stmt {
 		return &allocStmt{text: "sink.Store(" + text + ")", twin: "sink.Store(" + twin + ")"}
@@ -98,6 +99,9 @@ func (q *qgen) allocQuestions() {
 	templates := []func() bool{q.allocCount, q.allocOwn, q.allocKinds}
 	if q.p.Features.Goroutines && q.p.Features.GoroutineEvents {
 		templates = append(templates, q.allocGo)
+	}
+	if len(q.p.pkgs) > 1 {
+		templates = append(templates, q.allocAccount, q.allocAccount)
 	}
 	want := 2 + q.r.Intn(3)
 	for tries, n := 0, len(q.names); len(q.names) < n+want && tries < 50; tries++ {
@@ -140,13 +144,27 @@ func (q *qgen) allocChoices(f *Func) (fs []*Func, free bool) {
 }
 
 // allocTerm is the function term of such a question, with vars, the
-// variables it quantifies, and f when the term is that variable.
+// variables it quantifies, and f when the term is that variable: not
+// where f's executions run code outside the module (reachesOutside),
+// whose allocations pmm says it does not count.
 func (q *qgen) allocTerm(f *Func, vars string) (string, string) {
 	fs, free := q.allocChoices(f)
-	if free {
+	if free && !f.reachesOutside() {
 		return "f", vars + " f"
 	}
 	return lit(fs[q.r.Intn(len(fs))]), vars
+}
+
+// reachesOutside reports whether f, or a function it calls, directly or
+// not, runs code of the standard library that may allocate: a go
+// statement, wg.Add or wg.Wait (the spawner), Lock or RLock.
+func (f *Func) reachesOutside() bool {
+	for _, c := range append(slices.Collect(maps.Keys(reach(f))), f) {
+		if len(c.spawns) > 0 || slices.ContainsFunc(c.ops, func(o opInfo) bool { return o.kind == "lock" || o.kind == "rlock" || o.kind == "wait" }) {
+			return true
+		}
+	}
+	return false
 }
 
 // noChans are the functions of fs that make no channel.
@@ -214,9 +232,99 @@ func (q *qgen) allocKinds() bool {
 	q.question(n, "(defquestion %s :definition ((%sk t e b h) s.t. (exists (a) (and (allocation a %s k t) (allocation-elements a e) (allocation-bytes a b) (allocation-heap-bytes a h)))))", n, head, f)
 	q.define("(defevent %s :definition ((a %sk t) s.t. (allocation a %s k t)))", n+"-ev", head, f)
 	q.question(n+"-count", "(defquestion %s :definition (count %s (output %sinput input)))", n+"-count", n+"-ev", in)
-	// And their memory account (seed 002): the program is one package
-	// main, which "main" matches and the other pattern does not.
-	q.question(n+"-account", "(defquestion %s :definition ((%sk t acc) s.t. (exists (a) (and (allocation a %s k t) (allocation-account a \"example.com/other/... main\" acc)))))", n+"-account", head, f)
+	// And their memory account (seed 002): in a program of one package
+	// main, which "main" matches and the other pattern does not;
+	// else patterns of some of its packages (accountPatterns).
+	q.question(n+"-account", "(defquestion %s :definition ((%sk t acc) s.t. (exists (a) (and (allocation a %s k t) (allocation-account a %q acc)))))", n+"-account", head, f, q.accounts())
+	return true
+}
+
+// accountPatterns are the account sets of a program of several
+// packages: patterns that match some of its packages and not others,
+// so that the frames of the others are agents (pb's leaves called from
+// main and pa, pa's functions between main and pb); package main by
+// "main" or by its import path, which example.com/gen/... matches too;
+// and two patterns that match one package, the more specific charged.
+var accountPatterns = []string{
+	"example.com/gen/pa main",
+	"main example.com/gen/pb",
+	"example.com/gen/pa example.com/gen/pb",
+	"example.com/gen/pa",
+	"example.com/gen/pb",
+	"example.com/gen/...",
+	"example.com/gen/pb example.com/gen/...",
+	"example.com/gen main",
+	"main",
+}
+
+// accounts is the account set of an account question: in a program of
+// several packages, one time in two the packages that call an
+// allocating function of another package, when two do (an agent whose
+// account the call graph does not know: it reads it at run time), else
+// one of accountPatterns.
+func (q *qgen) accounts() string {
+	if len(q.p.pkgs) == 1 {
+		return "example.com/other/... main"
+	}
+	if sets := q.p.AgentAccounts(); len(sets) > 0 && q.r.Intn(2) == 0 {
+		return sets[q.r.Intn(len(sets))]
+	}
+	return accountPatterns[q.r.Intn(len(accountPatterns))]
+}
+
+// AgentAccounts are, for each allocating function called from two
+// packages other than its own or more, the patterns of those packages
+// (package main by "main").
+func (p *Program) AgentAccounts() []string {
+	var sets []string
+	for _, f := range p.allocFuncs() {
+		callers := map[string]bool{}
+		for _, c := range p.Funcs {
+			if c.callees[f] && c.pkg != f.pkg {
+				callers[c.pkg.prefix()] = true
+			}
+		}
+		if len(callers) < 2 {
+			continue
+		}
+		set := strings.Join(slices.Sorted(maps.Keys(callers)), " ")
+		if !slices.Contains(sets, set) {
+			sets = append(sets, set)
+		}
+	}
+	return sets
+}
+
+// allocAccount asks, in a program of several packages, for the
+// allocations per function and account (a count, which the runtime
+// keeps in cells), their heap bytes per type and account (a sum), or
+// the account of each allocation of one function, with its kind and
+// type: of every function, or of one when some function makes a channel
+// (allocChoices).
+func (q *qgen) allocAccount() bool {
+	fs := noChans(q.p.allocFuncs())
+	if len(fs) == 0 {
+		return false
+	}
+	f, in := "f", "input "
+	if slices.ContainsFunc(q.p.Funcs, (*Func).makesChans) {
+		f, in = lit(fs[q.r.Intn(len(fs))]), ""
+	}
+	acc := q.accounts()
+	n := q.name("alloc-account")
+	switch q.r.Intn(3) {
+	case 0:
+		head := map[bool]string{true: "f "}[f == "f"]
+		q.define("(defevent %s :definition ((a %sacc) s.t. (exists (k t) (and (allocation a %s k t) (allocation-account a %q acc)))))", n+"-ev", head, f, acc)
+		q.question(n, "(defquestion %s :definition (count %s (output %sinput)))", n, n+"-ev", in)
+	case 1:
+		vars := map[bool]string{true: "k f", false: "k"}[f == "f"]
+		q.define("(defevent %s :definition ((a t acc h) s.t. (exists (%s) (and (allocation a %s k t) (allocation-account a %q acc) (allocation-heap-bytes a h)))))", n+"-ev", vars, f, acc)
+		q.question(n, "(defquestion %s :definition (sum %s (output input input output)))", n, n+"-ev")
+	default:
+		g := fs[q.r.Intn(len(fs))]
+		q.question(n, "(defquestion %s :definition ((a k t acc) s.t. (and (allocation a %s k t) (allocation-account a %q acc))))", n, lit(g), acc)
+	}
 	return true
 }
 

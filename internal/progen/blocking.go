@@ -178,7 +178,8 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices, jump stmt) stmt {
 		// with a call: the sent value's, one on either side of the
 		// receive, or one the received value is passed to.
 		b.body = []stmt{raw("ch := make(chan int, 1)")}
-		l := g.leaves[g.r.Intn(len(g.leaves))]
+		leaves := visible(f, g.leaves)
+		l := leaves[g.r.Intn(len(leaves))]
 		if g.r.Intn(2) == 0 {
 			b.body = append(b.body, g.op(f, "send", "ch", "ch <- "+val))
 		} else {
@@ -209,7 +210,7 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices, jump stmt) stmt {
 			}
 			f.callees[l] = true
 			f.callCount[l]++
-			call := strings.TrimPrefix(l.Name, "main.") + "(" + strings.Join(args, ", ") + ")"
+			call := ref(f, l) + "(" + strings.Join(args, ", ") + ")"
 			s := g.op(f, "recv", "ch", "acc += "+call)
 			s.op, s.post = "trW%[1]d := <-ch", "acc += "+strings.Replace(call, "<-ch", "trW%[1]d", 1)
 			b.body = append(b.body, s)
@@ -260,8 +261,7 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices, jump stmt) stmt {
 		b.body = append(b.body, s)
 	default:
 		// A mutex held while acc changes, nothing called.
-		g.imports["sync"] = true
-		g.needMutexes()
+		g.needMutexes(f.pkg)
 		switch g.r.Intn(3) {
 		case 0:
 			b.body = []stmt{g.op(f, "lock", "mu", "mu.Lock()"), raw("acc++"), raw("mu.Unlock()")}
@@ -299,14 +299,12 @@ func (f *Func) makesChans() bool {
 	return false
 }
 
-// needMutexes declares the package's mutexes once.
-func (g *gen) needMutexes() {
-	for _, d := range g.decls {
-		if d == "var mu sync.Mutex" {
-			return
-		}
+// needMutexes declares package k's mutexes once.
+func (g *gen) needMutexes(k *pkg) {
+	if slices.Contains(k.decls, "var mu sync.Mutex") {
+		return
 	}
-	g.decls = append(g.decls, "var mu sync.Mutex", "var rw sync.RWMutex")
+	k.decls = append(k.decls, "var mu sync.Mutex", "var rw sync.RWMutex")
 }
 
 // blockingOp is a question's choice of a function with blocking

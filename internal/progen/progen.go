@@ -11,7 +11,8 @@
 // marks), blocking operations (channel sends and receives, selects
 // without default, Lock, RLock, wg.Wait), heap allocations (new,
 // &T{...}, make, append, concatenation), lists to walk from (heap
-// walks) — and prints it twice: the
+// walks), spread over three packages of the module in two seeds of three
+// (packages.go) — and prints it twice: the
 // plain program, which pmm instruments, and its traced twin, the same
 // program with a hand-written tracer that records every execution of a
 // function and of a region, every iteration of a loop region, every
@@ -27,6 +28,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -70,6 +72,11 @@ type Features struct {
 	// Contexts: the question templates over calling-context (the
 	// executions and allocations per calling context).
 	Contexts bool
+	// Packages: in two seeds of three, the functions are spread over
+	// three packages of the module (packages.go), leaves allocate too,
+	// and the account questions' patterns match some packages and not
+	// others.
+	Packages bool
 
 	// Question templates.
 	Negations   bool // (not (exists ...)) over calls and calls*
@@ -90,7 +97,7 @@ type Features struct {
 func AllFeatures() Features {
 	return Features{Interfaces: true, FuncValues: true, MethodValues: true, Closures: true, Generics: true,
 		HandlerFunc: true, Recursion: true, Goroutines: true, Panics: true, Defers: true, Regions: true,
-		Iterations: true, Blocking: true, GoroutineEvents: true, Allocations: true, Walks: true, Contexts: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
+		Iterations: true, Blocking: true, GoroutineEvents: true, Allocations: true, Walks: true, Contexts: true, Packages: true, Negations: true, NotCalledBy: true, CallsStar: true, Contains: true, Cache: true, Panicked: true,
 		Or: true, Names: true, RegionDefers: true}
 }
 
@@ -106,7 +113,7 @@ const (
 // Func is one function of a generated program, as the question generator
 // sees it.
 type Func struct {
-	Name    string // as runtime.FuncForPC and pprof name it: main.m1, main.(*sq).area, main.m1.func1, main.pick[...]
+	Name    string // as runtime.FuncForPC and pprof name it: main.m1, main.(*sq).area, main.m1.func1, main.pick[...], example.com/gen/pa.M2
 	QName   string // as questions name it (generic functions without type arguments)
 	Params  []Type // receiver excluded; nil where a type parameter leaves them open (pick, (*box).put)
 	Result  Type   // "" for none
@@ -120,6 +127,11 @@ type Func struct {
 	// callCount counts the call sites of each callee, loops counting
 	// twice: the cache question needs a callee called more than once.
 	callCount map[*Func]int
+
+	// Packages.
+	pkg      *pkg
+	local    string // the identifier of a function (not a method) in its package: m1, M2
+	exported bool   // other packages may name it
 
 	// Printing.
 	sig      string // declaration up to the parameter list's end, plain form: "func m1(a int, s string)"
@@ -137,6 +149,7 @@ type Func struct {
 	nops     int      // the twin's variables of its blocking operations so far
 	allocs   bool     // its body allocates (Features.Allocations)
 	walks    bool     // "wls[a&3]" compiles in its body (Features.Walks)
+	typeArgs bool     // its parameters are of a type parameter (pick)
 }
 
 // Regions are the labels of f's regions, in source order.
@@ -151,18 +164,25 @@ func (f *Func) Regions() []string {
 // Program is a generated program: its source in both forms, its
 // functions and its questions.
 type Program struct {
-	Seed      int64
-	Features  Features
-	Funcs     []*Func
-	Plain     string // main.go of the plain program
-	Twin      string // main.go of the traced twin
-	Questions string // questions.pmm
+	Seed     int64
+	Features Features
+	Funcs    []*Func
+	Plain    string // main.go of the plain program
+	Twin     string // main.go of the traced twin
+	// PlainFiles and TwinFiles are the other files of a program spread
+	// over packages (Features.Packages), by their paths in the module
+	// ("pa/pa.go"; the twin's tracer, "tr/trace.go"); nil for a program
+	// of one package.
+	PlainFiles, TwinFiles map[string]string
+	Questions             string // questions.pmm
 	// QuestionNames are the questions whose answers are compared.
 	QuestionNames []string
+
+	pkgs []*pkg
 }
 
 // GoMod is the go.mod of a generated program (and of its twin).
-const GoMod = "module example.com/gen\n\ngo 1.22\n"
+const GoMod = "module " + ModulePath + "\n\ngo 1.22\n"
 
 // TraceEnv names the environment variable that gives the traced twin the
 // path of its trace file.
@@ -170,20 +190,39 @@ const TraceEnv = "PMM_REFTRACE"
 
 // WritePlain writes the plain program and its questions into dir.
 func (p *Program) WritePlain(dir string) error {
-	return writeFiles(dir, map[string]string{"go.mod": GoMod, "main.go": p.Plain, "questions.pmm": p.Questions})
+	files := map[string]string{"go.mod": GoMod, "main.go": p.Plain, "questions.pmm": p.Questions}
+	maps.Copy(files, p.PlainFiles)
+	return writeFiles(dir, files)
 }
 
 // WriteTwin writes the traced twin into dir.
 func (p *Program) WriteTwin(dir string) error {
-	return writeFiles(dir, map[string]string{"go.mod": GoMod, "main.go": p.Twin, "trace.go": traceRuntime})
+	files := map[string]string{"go.mod": GoMod, "main.go": p.Twin}
+	if p.TwinFiles == nil {
+		files["trace.go"] = traceRuntime
+	}
+	maps.Copy(files, p.TwinFiles)
+	return writeFiles(dir, files)
+}
+
+// PlainSource is the text of every Go file of the plain program, main.go
+// first.
+func (p *Program) PlainSource() string {
+	var b strings.Builder
+	b.WriteString(p.Plain)
+	for _, name := range slices.Sorted(maps.Keys(p.PlainFiles)) {
+		b.WriteString(p.PlainFiles[name])
+	}
+	return b.String()
 }
 
 func writeFiles(dir string, files map[string]string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			return err
 		}
 	}
@@ -205,11 +244,13 @@ func findFunc(fs []*Func, name string) *Func {
 // Generate builds the program of seed with the features of feat.
 func Generate(seed int64, feat Features) *Program {
 	g := &gen{r: rand.New(rand.NewSource(seed)), ra: allocSource(seed), feat: feat}
+	g.setPackages(seed)
 	g.build()
+	g.nameServe()
 	g.addWalks(seed)
-	p := &Program{Seed: seed, Features: feat, Funcs: g.funcs}
-	p.Plain = g.print(false)
-	p.Twin = g.print(true)
+	p := &Program{Seed: seed, Features: feat, Funcs: g.funcs, pkgs: g.pkgs}
+	p.Plain, p.PlainFiles = g.printAll(false)
+	p.Twin, p.TwinFiles = g.printAll(true)
 	p.Questions, p.QuestionNames = genQuestions(rand.New(rand.NewSource(seed*7919+1)), p)
 	return p
 }
@@ -219,7 +260,8 @@ type gen struct {
 	ra    *rand.Rand // the allocations' draws (allocSource)
 	feat  Features
 	funcs []*Func
-	decls []string // type and variable declarations, in order
+	rp    *rand.Rand // the packages' draws (pkgSource)
+	pkgs  []*pkg     // by rank: main last
 
 	leaves, unary, mids []*Func
 	ifaceMethods        []*Func
@@ -227,18 +269,38 @@ type gen struct {
 	serve, fib          *Func
 	workers             []*Func
 	values              int // method values declared so far, for unique names
-	imports             map[string]bool
 	b2i                 *Func
-	allocFuncs          []*Func // the functions with allocations, in order
-	walks               bool    // the program has the lists of Features.Walks
+	spawn               *Func
+	handlerName         string // nameServe
+	serveName           string
+	// The packages of the groups of declarations: the unary functions,
+	// their slice and the handler type; the shapes; the generics.
+	unaryPkg, shapesPkg, genericPkg *pkg
+	allocFuncs                      []*Func // the functions with allocations, in order
+	walks                           bool    // the program has the lists of Features.Walks
 }
 
-func (g *gen) newFunc(name string, level int, params []Type, result Type) *Func {
-	f := &Func{Name: "main." + name, QName: "main." + name, Params: params, Result: result, level: level,
-		callees: map[*Func]bool{}, spawns: map[*Func]bool{}, callCount: map[*Func]int{}}
+// newFunc makes a function of package k named name in it: "m1",
+// "(*sq).area", "m1.func1" (the identifier of a function, local, is the
+// caller's to set).
+func (g *gen) newFunc(k *pkg, name string, level int, params []Type, result Type) *Func {
+	f := &Func{Name: k.prefix() + "." + name, QName: k.prefix() + "." + name, Params: params, Result: result, level: level,
+		callees: map[*Func]bool{}, spawns: map[*Func]bool{}, callCount: map[*Func]int{}, pkg: k}
 	g.funcs = append(g.funcs, f)
 	return f
 }
+
+// newPlain makes a function (not a method) of package k named name in a
+// program of one package, exported if exp.
+func (g *gen) newPlain(k *pkg, name string, exp bool, level int, params []Type, result Type) *Func {
+	id := k.ident(name, exp)
+	f := g.newFunc(k, id, level, params, result)
+	f.local, f.exported = id, exp && !k.isMain()
+	return f
+}
+
+// short is f's name without its package's prefix: "m1.func1".
+func (f *Func) short() string { return strings.TrimPrefix(f.Name, f.pkg.prefix()+".") }
 
 var paramNames = []string{"a", "b", "c"}
 
@@ -269,7 +331,6 @@ func (g *gen) pickType() Type {
 }
 
 func (g *gen) build() {
-	g.imports = map[string]bool{}
 	// Leaves: computations over their parameters, some of which panic.
 	nl := 2 + g.r.Intn(3)
 	for i := 1; i <= nl; i++ {
@@ -277,9 +338,14 @@ func (g *gen) build() {
 		if g.r.Intn(2) == 0 {
 			params = append(params, g.pickType())
 		}
-		f := g.newFunc(fmt.Sprintf("l%d", i), 0, params, Int)
+		k, exp := g.pkgs[0], true // the first in the package of lowest rank, exported: every function sees it
+		if i > 1 {
+			k = g.drawPkg()
+			exp = g.drawExport(k, 2)
+		}
+		f := g.newPlain(k, fmt.Sprintf("l%d", i), exp, 0, params, Int)
 		f.params = sigParams(params)
-		f.sig = fmt.Sprintf("func l%d(%s)", i, declParams(f.params, params))
+		f.sig = fmt.Sprintf("func %s(%s)", f.local, declParams(f.params, params))
 		expr := "a*" + fmt.Sprint(1+g.r.Intn(3))
 		if len(params) > 1 {
 			switch params[1] {
@@ -287,7 +353,7 @@ func (g *gen) build() {
 				expr += " + len(s1)"
 			case Bool:
 				g.needB2i()
-				expr += " + b2i(t1)"
+				expr += " + " + ref(f, g.b2i) + "(t1)"
 				f.callees[g.b2i] = true
 				f.callCount[g.b2i]++
 			case Int:
@@ -300,24 +366,30 @@ func (g *gen) build() {
 		}
 		f.body = append(f.body, ret(fmt.Sprintf("(%s) %% %d", expr, 4+g.r.Intn(3))))
 		g.leaves = append(g.leaves, f)
+		if g.multi() {
+			g.allocs(f, 0)
+		}
 	}
 	// Unary leaves, func(int) int, for function values and the handler type.
 	if g.feat.FuncValues || g.feat.HandlerFunc {
+		k := g.drawPkg()
+		g.unaryPkg = k
 		for i := 1; i <= 2; i++ {
-			f := g.newFunc(fmt.Sprintf("u%d", i), 0, []Type{Int}, Int)
+			f := g.newPlain(k, fmt.Sprintf("u%d", i), true, 0, []Type{Int}, Int)
 			f.params = []string{"a"}
-			f.sig = fmt.Sprintf("func u%d(a int)", i)
+			f.sig = fmt.Sprintf("func %s(a int)", f.local)
 			f.body = append(f.body, ret(fmt.Sprintf("(a + %d) %% %d", i, 3+i)))
 			g.unary = append(g.unary, f)
 		}
 		if g.feat.FuncValues {
-			g.decls = append(g.decls, "var ops = []func(int) int{u1, u2}")
+			k.decls = append(k.decls, fmt.Sprintf("var %s = []func(int) int{%s, %s}", k.ident("ops", true), g.unary[0].local, g.unary[1].local))
 		}
 		if g.feat.HandlerFunc {
-			g.decls = append(g.decls, "type handler func(int) int")
-			f := g.newFunc("handler.serve", 1, []Type{Int}, Int)
+			h, serve := g.handlerIdents()
+			k.decls = append(k.decls, "type "+h+" func(int) int")
+			f := g.newFunc(k, h+"."+serve, 1, []Type{Int}, Int)
 			f.params = []string{"a"}
-			f.sig = "func (h handler) serve(a int)"
+			f.sig = fmt.Sprintf("func (h %s) %s(a int)", h, serve)
 			f.body = append(f.body, ret("(h(a) + 1) % 5"))
 			for _, u := range g.unary {
 				f.callees[u] = true
@@ -326,55 +398,69 @@ func (g *gen) build() {
 		}
 	}
 	if g.feat.Interfaces || g.feat.MethodValues {
-		g.decls = append(g.decls, "type shape interface {\n\tarea(k int) int\n}", "type sq struct{ n int }", "type circ struct{ n int }")
-		sq := g.newFunc("(*sq).area", 1, []Type{Int}, Int)
+		k := g.drawPkg()
+		g.shapesPkg = k
+		shape, area, sqT, n := k.ident("shape", true), k.ident("area", true), k.ident("sq", true), k.ident("n", true)
+		k.decls = append(k.decls, fmt.Sprintf("type %s interface {\n\t%s(k int) int\n}", shape, area),
+			fmt.Sprintf("type %s struct{ %s int }", sqT, n), "type circ struct{ n int }")
+		sq := g.newFunc(k, "(*"+sqT+")."+area, 1, []Type{Int}, Int)
 		sq.params = []string{"a"}
-		sq.sig = "func (q *sq) area(a int)"
-		l := g.leaves[g.r.Intn(len(g.leaves))]
-		sq.body = append(sq.body, ret(fmt.Sprintf("(q.n + %s) %% 5", g.callText(sq, l, []string{"a % 3", "1", "\"b\"", "true"}))))
-		ci := g.newFunc("circ.area", 1, []Type{Int}, Int)
+		sq.sig = fmt.Sprintf("func (q *%s) %s(a int)", sqT, area)
+		leaves := visible(sq, g.leaves)
+		l := leaves[g.r.Intn(len(leaves))]
+		sq.body = append(sq.body, ret(fmt.Sprintf("(q.%s + %s) %% 5", n, g.callText(sq, l, []string{"a % 3", "1", "\"b\"", "true"}))))
+		ci := g.newFunc(k, "circ."+area, 1, []Type{Int}, Int)
 		ci.params = []string{"a"}
-		ci.sig = "func (c circ) area(a int)"
+		ci.sig = fmt.Sprintf("func (c circ) %s(a int)", area)
 		ci.body = append(ci.body, ret("(c.n * a) % 5"))
+		sq.exported, ci.exported = !k.isMain(), !k.isMain()
 		g.sqArea = sq
 		g.ifaceMethods = []*Func{sq, ci}
-		g.decls = append(g.decls, "var shapes = []shape{&sq{n: 1}, circ{n: 2}}")
+		k.decls = append(k.decls, fmt.Sprintf("var %s = []%s{&%s{%s: 1}, circ{n: 2}}", k.ident("shapes", true), shape, sqT, n))
 	}
 	if g.feat.Generics {
-		f := g.newFunc("pick[...]", 0, []Type{Int, Int, Bool}, Int)
-		f.QName = "main.pick"
+		k := g.drawPkg()
+		g.genericPkg = k
+		pick := k.ident("pick", true)
+		f := g.newFunc(k, pick+"[...]", 0, []Type{Int, Int, Bool}, Int)
+		f.QName = k.prefix() + "." + pick
+		f.local, f.exported, f.typeArgs = pick, !k.isMain(), true
 		f.params = []string{"a", "b", "t2"}
-		f.sig = "func pick[E int | string](a, b E, t2 bool)"
+		f.sig = "func " + pick + "[E int | string](a, b E, t2 bool)"
 		f.Params = nil // instantiated with int or string: see genericResult
 		f.body = append(f.body, &block{head: "if t2 {", body: []stmt{ret("a")}}, ret("b"))
 		f.Result = ""
 		f.resType = "E"
 		g.pick = f
-		g.decls = append(g.decls, "type box[E any] struct{ v E }")
-		p := g.newFunc("(*box[...]).put", 0, nil, Int) // its first parameter is an int or a string
-		p.QName = "main.(*box).put"
+		box, put := k.ident("box", true), k.ident("put", true)
+		k.decls = append(k.decls, "type "+box+"[E any] struct{ v E }")
+		p := g.newFunc(k, "(*"+box+"[...])."+put, 0, nil, Int) // its first parameter is an int or a string
+		p.QName = k.prefix() + ".(*" + box + ")." + put
+		p.exported = !k.isMain()
 		p.params = []string{"x", "a"}
-		p.sig = "func (bx *box[E]) put(x E, a int)"
+		p.sig = fmt.Sprintf("func (bx *%s[E]) %s(x E, a int)", box, put)
 		p.body = append(p.body, raw("bx.v = x"), ret("(a + 1) % 4"))
 		g.put = p
 	}
 	if g.feat.Recursion {
-		f := g.newFunc("fib", 1, []Type{Int}, Int)
+		k := g.drawPkg()
+		f := g.newPlain(k, "fib", true, 1, []Type{Int}, Int)
 		f.params = []string{"a"}
-		f.sig = "func fib(a int)"
+		f.sig = "func " + f.local + "(a int)"
 		f.Recurse = true
 		f.callees[f] = true
 		f.callCount[f] = 2
-		l := g.leaves[g.r.Intn(len(g.leaves))]
+		leaves := visible(f, g.leaves)
+		l := leaves[g.r.Intn(len(leaves))]
 		f.body = append(f.body,
 			&block{head: "if a < 2 {", body: []stmt{ret(g.callText(f, l, []string{"a", "2", "\"a\"", "false"}))}},
-			ret("(fib(a-1) + fib(a-2)) % 7"))
+			ret(fmt.Sprintf("(%[1]s(a-1) + %[1]s(a-2)) %% 7", f.local)))
 		g.fib = f
 	}
 	// Mids: each calls leaves, earlier mids and the other constructs.
 	nm := 2 + g.r.Intn(3)
 	for i := 1; i <= nm; i++ {
-		g.mids = append(g.mids, g.mid(i))
+		g.mids = append(g.mids, g.mid(i, i == nm && !g.feat.Goroutines))
 	}
 	if g.feat.Goroutines {
 		g.spawner()
@@ -396,9 +482,9 @@ func (g *gen) needB2i() {
 	if g.b2i != nil {
 		return
 	}
-	f := g.newFunc("b2i", -1, []Type{Bool}, Int)
+	f := g.newPlain(g.pkgs[0], "b2i", true, -1, []Type{Bool}, Int)
 	f.params = []string{"t"}
-	f.sig = "func b2i(t bool)"
+	f.sig = "func " + f.local + "(t bool)"
 	f.body = []stmt{&block{head: "if t {", body: []stmt{ret("1")}}, ret("0")}
 	g.b2i = f
 }
@@ -433,19 +519,22 @@ func (g *gen) call(caller, callee *Func, c argChoices) string {
 	}
 	caller.callees[callee] = true
 	caller.callCount[callee]++
-	name := strings.TrimPrefix(callee.Name, "main.")
-	return fmt.Sprintf("%s(%s)", name, strings.Join(args, ", "))
+	return fmt.Sprintf("%s(%s)", ref(caller, callee), strings.Join(args, ", "))
 }
 
-// mid builds function m<i>: parameters, a loop, calls of several kinds.
-func (g *gen) mid(i int) *Func {
+// mid builds function m<i>: parameters, a loop, calls of several kinds;
+// exported, outside main, if main must call it (last) or three times in
+// four.
+func (g *gen) mid(i int, last bool) *Func {
 	params := []Type{Int}
 	if g.r.Intn(2) == 0 {
 		params = append(params, g.pickType())
 	}
-	f := g.newFunc(fmt.Sprintf("m%d", i), 2+i, params, Int)
+	k := g.drawPkg()
+	exp := last || g.drawExport(k, 4)
+	f := g.newPlain(k, fmt.Sprintf("m%d", i), exp, 2+i, params, Int)
 	f.params = sigParams(params)
-	f.sig = fmt.Sprintf("func m%d(%s)", i, declParams(f.params, params))
+	f.sig = fmt.Sprintf("func %s(%s)", f.local, declParams(f.params, params))
 	c := argChoices{ints: []string{"a % 3", "(a + 1) % 3", "0", "1", "2", "acc % 3"}, strs: []string{`"a"`, `"b"`, "strs[a%3]"}, bools: []string{"true", "false", "a%2 == 0"}}
 	for k, t := range params[1:] {
 		n := f.params[k+1]
@@ -474,6 +563,7 @@ func (g *gen) mid(i int) *Func {
 	if g.serve != nil || g.sqArea != nil {
 		callees = append(callees, g.leaves...) // weight the direct calls
 	}
+	callees = visible(f, callees)
 	n := 2 + g.r.Intn(3)
 	for k := 0; k < n; k++ {
 		loop := g.r.Intn(3) == 0
@@ -513,7 +603,7 @@ func (g *gen) mid(i int) *Func {
 		// Only leaves that never panic: a panic in a deferred call while
 		// another unwinds would replace it.
 		var safe []*Func
-		for _, l := range g.leaves {
+		for _, l := range visible(f, g.leaves) {
 			if !l.panics {
 				safe = append(safe, l)
 			}
@@ -528,29 +618,29 @@ func (g *gen) mid(i int) *Func {
 	} else {
 		f.body = append(f.body, ret(fmt.Sprintf("(acc + %d) %% 7", g.r.Intn(3))))
 	}
-	g.allocs(f)
+	g.allocs(f, 1)
 	return f
 }
 
 // callStmt is one call of some kind from f, adding to acc.
 func (g *gen) callStmt(f *Func, callees []*Func, c argChoices) stmt {
 	kinds := []string{"direct", "direct"}
-	if g.feat.Interfaces {
+	if g.feat.Interfaces && f.seesPkg(g.shapesPkg) {
 		kinds = append(kinds, "iface")
 	}
-	if g.feat.FuncValues {
+	if g.feat.FuncValues && f.seesPkg(g.unaryPkg) {
 		kinds = append(kinds, "funcvalue")
 	}
-	if g.feat.MethodValues {
+	if g.feat.MethodValues && f.seesPkg(g.shapesPkg) {
 		kinds = append(kinds, "methodvalue")
 	}
 	if g.feat.Closures {
 		kinds = append(kinds, "closure")
 	}
-	if g.feat.Generics {
+	if g.feat.Generics && f.seesPkg(g.genericPkg) {
 		kinds = append(kinds, "generic", "box")
 	}
-	if g.feat.HandlerFunc {
+	if g.feat.HandlerFunc && f.seesPkg(g.unaryPkg) {
 		kinds = append(kinds, "handler")
 	}
 	intArg := func() string { return c.ints[g.r.Intn(len(c.ints))] }
@@ -560,39 +650,45 @@ func (g *gen) callStmt(f *Func, callees []*Func, c argChoices) stmt {
 			f.callees[m] = true
 			f.callCount[m]++
 		}
-		return raw(fmt.Sprintf("acc += shapes[%s].area(%s)", []string{"a % 2", "1", "0"}[g.r.Intn(3)], intArg()))
+		k := g.shapesPkg
+		return raw(fmt.Sprintf("acc += %s[%s].%s(%s)", qual(f, k, k.ident("shapes", true)), []string{"a % 2", "1", "0"}[g.r.Intn(3)], k.ident("area", true), intArg()))
 	case "funcvalue":
 		for _, u := range g.unary {
 			f.callees[u] = true
 			f.callCount[u]++
 		}
-		return raw(fmt.Sprintf("acc += ops[%s](%s)", []string{"a % 2", "1", "0"}[g.r.Intn(3)], intArg()))
+		return raw(fmt.Sprintf("acc += %s[%s](%s)", qual(f, g.unaryPkg, g.unaryPkg.ident("ops", true)), []string{"a % 2", "1", "0"}[g.r.Intn(3)], intArg()))
 	case "methodvalue":
 		f.callees[g.sqArea] = true
 		f.callCount[g.sqArea]++
 		g.values++
-		return raw(fmt.Sprintf("mv%d := (&sq{n: %d}).area\nacc += mv%d(%s)", g.values, g.r.Intn(3), g.values, intArg()))
+		k := g.shapesPkg
+		return raw(fmt.Sprintf("mv%d := (&%s{%s: %d}).%s\nacc += mv%d(%s)", g.values, qual(f, k, k.ident("sq", true)), k.ident("n", true), g.r.Intn(3), k.ident("area", true), g.values, intArg()))
 	case "closure":
 		return g.closure(f, callees, c)
 	case "generic":
 		f.callees[g.pick] = true
 		f.callCount[g.pick]++
+		pick := ref(f, g.pick)
 		if g.r.Intn(2) == 0 {
-			return raw(fmt.Sprintf("acc += pick(%s, %s, %s)", intArg(), intArg(), g.arg(c, Bool)))
+			return raw(fmt.Sprintf("acc += %s(%s, %s, %s)", pick, intArg(), intArg(), g.arg(c, Bool)))
 		}
-		return raw(fmt.Sprintf("acc += len(pick(%s, %s, %s))", g.arg(c, String), g.arg(c, String), g.arg(c, Bool)))
+		return raw(fmt.Sprintf("acc += len(%s(%s, %s, %s))", pick, g.arg(c, String), g.arg(c, String), g.arg(c, Bool)))
 	case "box":
 		f.callees[g.put] = true
 		f.callCount[g.put]++
+		k := g.genericPkg
+		box, put := qual(f, k, k.ident("box", true)), k.ident("put", true)
 		if g.r.Intn(2) == 0 {
-			return raw(fmt.Sprintf("acc += (&box[int]{}).put(%s, %s)", intArg(), intArg()))
+			return raw(fmt.Sprintf("acc += (&%s[int]{}).%s(%s, %s)", box, put, intArg(), intArg()))
 		}
-		return raw(fmt.Sprintf("acc += (&box[string]{}).put(%s, %s)", g.arg(c, String), intArg()))
+		return raw(fmt.Sprintf("acc += (&%s[string]{}).%s(%s, %s)", box, put, g.arg(c, String), intArg()))
 	case "handler":
 		u := g.unary[g.r.Intn(len(g.unary))]
 		f.callees[g.serve] = true
 		f.callCount[g.serve]++
-		return raw(fmt.Sprintf("acc += handler(%s).serve(%s)", strings.TrimPrefix(u.Name, "main."), intArg()))
+		h, serve := g.handlerIdents()
+		return raw(fmt.Sprintf("acc += %s(%s).%s(%s)", qual(f, g.unaryPkg, h), ref(f, u), serve, intArg()))
 	}
 	callee := callees[g.r.Intn(len(callees))]
 	if callee == f {
@@ -605,10 +701,11 @@ func (g *gen) callStmt(f *Func, callees []*Func, c argChoices) stmt {
 func (g *gen) closure(f *Func, callees []*Func, c argChoices) stmt {
 	n := f.closures() + 1
 	f.literals++
-	cl := g.newFunc(fmt.Sprintf("%s.func%d", strings.TrimPrefix(f.Name, "main."), n), f.level, []Type{Int}, Int)
+	cl := g.newFunc(f.pkg, fmt.Sprintf("%s.func%d", f.short(), n), f.level, []Type{Int}, Int)
 	cl.closure = n
 	cl.params = []string{"x"}
-	l := g.leaves[g.r.Intn(len(g.leaves))]
+	leaves := visible(cl, g.leaves)
+	l := leaves[g.r.Intn(len(leaves))]
 	inner := argChoices{ints: []string{"x % 3", "a % 3", "1"}, strs: []string{`"c"`}, bools: []string{"x > 1"}}
 	cl.body = []stmt{ret(fmt.Sprintf("(%s + x) %% 5", g.call(cl, l, inner)))}
 	if g.feat.Regions && g.r.Intn(3) == 0 {
@@ -619,7 +716,7 @@ func (g *gen) closure(f *Func, callees []*Func, c argChoices) stmt {
 		g.feat.Closures = false
 		inLoop := inner
 		inLoop.ints = append(append([]string{}, inner.ints...), "i % 3")
-		b := &regionBuilder{g: g, f: cl, callees: g.leaves, c: inner, inLoop: inLoop}
+		b := &regionBuilder{g: g, f: cl, callees: leaves, c: inner, inLoop: inLoop}
 		cl.body = append(b.shape(0, false), cl.body...)
 		g.feat.Closures = closures
 	}
@@ -644,7 +741,7 @@ func (f *Func) closures() int {
 
 // spawner builds a function that starts workers and waits for them.
 func (g *gen) spawner() {
-	g.imports["sync"] = true
+	k := g.drawPkg() // the workers' too: they name its wg and total
 	nw := 1 + g.r.Intn(2)
 	var workers []*Func
 	for i := 1; i <= nw; i++ {
@@ -652,9 +749,9 @@ func (g *gen) spawner() {
 		if g.r.Intn(2) == 0 {
 			params = append(params, g.pickType())
 		}
-		w := g.newFunc(fmt.Sprintf("work%d", i), 3+len(g.mids), params, "")
+		w := g.newPlain(k, fmt.Sprintf("work%d", i), false, 3+len(g.mids), params, "")
 		w.params = sigParams(params)
-		w.sig = fmt.Sprintf("func work%d(%s)", i, declParams(w.params, params))
+		w.sig = fmt.Sprintf("func %s(%s)", w.local, declParams(w.params, params))
 		w.Worker = true
 		w.body = append(w.body, raw("defer wg.Done()"))
 		w.recovAt = 1 // after wg.Done is deferred, so that it runs before
@@ -663,7 +760,7 @@ func (g *gen) spawner() {
 		}
 		c := argChoices{ints: []string{"a % 3", "(a + 1) % 3", "1"}, strs: []string{`"a"`, "strs[a%3]"}, bools: []string{"a%2 == 0"}}
 		w.body = append(w.body, raw("acc := 0"))
-		callees := append(append([]*Func{}, g.leaves...), g.mids...)
+		callees := visible(w, append(append([]*Func{}, g.leaves...), g.mids...))
 		for k := 0; k < 1+g.r.Intn(2); k++ {
 			if s := g.callStmt(w, callees, c); s != nil {
 				w.body = append(w.body, s)
@@ -672,11 +769,11 @@ func (g *gen) spawner() {
 		w.body = append(w.body, raw("total.Add(int64(acc))"))
 		workers = append(workers, w)
 	}
-	g.decls = append(g.decls, "var wg sync.WaitGroup", "var total atomic.Int64")
-	g.imports["sync/atomic"] = true
-	s := g.newFunc("spawn", 3+len(g.mids), []Type{Int}, Int)
+	k.decls = append(k.decls, "var wg sync.WaitGroup", "var total atomic.Int64")
+	s := g.newPlain(k, "spawn", true, 3+len(g.mids), []Type{Int}, Int)
 	s.params = []string{"a"}
-	s.sig = "func spawn(a int)"
+	s.sig = "func " + s.local + "(a int)"
+	g.spawn = s
 	var loop []stmt
 	for _, w := range workers {
 		s.spawns[w] = true
@@ -703,7 +800,7 @@ func (g *gen) wait(s *Func) stmt {
 
 // mainFunc calls the mids, the recursion and the spawner in loops.
 func (g *gen) mainFunc() {
-	m := g.newFunc("main", 10, nil, "")
+	m := g.newFunc(g.mainPkg(), "main", 10, nil, "")
 	m.sig = "func main()"
 	m.body = append(m.body, raw("acc := 0"))
 	c := argChoices{ints: []string{"i", "i % 3", "(i + 1) % 3", "2"}, strs: []string{"strs[i%3]", `"a"`}, bools: []string{"i%2 == 0", "true"}}
@@ -713,11 +810,11 @@ func (g *gen) mainFunc() {
 	}
 	var loop []stmt
 	for _, t := range targets {
-		if g.r.Intn(4) == 0 && t != g.mids[len(g.mids)-1] {
+		if g.r.Intn(4) == 0 && t != g.mids[len(g.mids)-1] || !m.sees(t) {
 			continue // the last mid (or the spawner) is always called
 		}
 		if t == g.fib {
-			loop = append(loop, raw(fmt.Sprintf("acc += fib(%s)", []string{"i", "i + 1", "3"}[g.r.Intn(3)])))
+			loop = append(loop, raw(fmt.Sprintf("acc += %s(%s)", ref(m, t), []string{"i", "i + 1", "3"}[g.r.Intn(3)])))
 			m.callees[t] = true
 			m.callCount[t] += 2
 			continue
@@ -789,7 +886,7 @@ func (g *gen) propagate() {
 		n := 0
 		if f.recov {
 			n = 1
-			rc := g.newFunc(strings.TrimPrefix(f.Name, "main.")+".func1", f.level, nil, "")
+			rc := g.newFunc(f.pkg, f.short()+".func1", f.level, nil, "")
 			rc.closure = 1
 			rc.InGo = f.InGo
 			f.recovFn = rc
@@ -807,6 +904,8 @@ func (g *gen) propagate() {
 				case *block:
 					walk(s.body)
 				case *region:
+					walk(s.body)
+				case *rangeStmt:
 					walk(s.body)
 				case *selectStmt:
 					for _, c := range s.cases {

@@ -302,9 +302,19 @@ func (q *qgen) pickFrom(set map[*Func]bool) *Func {
 	return fs[q.r.Intn(len(fs))]
 }
 
+// spawner is the function that starts the workers, nil if there is none.
+func (p *Program) spawner() *Func {
+	for _, f := range p.Funcs {
+		if len(f.spawns) > 0 {
+			return f
+		}
+	}
+	return nil
+}
+
 // worker picks a worker that spawn starts, nil if there is none.
 func (q *qgen) worker() *Func {
-	s := q.p.Func("main.spawn")
+	s := q.p.spawner()
 	if s == nil {
 		return nil
 	}
@@ -318,7 +328,7 @@ func (q *qgen) spawns() bool {
 	}
 	n := q.name("spawns")
 	q.question(n, `(defquestion %s :definition
-  ((w v) s.t. (exists (s) (and (function-execution s "main.spawn") (function-execution w %s) (spawns s w) (parameter w 1 v)))))`, n, lit(w))
+  ((w v) s.t. (exists (s) (and (function-execution s %s) (function-execution w %s) (spawns s w) (parameter w 1 v)))))`, n, lit(q.p.spawner()), lit(w))
 	return true
 }
 
@@ -326,12 +336,12 @@ func (q *qgen) spawns() bool {
 // starts (what is known at their begin: their ends may come after main
 // returned).
 func (q *qgen) goCount() bool {
-	if q.p.Func("main.spawn") == nil {
+	if q.p.spawner() == nil {
 		return false
 	}
 	n := q.name("go-count")
 	q.question(n, `(defquestion %s :definition
-  ((g f) s.t. (exists (s) (and (function-execution s "main.spawn") (goroutine-execution g f) (spawns s g)))))`, n)
+  ((g f) s.t. (exists (s) (and (function-execution s %s) (goroutine-execution g f) (spawns s g)))))`, n, lit(q.p.spawner()))
 	return true
 }
 
@@ -477,7 +487,7 @@ func (q *qgen) either() bool {
 // which the twin does not trace.
 func (q *qgen) calleeNames() bool {
 	a := q.pick(func(f *Func) bool {
-		return !f.Worker && len(f.callees) > 0 && f.Name != "main.main" && f.Name != "main.spawn" && !f.callsSync()
+		return !f.Worker && len(f.callees) > 0 && f.Name != "main.main" && len(f.spawns) == 0 && !f.callsSync()
 	})
 	if a == nil {
 		return false

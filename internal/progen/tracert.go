@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,7 @@ type trRecord struct {
 	Bytes     int64  ` + "`json:\"bytes,omitempty\"`" + `
 	HeapBytes int64  ` + "`json:\"heap,omitempty\"`" + `
 	Walks     []trWalk ` + "`json:\"walks,omitempty\"`" + `
+	Path      string ` + "`json:\"path,omitempty\"`" + `
 }
 
 // trWalk is a heap walk at a begin or end point (internal/reftrace's
@@ -84,6 +86,11 @@ func init() {
 		panic(err)
 	}
 	trFile, trOut = f, bufio.NewWriter(f)
+	// The import path of package main, whose functions the runtime
+	// names main.F: the accounts' patterns match it.
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
+		trWrite(&trRecord{Kind: "main", Path: bi.Path})
+	}
 }
 
 func trGoid() int64 {
@@ -165,12 +172,14 @@ func trGE(id int64) {
 var trCheckNames = os.Getenv("PMM_REFTRACE_CHECKNAMES") != ""
 
 // trCheckName checks, with trCheckNames, that the function that called
-// the tracer's caller is named fn.
+// the tracer's caller is named fn; else the process exits, with status 3
+// (a panic might be recovered by the program).
 func trCheckName(fn string) {
 	if trCheckNames {
 		pc, _, _, _ := runtime.Caller(2)
 		if got := runtime.FuncForPC(pc).Name(); got != fn {
-			panic("trace: function " + got + " is traced as " + fn)
+			os.Stderr.WriteString("trace: function " + got + " is traced as " + fn + "\n")
+			os.Exit(3)
 		}
 	}
 }
@@ -409,4 +418,11 @@ func trFinish() {
 // test) use it too.
 func WriteTraceRuntime(dir string) error {
 	return writeFiles(dir, map[string]string{"trace.go": traceRuntime})
+}
+
+// WriteTracerPackage writes the tracer of a twin of several packages
+// into dir as the package tr (example.com/gen/tr, its names exported),
+// which each package of the twin imports with a dot.
+func WriteTracerPackage(dir string) error {
+	return writeFiles(dir, map[string]string{"tr/trace.go": tracerPackage()})
 }

@@ -62,7 +62,7 @@ func (g *gen) addWalks(seed int64) {
 		return
 	}
 	g.walks = true
-	g.decls = append(g.decls, walkDecls...)
+	g.mainPkg().decls = append(g.mainPkg().decls, walkDecls...)
 	main := g.func_("main.main")
 	main.body = append([]stmt{raw("w3c.next = &w3a")}, main.body...)
 }
@@ -71,7 +71,7 @@ func (g *gen) addWalks(seed int64) {
 // of fns (pick's a is of a type parameter that may be a string).
 func hasA(fns []*Func) bool {
 	return slices.ContainsFunc(fns, func(f *Func) bool {
-		return slices.Contains(f.params, "a") && f.QName != "main.pick"
+		return slices.Contains(f.params, "a") && !f.typeArgs
 	})
 }
 

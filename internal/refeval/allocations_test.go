@@ -1,6 +1,10 @@
 package refeval
 
-import "testing"
+import (
+	"testing"
+
+	"pmm.dev/pmm/internal/reftrace"
+)
 
 // TestAllocations: allocation names an allocation by its function, kind
 // and type; it is a point: contains relates the executions that ran when
@@ -82,6 +86,18 @@ func TestAllocationAccount(t *testing.T) {
 		"# pool.Buf example.com/m/...", "# main.T ")
 	expect(t, as, "parser-only", "# pool.Buf example.com/m/parser", "# parser.Node example.com/m/parser", "# pool.Buf example.com/m/parser",
 		"# pool.Buf ", "# main.T ")
+	// Package main is of its import path too, when the trace gives it:
+	// example.com/m/... matches it, as it matches the module's others.
+	b.recs = append(b.recs, reftrace.Record{Kind: "main", Path: "example.com/m"})
+	as = answers(t, `
+(defquestion specific :definition ((a ty acc) s.t. (exists (f k) (and (allocation a f k ty) (allocation-account a "example.com/m/... example.com/m/parser" acc)))))
+(defquestion pool-main :definition ((a ty acc) s.t. (exists (f k) (and (allocation a f k ty) (allocation-account a "example.com/m main" acc)))))
+`, b.trace(t))
+	expect(t, as, "specific", "# pool.Buf example.com/m/...", "# parser.Node example.com/m/parser", "# pool.Buf example.com/m/...",
+		"# pool.Buf example.com/m/...", "# main.T example.com/m/...")
+	// The import path before "main": the more specific pattern.
+	expect(t, as, "pool-main", "# pool.Buf example.com/m", "# parser.Node example.com/m", "# pool.Buf example.com/m",
+		"# pool.Buf ", "# main.T example.com/m")
 	if _, err := Evaluate(compile(t, `(defquestion live :definition ((a b) s.t. (exists (f k ty) (and (allocation a f k ty) (allocation-live a b)))))`), b.trace(t)); err == nil {
 		t.Error("allocation-live evaluated: the trace has no liveness")
 	}

@@ -798,13 +798,19 @@ func eventsOf(xs []*reftrace.Execution) []value {
 // the package of the nearest frame on x's goroutine, from x's own
 // function out along its execution's callers, whose package some
 // pattern matches; "" when none does. The chain of callers never
-// crosses a go statement: a goroutine does not inherit an account.
+// crosses a go statement: a goroutine does not inherit an account. A
+// function of package main is of the import path the trace gives it,
+// which a pattern may match as it matches any other ("example.com/m/..."
+// matches example.com/m's main), besides "main".
 func (e *evaluator) account(patterns []string, x *reftrace.Execution) string {
 	charge := func(fn string) string {
 		pkg := spec.FuncPackage(fn)
 		name := ""
 		if pkg == "main" {
 			name = "main" // the runtime names a package main's functions main.F
+			if e.tr.MainPath != "" {
+				pkg = e.tr.MainPath
+			}
 		}
 		return spec.AccountOf(patterns, pkg, name)
 	}

@@ -41,7 +41,7 @@ import (
 
 // Record is one line of a trace file.
 type Record struct {
-	Kind string `json:"k"` // "begin", "end", "blocked" (a blocking operation waits) or "alloc"
+	Kind string `json:"k"` // "begin", "end", "blocked" (a blocking operation waits), "alloc" or "main"
 	ID   int64  `json:"id"`
 	// Seq orders every begin and end of the run: a global counter taken
 	// at the point itself (an atomic add), so that a < b means the point
@@ -100,6 +100,10 @@ type Record struct {
 	// (reachable-objects, reachable-bytes): one per Go expression and
 	// membership type that compiles in the function (there).
 	Walks []Walk `json:"walks,omitempty"`
+
+	// Path, on the one "main" record, is the import path of the
+	// program's package main (whose functions are named main.F).
+	Path string `json:"path,omitempty"`
 
 	// End records only.
 	Results  []any `json:"results,omitempty"` // empty when the execution panicked
@@ -197,6 +201,9 @@ type Trace struct {
 	Execs  []*Execution
 	Allocs []*Execution
 	ByID   map[int64]*Execution // executions and allocations
+	// MainPath is the import path of package main ("example.com/m"),
+	// from the trace's "main" record; "" when it has none.
+	MainPath string
 }
 
 // Read reads a trace file in the JSON lines format.
@@ -259,8 +266,13 @@ func Read(r io.Reader) (*Trace, error) {
 			ends = append(ends, rec)
 		case "blocked":
 			waits = append(waits, rec)
+		case "main":
+			if rec.Path == "" || t.MainPath != "" {
+				return nil, fmt.Errorf("trace record %d: a main record without a path, or a second one", line)
+			}
+			t.MainPath = rec.Path
 		default:
-			return nil, fmt.Errorf("trace record %d: kind %q is neither begin, end, blocked nor alloc", line, rec.Kind)
+			return nil, fmt.Errorf("trace record %d: kind %q is neither begin, end, blocked, alloc nor main", line, rec.Kind)
 		}
 	}
 	for _, rec := range waits {

@@ -132,15 +132,37 @@ func Code(f interface{}) uintptr { return reflect.ValueOf(f).Pointer() }
 // when the sources do not write all their instantiations (Box[T] made
 // in a generic function), which no case of a type switch can list.
 func Generic(x interface{}, pkgPath, name string, command, pointer bool) bool {
+	t := dynamicType(x, pkgPath, command, pointer)
+	return t != nil && strings.HasPrefix(t.Name(), name+"[")
+}
+
+// Named says whether the dynamic type of x, the receiver of an
+// interface call, is the type name of the package pkgPath, or a pointer
+// to it when pointer: generated code asks it of the types that run one
+// of a call's targets and that the call's package cannot name (an
+// unexported type of another package), which no case of a type switch
+// there can list.
+func Named(x interface{}, pkgPath, name string, command, pointer bool) bool {
+	t := dynamicType(x, pkgPath, command, pointer)
+	return t != nil && t.Name() == name
+}
+
+// dynamicType is the dynamic type of x, or what it points to when
+// pointer, if it is a type of the package pkgPath (of "main" too, for a
+// command); nil otherwise.
+func dynamicType(x interface{}, pkgPath string, command, pointer bool) reflect.Type {
 	t := reflect.TypeOf(x)
 	if t == nil {
-		return false
+		return nil
 	}
 	if pointer {
 		if t.Kind() != reflect.Ptr {
-			return false
+			return nil
 		}
 		t = t.Elem()
 	}
-	return (t.PkgPath() == pkgPath || command && t.PkgPath() == "main") && strings.HasPrefix(t.Name(), name+"[")
+	if t.PkgPath() != pkgPath && !(command && t.PkgPath() == "main") {
+		return nil
+	}
+	return t
 }

@@ -240,3 +240,27 @@ func TestGeneric(t *testing.T) {
 		t.Error("Generic matched another package's type")
 	}
 }
+
+func TestNamed(t *testing.T) {
+	pkg := reflect.TypeOf(plainBox{}).PkgPath()
+	for _, c := range []struct {
+		x       interface{}
+		pointer bool
+		want    bool
+	}{
+		{plainBox{}, false, true},
+		{&plainBox{}, true, true},
+		{&plainBox{}, false, false},
+		{plainBox{}, true, false}, // not a pointer
+		{genericBox[int]{}, false, false},
+		{nil, false, false},
+		{3, false, false},
+	} {
+		if got := Named(c.x, pkg, "plainBox", false, c.pointer); got != c.want {
+			t.Errorf("Named(%T, %v) = %v, want %v", c.x, c.pointer, got, c.want)
+		}
+	}
+	if Named(plainBox{}, "other/pkg", "plainBox", false, false) {
+		t.Error("Named matched another package's type")
+	}
+}
