@@ -6,3 +6,6 @@ package main
 // same time in one module can then recover each other's logs while
 // they are written.
 func lockDir(dir string) (unlock func(), ok bool, err error) { return func() {}, true, nil }
+
+// processAlive cannot tell here; nothing is locked either.
+func processAlive(pid int) bool { return false }

@@ -26,3 +26,10 @@ func lockDir(dir string) (unlock func(), ok bool, err error) {
 	}
 	return func() { f.Close() }, true, nil
 }
+
+// processAlive reports whether a process with this pid exists (it may be
+// another that reused the pid: then a directory is left until it ends).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

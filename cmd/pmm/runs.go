@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -130,6 +131,26 @@ func (d *runDir) remove() {
 	d.unlock()
 }
 
+// removeAbandoned removes a directory of runs/ whose name begins with a
+// dot: one newRunDir began and never named (its program never started,
+// nothing was recorded), or one remove began to delete, if the process
+// that made it is gone. Its lock alone does not say so: newRunDir makes
+// the directory before it can lock it, and a pmm that locked and removed
+// it in between made that run fail (TestFaultConcurrentRuns did, in
+// CI). The process is the one whose pid ends the run's name.
+func removeAbandoned(path string) {
+	name := strings.TrimSuffix(filepath.Base(path)[1:], ".removed")
+	if _, pid, ok := strings.Cut(name, "-"); ok {
+		if n, err := strconv.Atoi(pid); err == nil && processAlive(n) {
+			return
+		}
+	}
+	if unlock, ok, err := lockDir(path); err == nil && ok {
+		os.RemoveAll(path)
+		unlock()
+	}
+}
+
 // load loads the run's logs as the run info describes, once.
 // inserted, when not nil, counts the tuples loaded so far.
 func (d *runDir) load(p *plan.Project, info runInfo, inserted *atomic.Int64) (*loadStats, error) {
@@ -165,13 +186,7 @@ func recoverRuns(e *env, p *plan.Project) {
 		}
 		path := filepath.Join(runsDir(p.Root), ent.Name())
 		if ent.Name()[0] == '.' {
-			// A directory newRunDir began and never named (its program
-			// never started, nothing was recorded), or one remove began
-			// to delete.
-			if unlock, ok, err := lockDir(path); err == nil && ok {
-				os.RemoveAll(path)
-				unlock()
-			}
+			removeAbandoned(path)
 			continue
 		}
 		unlock, ok := claimRun(path)

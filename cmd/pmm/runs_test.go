@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -13,9 +15,10 @@ import (
 // TestRunDirLockedWhenNamed: recoverRuns never claims the directory of a
 // run that is starting or ending. One goroutine makes and removes run
 // directories while another claims every directory of runs/ it sees, as
-// recoverRuns does (claimRun): it must never get one (it would take a
-// live run for one whose pmm died, and load it empty), and newRunDir
-// must never fail.
+// recoverRuns does (claimRun, removeAbandoned): it must never get one
+// (it would take a live run for one whose pmm died, and load it empty),
+// and newRunDir must never fail (it did when removeAbandoned removed a
+// directory it had made and not locked yet).
 func TestRunDirLockedWhenNamed(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
 		t.Skip("no advisory locks here: lockDir always succeeds")
@@ -33,10 +36,12 @@ func TestRunDirLockedWhenNamed(t *testing.T) {
 		for !done.Load() {
 			entries, _ := os.ReadDir(runsDir(root))
 			for _, ent := range entries {
+				path := filepath.Join(runsDir(root), ent.Name())
 				if ent.Name()[0] == '.' {
-					continue // recoverRuns only removes those
+					removeAbandoned(path)
+					continue
 				}
-				if unlock, ok := claimRun(filepath.Join(runsDir(root), ent.Name())); ok {
+				if unlock, ok := claimRun(path); ok {
 					taken.Add(1)
 					unlock()
 				}
@@ -56,5 +61,33 @@ func TestRunDirLockedWhenNamed(t *testing.T) {
 	wg.Wait()
 	if n := taken.Load(); n > 0 {
 		t.Errorf("another pmm could lock %d run directories that were being made", n)
+	}
+}
+
+// TestRemoveAbandoned: a directory newRunDir began is removed once the
+// process that made it is gone, and only then.
+func TestRemoveAbandoned(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("no advisory locks here: lockDir always succeeds")
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, c := range []struct {
+		pid  int
+		kept bool
+	}{{os.Getpid(), true}, {gone.Process.Pid, false}} {
+		for _, suffix := range []string{"", ".removed"} {
+			path := filepath.Join(runsDir(root), fmt.Sprintf(".1-%d%s", c.pid, suffix))
+			if err := os.MkdirAll(filepath.Join(path, "logs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			removeAbandoned(path)
+			if _, err := os.Stat(path); (err == nil) != c.kept {
+				t.Errorf("%s: kept %v, want %v (pid %d alive: %v)", path, err == nil, c.kept, c.pid, c.kept)
+			}
+		}
 	}
 }
