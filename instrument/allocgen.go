@@ -20,10 +20,14 @@ import (
 //
 //	p := &Node{v: 1}      →  p := pmm__alloc5(&Node{v: 1})
 //	s = append(s, x)      →  s = pmm__alloc6(&pmm__a6, append(pmm__keep6(&pmm__a6, s), x))
+//	log.Printf(f, a, b)   →  log.Printf(f, pmm__alloc7(a, b)...)
 //
 // The helper is a static call whose parameter flows only to its
 // result, so escape analysis decides of the value what it decided
-// without it (docs/MEMORY.md). An append is an allocation only when it
+// without it (docs/MEMORY.md). The slice of a variadic call's extra
+// arguments is made by the call of a variadic helper, which passes it
+// on: the same slice of the same values, converted as the callee's
+// parameter converts them, made where the call made it. An append is an allocation only when it
 // grows: the capacity before it is kept in a state at the top of the
 // body, and the helper records when the capacity changed. The runtime
 // does not allocate zero bytes (make([]T, 0), new(struct{})), nor a
@@ -64,7 +68,6 @@ var allocNotRecorded = map[string]string{
 	"make-map":      "a map's allocations (its header and groups, and more as it grows) are not instrumented yet",
 	"make-chan":     "a channel's allocations (its header, and its buffer apart when it holds pointers) are not instrumented yet",
 	"variable":      "a variable moved to the heap is allocated at its declaration, which is not instrumented yet",
-	"variadic":      "the slice of a variadic call's extra arguments is not instrumented yet",
 	"concat-assign": "a string's s += t is not instrumented yet: escape analysis says nothing of it",
 }
 
@@ -81,6 +84,20 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	info := fi.pkg.TypesInfo
 	t := info.TypeOf(e)
+	isVariadic := s.Label == "variadic"
+	var extra []ast.Expr // a variadic call's extra arguments
+	if isVariadic {
+		call := e.(*ast.CallExpr)
+		sig, ok := info.TypeOf(call.Fun).Underlying().(*types.Signature)
+		if !ok || !sig.Variadic() || call.Ellipsis.IsValid() {
+			return fmt.Errorf("pmm bug: the variadic site at %s is no variadic call", s.Position())
+		}
+		if _, multi := info.TypeOf(call.Args[0]).(*types.Tuple); multi && len(call.Args) == 1 {
+			return fmt.Errorf("the slice of a variadic call of another call's results, f(g()), is not instrumented")
+		}
+		fixed := sig.Params().Len() - 1
+		extra, t = call.Args[fixed:], sig.Params().At(fixed).Type()
+	}
 	// An element {...} of a literal, whose type the literal's gives, is
 	// written out in the call that wraps it: &T{...}, or []T{...}.
 	elided := false
@@ -99,12 +116,17 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		return nil
 	}
 	madeCap, constCap := makeCap(info, e)
+	if isVariadic {
+		madeCap, constCap = int64(len(extra)), true
+	}
 	if sl, ok := t.Underlying().(*types.Slice); ok && constCap && madeCap*sizes(fi).Sizeof(sl.Elem()) == 0 {
 		g.done[s] = true // likewise
 		return nil
 	}
 	isAppend := s.Label == "append"
-	if why := evaluatedEarlier(info, path, e); why != "" {
+	// A variadic call's slice is made as the call is evaluated, and so
+	// is its helper's: at the end of the call's arguments.
+	if why := evaluatedEarlier(info, path, e); why != "" && !isVariadic {
 		return fmt.Errorf("%s", why)
 	}
 	if isAppend {
@@ -226,6 +248,13 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	name := sg.name("alloc")
 	params := "v " + ts
 	open := name + "(" + walkArgs
+	if isVariadic {
+		elem, err := sg.typeName(t.Underlying().(*types.Slice).Elem())
+		if err != nil {
+			return err
+		}
+		params = "v ..." + elem
+	}
 	if isAppend {
 		// The state holds the capacity before the append, which keep
 		// takes of the append's first argument as it is evaluated.
@@ -271,9 +300,14 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		open += tn
 	}
 	from, to := fi.tf.Offset(e.Pos()), fi.tf.Offset(e.End())
+	closing, closingOrder := ")", orderWrapEnd
+	if isVariadic {
+		from, to = fi.tf.Offset(extra[0].Pos()), fi.tf.Offset(extra[len(extra)-1].End())
+		closing, closingOrder = ")...", orderVariadicEnd
+	}
 	sg.edits = append(sg.edits,
 		Edit{Off: from, End: from, Text: open, Order: outerFirst(from, to)},
-		Edit{Off: to, End: to, Text: ")", Order: orderWrapEnd})
+		Edit{Off: to, End: to, Text: closing, Order: closingOrder})
 	if why := allocInexact(info, s.Label, e, path, sizes(fi)); why != "" {
 		for _, t := range s.Targets {
 			g.code.Inexact = append(g.code.Inexact, plan.Inexact{Site: s, Target: t, Reason: why})

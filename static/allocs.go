@@ -232,7 +232,13 @@ func (a *allocFinder) variadic(e *ast.CallExpr, owner *function) {
 	if !ok || !sig.Variadic() || e.Ellipsis.IsValid() {
 		return
 	}
-	extra := int64(len(e.Args) - (sig.Params().Len() - 1))
+	args := int64(len(e.Args))
+	if len(e.Args) == 1 {
+		if tuple, ok := a.info.TypeOf(e.Args[0]).(*types.Tuple); ok {
+			args = int64(tuple.Len()) // f(g()): g's results are the arguments
+		}
+	}
+	extra := args - int64(sig.Params().Len()-1)
 	if extra <= 0 {
 		return // no extra argument: a nil slice
 	}

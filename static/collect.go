@@ -342,10 +342,12 @@ func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via stri
 			c.addBlocking(info, n.Body, lit)
 			return false
 		case *ast.GoStmt:
+			c.alloc.visit(n.Call, owner) // the slice of a variadic call
 			c.addCall(info, n.Call, owner, "go", loopDepth(path, n))
 			c.walkCallChildren(info, n.Call, owner)
 			return false
 		case *ast.DeferStmt:
+			c.alloc.visit(n.Call, owner)
 			c.addCall(info, n.Call, owner, "defer", loopDepth(path, n))
 			c.walkCallChildren(info, n.Call, owner)
 			return false

@@ -177,6 +177,52 @@ func Inner() {
 	sinkNodes[0] = &Node{v: 2}
 }
 
+var (
+	sinkRest []int
+	sinkAny  []any
+)
+
+// keepInts and keepAny keep their variadic slices: a call with extra
+// arguments makes the slice on the heap.
+//
+//go:noinline
+func keepInts(first int, rest ...int) { sinkRest = rest }
+
+//go:noinline
+func keepAny(xs ...any) { sinkAny = xs }
+
+//go:noinline
+func keepNodes(ns ...*Node) { sinkNodes = ns }
+
+// Variadic makes the slices of variadic calls: three ints (24 bytes),
+// two values as any (32 bytes; a small integer and a constant string
+// are boxed without allocating), two ints over three lines (16), two
+// nodes and their slice (16 each), two ints of a deferred call (16);
+// none where there is no extra argument (a nil slice) or the slice is
+// passed on.
+//
+//go:noinline
+func Variadic() {
+	defer keepInts(0, 6, 7)
+	keepInts(0, 1, 2, 3)
+	keepAny(1, "two")
+	keepInts(0,
+		4,
+		5,
+	)
+	keepNodes(&Node{v: 1}, &Node{v: 2})
+	keepInts(0)
+	keepInts(0, sinkRest...)
+}
+
+// Results passes a call's three results to keepInts: a slice of two,
+// which pmm does not record (the answer says so).
+//
+//go:noinline
+func Results() { keepInts(triple()) }
+
+func triple() (int, int, int) { return 1, 2, 3 }
+
 // count is the allocations and elements of one type of slice.
 type count struct{ allocs, elements int }
 
@@ -230,6 +276,8 @@ func main() {
 	Strings()
 	Closure(1)
 	Outer()
+	Variadic()
+	Results()
 	sinkNodes = make([]*Node, 0, 4)
 	measure("Fig3", Fig3)
 	fig3()
@@ -242,6 +290,7 @@ func main() {
 	measure("Stack", func() { Stack() })
 	measure("Inlined", func() { Inlined() })
 	measure("Zero", func() { Zero(0) })
+	measure("Variadic", Variadic)
 	measure("Outer", Outer)
 	measure("Inner", Inner)
 	fmt.Println(sinkFn(), len(sinkGrid), len(sinkInts), len(sinkStr), len(sinkBytes), sinkBig != nil)
