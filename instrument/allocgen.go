@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"go/version"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 //	p := &Node{v: 1}      →  p := pmm__alloc5(&Node{v: 1})
 //	s = append(s, x)      →  s = pmm__alloc6(&pmm__a6, append(pmm__keep6(&pmm__a6, s), x))
 //	log.Printf(f, a, b)   →  log.Printf(f, pmm__alloc7(a, b)...)
+//	x := T{}              →  x := T{}; pmm__alloc8(&x)      (x moved to the heap)
 //
 // The helper is a static call whose parameter flows only to its
 // result, so escape analysis decides of the value what it decided
@@ -53,6 +55,8 @@ func allocExpr(fi *fileInfo, start, end int) (ast.Expr, []ast.Node) {
 			return at(e.OpPos)
 		case *ast.FuncLit:
 			return at(e.Type.Func)
+		case *ast.Ident: // a variable moved to the heap, where it is declared
+			return at(e.Pos())
 		}
 		return false
 	})
@@ -67,7 +71,6 @@ func allocExpr(fi *fileInfo, start, end int) (ast.Expr, []ast.Node) {
 var allocNotRecorded = map[string]string{
 	"make-map":      "a map's allocations (its header and groups, and more as it grows) are not instrumented yet",
 	"make-chan":     "a channel's allocations (its header, and its buffer apart when it holds pointers) are not instrumented yet",
-	"variable":      "a variable moved to the heap is allocated at its declaration, which is not instrumented yet",
 	"concat-assign": "a string's s += t is not instrumented yet: escape analysis says nothing of it",
 }
 
@@ -84,7 +87,19 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	info := fi.pkg.TypesInfo
 	t := info.TypeOf(e)
-	isVariadic := s.Label == "variadic"
+	isVariadic, isVariable := s.Label == "variadic", s.Label == "variable"
+	var movedAt movedPoint // where a moved variable's allocation is recorded
+	if isVariable {
+		v, ok := info.Defs[e.(*ast.Ident)].(*types.Var)
+		if !ok {
+			return fmt.Errorf("pmm bug: the variable at %s is no variable", s.Position())
+		}
+		var why string
+		if movedAt, why = variableAllocation(fi, path, e.(*ast.Ident)); why != "" {
+			return fmt.Errorf("%s", why)
+		}
+		t = types.NewPointer(v.Type())
+	}
 	var extra []ast.Expr // a variadic call's extra arguments
 	if isVariadic {
 		call := e.(*ast.CallExpr)
@@ -126,7 +141,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	isAppend := s.Label == "append"
 	// A variadic call's slice is made as the call is evaluated, and so
 	// is its helper's: at the end of the call's arguments.
-	if why := evaluatedEarlier(info, path, e); why != "" && !isVariadic {
+	if why := evaluatedEarlier(info, path, e); why != "" && !isVariadic && !isVariable {
 		return fmt.Errorf("%s", why)
 	}
 	if isAppend {
@@ -300,14 +315,24 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		open += tn
 	}
 	from, to := fi.tf.Offset(e.Pos()), fi.tf.Offset(e.End())
+	if isVariable {
+		// The helper takes the variable's address, which escapes already.
+		text := open + "&" + e.(*ast.Ident).Name + ");"
+		if movedAt.afterStmt {
+			text = ";" + text
+		}
+		sg.edits = append(sg.edits, Edit{Off: movedAt.off, End: movedAt.off, Text: text, Order: orderMoved})
+	}
 	closing, closingOrder := ")", orderWrapEnd
 	if isVariadic {
 		from, to = fi.tf.Offset(extra[0].Pos()), fi.tf.Offset(extra[len(extra)-1].End())
 		closing, closingOrder = ")...", orderVariadicEnd
 	}
-	sg.edits = append(sg.edits,
-		Edit{Off: from, End: from, Text: open, Order: outerFirst(from, to)},
-		Edit{Off: to, End: to, Text: closing, Order: closingOrder})
+	if !isVariable {
+		sg.edits = append(sg.edits,
+			Edit{Off: from, End: from, Text: open, Order: outerFirst(from, to)},
+			Edit{Off: to, End: to, Text: closing, Order: closingOrder})
+	}
 	if why := allocInexact(info, s.Label, e, path, sizes(fi)); why != "" {
 		for _, t := range s.Targets {
 			g.code.Inexact = append(g.code.Inexact, plan.Inexact{Site: s, Target: t, Reason: why})
@@ -339,6 +364,59 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	g.done[s] = true
 	return nil
+}
+
+// movedPoint is where the allocation of a variable moved to the heap is
+// recorded: at offset off of the file, after the statement that ends
+// there (afterStmt) or before the first statement of a body.
+type movedPoint struct {
+	off       int
+	afterStmt bool
+}
+
+// variableAllocation finds where the runtime allocates the variable id
+// declares, when escape analysis moves it to the heap, or says why pmm
+// does not record it: after its declaration statement; at the top of
+// its function's body for a parameter, receiver or result; at the top
+// of the body for a range statement's variables (one each iteration
+// since Go 1.22) and a select case's.
+func variableAllocation(fi *fileInfo, path []ast.Node, id *ast.Ident) (movedPoint, string) {
+	at := func(p token.Pos) int { return fi.tf.Offset(p) }
+	parent := parentOf(path, id)
+	switch p := parent.(type) {
+	case *ast.Field: // a parameter, receiver or result: copied at entry
+		body := enclosingBody(path) // its function's: the innermost on path
+		if body == nil {
+			return movedPoint{}, "pmm bug: a moved parameter of no function body"
+		}
+		return movedPoint{off: at(body.Lbrace) + 1}, ""
+	case *ast.AssignStmt, *ast.ValueSpec:
+		stmt := ast.Node(p)
+		if _, ok := p.(*ast.ValueSpec); ok {
+			stmt = parentOf(path, parentOf(path, p)) // the DeclStmt of the GenDecl
+			if _, ok := stmt.(*ast.DeclStmt); !ok {
+				return movedPoint{}, "pmm bug: a moved variable declared outside a statement"
+			}
+		}
+		switch holder := parentOf(path, stmt).(type) {
+		case *ast.BlockStmt, *ast.CaseClause, *ast.LabeledStmt:
+			return movedPoint{off: at(stmt.End()), afterStmt: true}, ""
+		case *ast.CommClause:
+			if holder.Comm == stmt { // case v := <-ch: at the top of its body
+				return movedPoint{off: at(holder.Colon) + 1}, ""
+			}
+			return movedPoint{off: at(stmt.End()), afterStmt: true}, ""
+		case *ast.ForStmt:
+			return movedPoint{}, "a variable of a for statement's init moved to the heap is copied at each iteration, which is not instrumented yet"
+		}
+		return movedPoint{}, "a variable of an if's or switch's init moved to the heap is not instrumented yet"
+	case *ast.RangeStmt:
+		if v := fi.pkg.TypesInfo.FileVersions[fi.file]; v != "" && version.Compare(v, "go1.22") < 0 {
+			return movedPoint{}, "before Go 1.22 a range statement's variables are one for the whole loop, allocated before it: not instrumented"
+		}
+		return movedPoint{off: at(p.Body.Lbrace) + 1}, ""
+	}
+	return movedPoint{}, "a variable moved to the heap declared where pmm does not record it yet"
 }
 
 // makeCap is the capacity of a make of a slice whose capacity (or

@@ -91,6 +91,7 @@ const (
 	orderReturn                 // return s.ret( ... )
 	orderCall                   // W(caller, F, ...): outer calls before inner ones
 	orderRegion                 // a region's points, in the order FindRegions gives them
+	orderMoved                  // a moved variable's allocation, after every other point at its offset
 )
 
 // Code is the generated code of a plan.

@@ -215,6 +215,49 @@ func Variadic() {
 	keepInts(0, sinkRest...)
 }
 
+var (
+	sinkNode  *Node
+	sinkRefs  [2]**Node
+	sinkRef   **Node
+	sinkIndex *int
+)
+
+// Moved declares variables whose addresses escape, so that escape
+// analysis moves them to the heap: a node (16 bytes), a Big (200 bytes,
+// 208 on the heap), a parameter of moveParam (16), the variable of each
+// of two iterations of a range loop and of a select's case (8 each):
+// six objects, 264 bytes.
+//
+//go:noinline
+func Moved(ch chan *Node) {
+	x := Node{v: 1}
+	sinkNode = &x
+	var b Big
+	sinkBig = &b
+	moveParam(Node{v: 2})
+	for i, v := range sinkNodes[:2] {
+		sinkRefs[i] = &v
+	}
+	ch <- sinkNode
+	select {
+	case v := <-ch:
+		sinkRef = &v
+	}
+}
+
+//go:noinline
+func moveParam(n Node) { sinkNode = &n }
+
+// ForInit's i is moved to the heap and copied at each iteration, which
+// pmm does not record (the answer says so).
+//
+//go:noinline
+func ForInit() {
+	for i := 0; i < 2; i++ {
+		sinkIndex = &i
+	}
+}
+
 // Results passes a call's three results to keepInts: a slice of two,
 // which pmm does not record (the answer says so).
 //
@@ -278,6 +321,10 @@ func main() {
 	Outer()
 	Variadic()
 	Results()
+	ForInit()
+	ch := make(chan *Node, 1)
+	sinkNodes = []*Node{{}, {}}
+	Moved(ch)
 	sinkNodes = make([]*Node, 0, 4)
 	measure("Fig3", Fig3)
 	fig3()
@@ -291,6 +338,8 @@ func main() {
 	measure("Inlined", func() { Inlined() })
 	measure("Zero", func() { Zero(0) })
 	measure("Variadic", Variadic)
+	sinkNodes = []*Node{{}, {}}
+	measure("Moved", func() { Moved(ch) })
 	measure("Outer", Outer)
 	measure("Inner", Inner)
 	fmt.Println(sinkFn(), len(sinkGrid), len(sinkInts), len(sinkStr), len(sinkBytes), sinkBig != nil)
