@@ -174,11 +174,13 @@ var constructs = map[string]string{
 	"ranges over a channel":       "for v := range ch {",
 	"a range left by a break":     "if v == acc%5 {",
 	// Allocations (internal/progen/allocations.go).
-	"new":                "sink.Store(new(cell))",
-	"composite literals": "sink.Store(&cell{n: a})",
-	"make of a slice":    "make([]int, a&3+1)",
-	"concatenations":     `"<" + strs[a%3] + ">"`,
-	"appends that grow":  "append(make([]int, 1), a)",
+	"new":                   "sink.Store(new(cell))",
+	"composite literals":    "sink.Store(&cell{n: a})",
+	"make of a slice":       "make([]int, a&3+1)",
+	"concatenations":        `"<" + strs[a%3] + ">"`,
+	"appends that grow":     "append(make([]int, 1), a)",
+	"moved variables":       "v := cell{n: a}\n",
+	"moved range variables": "for _, v := range [2]cell{",
 	// Heap walks (internal/progen/walks.go).
 	"lists to walk": "w3c.next = &w3a",
 	// Packages (internal/progen/packages.go).

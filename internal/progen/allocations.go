@@ -72,7 +72,7 @@ func (g *gen) alloc(f *Func) stmt {
 	store := func(text, twin string) stmt {
 		return &allocStmt{text: "sink.Store(" + text + ")", twin: "sink.Store(" + twin + ")"}
 	}
-	switch g.ra.Intn(5) {
+	switch g.ra.Intn(7) {
 	case 0:
 		return store("new(cell)", p("new(cell)", "new"))
 	case 1:
@@ -83,6 +83,13 @@ func (g *gen) alloc(f *Func) stmt {
 	case 3:
 		cat := `"<" + strs[a%3] + ">"`
 		return store("&cell{s: "+cat+"}", p(fmt.Sprintf("&cell{s: trAStr(%s, %s)}", cat, fn), "composite"))
+	case 4:
+		// A variable moved to the heap, as its address is stored.
+		return &allocStmt{text: "{ v := cell{n: a}; sink.Store(&v) }", twin: "{ v := cell{n: a}; sink.Store(" + p("&v", "variable") + ") }"}
+	case 5:
+		// A range statement's variable, one per iteration.
+		loop := "for _, v := range [2]cell{{n: a}, {}} { sink.Store(%s) }"
+		return &allocStmt{text: fmt.Sprintf(loop, "&v"), twin: fmt.Sprintf(loop, p("&v", "variable"))}
 	}
 	mk := "make([]int, 1)"
 	return store("&cell{xs: append("+mk+", a)}",
