@@ -82,9 +82,7 @@ func outerFirst(from, to int) int { return orderCall*1_000_000 + (1_000_000 - (t
 // allocationSite generates allocation site s, of expression e (path:
 // the nodes from the file to e).
 func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path []ast.Node) error {
-	if tps := enclosingTypeParams(fi, e.Pos()); tps != nil && tps.Len() > 0 {
-		return fmt.Errorf("the allocations of %s are not instrumented: pmm does not instrument them in generic functions yet", s.Function)
-	}
+	tps := enclosingTypeParams(fi, e.Pos())
 	info := fi.pkg.TypesInfo
 	t := info.TypeOf(e)
 	isVariadic, isVariable := s.Label == "variadic", s.Label == "variable"
@@ -125,7 +123,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if _, ok := t.Underlying().(*types.Map); ok {
 		return fmt.Errorf("%s", allocNotRecorded["make-map"])
 	}
-	if p, ok := t.Underlying().(*types.Pointer); ok && sizes(fi).Sizeof(p.Elem()) == 0 {
+	if p, ok := t.Underlying().(*types.Pointer); ok && !static.LayoutHasTypeParam(p.Elem()) && sizes(fi).Sizeof(p.Elem()) == 0 {
 		// The runtime allocates no zero-size object: no event, no code.
 		g.done[s] = true
 		return nil
@@ -134,7 +132,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if isVariadic {
 		madeCap, constCap = int64(len(extra)), true
 	}
-	if sl, ok := t.Underlying().(*types.Slice); ok && constCap && madeCap*sizes(fi).Sizeof(sl.Elem()) == 0 {
+	if sl, ok := t.Underlying().(*types.Slice); ok && constCap && !static.LayoutHasTypeParam(sl.Elem()) && madeCap*sizes(fi).Sizeof(sl.Elem()) == 0 {
 		g.done[s] = true // likewise
 		return nil
 	}
@@ -150,6 +148,9 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		}
 	}
 	sg := g.newSiteGen(s, fi)
+	if err := sg.typeParams(tps); err != nil {
+		return err
+	}
 	if isAppend {
 		sg.declare("capBefore", "int")
 	}
@@ -171,15 +172,31 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	rt := sg.pc.Imports[g.rtPath]
 	// elements and bytes are the allocation's, as Go expressions over
 	// the value v; pointers whether the object holds pointers; none are
-	// events when skip.
-	var elements, bytes, skip string
+	// events when skip. In a generic function, an object whose layout
+	// depends on a type parameter has its size from unsafe.Sizeof, and
+	// its pointers from the instantiation's type at run time (pointersOf,
+	// the object's or the slice element's type).
+	var elements, bytes, skip, pointersOf string
 	var pointers bool
+	unsafeName := func() string { return sg.pc.importName("unsafe") }
 	switch u := t.Underlying().(type) {
 	case *types.Pointer:
-		elements, bytes = "1", strconv.FormatInt(sizes(fi).Sizeof(u.Elem()), 10)
-		pointers = hasPointers(u.Elem())
+		if static.LayoutHasTypeParam(u.Elem()) {
+			elements, bytes = "1", "int64("+unsafeName()+".Sizeof(*v))"
+			if pointersOf, err = sg.typeName(u.Elem()); err != nil {
+				return err
+			}
+		} else {
+			elements, bytes = "1", strconv.FormatInt(sizes(fi).Sizeof(u.Elem()), 10)
+			pointers = hasPointers(u.Elem())
+		}
 	case *types.Slice:
-		if constCap {
+		if static.LayoutHasTypeParam(u.Elem()) {
+			elements, bytes = "int64(cap(v))", "int64(cap(v)) * int64("+unsafeName()+".Sizeof(v[0]))"
+			if pointersOf, err = sg.typeName(u.Elem()); err != nil {
+				return err
+			}
+		} else if constCap {
 			// make's capacity is the one asked for: its sizes, and
 			// its heap bytes, are taken once.
 			elements, bytes = strconv.FormatInt(madeCap, 10), strconv.FormatInt(madeCap*sizes(fi).Sizeof(u.Elem()), 10)
@@ -194,6 +211,9 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			skip = "len(v) == 1" // the runtime's own one-byte strings
 		}
 	case *types.Signature:
+		if tps != nil && tps.Len() > 0 {
+			return fmt.Errorf("a closure in a generic function is not instrumented yet: what it captures may be of a type parameter's type")
+		}
 		size, ptrs := closureSize(info, e.(*ast.FuncLit), sizes(fi), path)
 		elements, bytes, pointers = "1", strconv.FormatInt(size, 10), ptrs
 	default:
@@ -216,7 +236,9 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	if sg.caps[plan.CapHeapBytes] {
 		heap := fmt.Sprintf("int64(%s.HeapBytes(%s, %t))", rt, bytes, pointers)
-		if bytes == "n" {
+		if pointersOf != "" {
+			heap = fmt.Sprintf("int64(%s.HeapBytesOf[%s](uintptr(n)))", rt, pointersOf)
+		} else if bytes == "n" {
 			heap = fmt.Sprintf("int64(%s.HeapBytes(uintptr(n), %t))", rt, pointers)
 		} else {
 			// A constant size: its heap bytes are taken once.
@@ -262,7 +284,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	decls = append(decls, sg.exitDecl(nil, nil))
 	name := sg.name("alloc")
 	params := "v " + ts
-	open := name + "(" + walkArgs
+	open := name + sg.uargs + "(" + walkArgs
 	if isVariadic {
 		elem, err := sg.typeName(t.Underlying().(*types.Slice).Elem())
 		if err != nil {
@@ -278,22 +300,22 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			return fmt.Errorf("an append outside a function body is not instrumented")
 		}
 		v, keep := sg.name("a"), sg.name("keep")
-		decls = append(decls, fmt.Sprintf("func %s(s *%s, v %s) %s {\n\ts.capBefore = cap(v)\n\treturn v\n}", keep, state, ts, ts))
-		params = "s *" + state + ", " + params
+		decls = append(decls, fmt.Sprintf("func %s%s(s *%s%s, v %s) %s {\n\ts.capBefore = cap(v)\n\treturn v\n}", keep, sg.tparam, state, sg.targs, ts, ts))
+		params = "s *" + state + sg.targs + ", " + params
 		body = append([]string{"if cap(v) == s.capBefore {", "\treturn v // it did not grow", "}"}, body...)
 		open += "&" + v + ", "
 		at := fi.tf.Offset(fbody.Lbrace) + 1
 		first := fi.tf.Offset(call.Args[0].Pos())
 		sg.edits = append(sg.edits,
-			Edit{Off: at, End: at, Text: "var " + v + " " + state + ";", Order: orderDefinition},
-			Edit{Off: first, End: first, Text: keep + "(&" + v + ", ", Order: outerFirst(first, fi.tf.Offset(call.Args[0].End()))},
+			Edit{Off: at, End: at, Text: "var " + v + " " + state + sg.uargs + ";", Order: orderDefinition},
+			Edit{Off: first, End: first, Text: keep + sg.uargs + "(&" + v + ", ", Order: outerFirst(first, fi.tf.Offset(call.Args[0].End()))},
 			Edit{Off: fi.tf.Offset(call.Args[0].End()), End: fi.tf.Offset(call.Args[0].End()), Text: ")", Order: orderWrapEnd})
 	} else if emits {
-		body = append([]string{"var s " + state}, body...)
+		body = append([]string{"var s " + state + sg.targs}, body...)
 	} else {
 		// Only cells: nothing but the sizes may use the state (a count
 		// of a type's objects uses none of it).
-		body = append([]string{"var s " + state, "_ = s"}, body...)
+		body = append([]string{"var s " + state + sg.targs, "_ = s"}, body...)
 	}
 	params = walkParams + params
 	for _, set := range slices.Backward(sg.cachedSets) {
@@ -301,14 +323,15 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		params = accountCache(set) + " *int, " + params
 		open = strings.Replace(open, "(", "(&"+accountCache(set)+", ", 1)
 	}
-	decls = append(decls, fmt.Sprintf("func %s(%s) %s {\n\t%s\n}", name, params, ts, strings.Join(body, "\n\t")))
+	decls = append(decls, fmt.Sprintf("func %s%s(%s) %s {\n\t%s\n}", name, sg.tparam, params, ts, strings.Join(body, "\n\t")))
 	if elided {
 		written := t
 		if p, ok := t.Underlying().(*types.Pointer); ok {
 			written = p.Elem()
 			open += "&"
 		}
-		tn, err := sg.typeName(written)
+		// In the user's code: its own names of type parameters.
+		tn, err := sg.g.typeName(sg.pc, sg.self, written)
 		if err != nil {
 			return err
 		}
@@ -546,7 +569,8 @@ func allocInexact(info *types.Info, kind string, e ast.Expr, path []ast.Node, sz
 		if !ok || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
 			return ""
 		}
-		if sl, ok := v.Type().Underlying().(*types.Slice); ok && sz.Sizeof(sl.Elem()) <= stackAppendBytes {
+		// (In a generic function, an instantiation's elements may be.)
+		if sl, ok := v.Type().Underlying().(*types.Slice); ok && (static.LayoutHasTypeParam(sl.Elem()) || sz.Sizeof(sl.Elem()) <= stackAppendBytes) {
 			return "Go may keep the first growths of this append (to 32 bytes) on the stack and move the slice to the heap where it escapes; " +
 				"through pmm's helper it allocates each growth on the heap: pmm counts those of the instrumented program"
 		}

@@ -434,3 +434,8 @@ func captures(info *types.Info, lit *ast.FuncLit) bool {
 	})
 	return found
 }
+
+// LayoutHasTypeParam says t's size, or where its pointers are, depends
+// on a type parameter: a generic function's code learns them at run
+// time, per instantiation.
+func LayoutHasTypeParam(t types.Type) bool { return hasTypeParam(t, map[types.Type]bool{}) }

@@ -91,3 +91,41 @@ func TestHeapBytesSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestHeapBytesOf: for generic code, the pointers of a type are those
+// its values hold, as the collector sees them (strings, interfaces,
+// maps and funcs are pointers; an empty array or struct holds none).
+func TestHeapBytesOf(t *testing.T) {
+	type pair struct {
+		n int64
+		s string
+	}
+	type flat struct {
+		a [3]int32
+		f float64
+	}
+	check := func(name string, got uintptr, pointers bool, n uintptr) {
+		t.Helper()
+		if want := HeapBytes(n, pointers); got != want {
+			t.Errorf("HeapBytesOf[%s](%d) = %d, want HeapBytes(%d, %v) = %d", name, n, got, n, pointers, want)
+		}
+	}
+	// Sizes where the two differ: a malloc header over 512 bytes.
+	for _, n := range []uintptr{570, 1020} {
+		check("int64", HeapBytesOf[int64](n), false, n)
+		check("[3]int32", HeapBytesOf[[3]int32](n), false, n)
+		check("flat", HeapBytesOf[flat](n), false, n)
+		check("[0]*int", HeapBytesOf[[0]*int](n), false, n)
+		check("struct{}", HeapBytesOf[struct{}](n), false, n)
+		check("pair", HeapBytesOf[pair](n), true, n)
+		check("*int", HeapBytesOf[*int](n), true, n)
+		check("string", HeapBytesOf[string](n), true, n)
+		check("any", HeapBytesOf[any](n), true, n)
+		check("map[int]int", HeapBytesOf[map[int]int](n), true, n)
+		check("func()", HeapBytesOf[func()](n), true, n)
+		check("[2][]byte", HeapBytesOf[[2][]byte](n), true, n)
+	}
+	if HeapBytes(570, true) == HeapBytes(570, false) || HeapBytes(1020, true) == HeapBytes(1020, false) {
+		t.Fatal("the check cannot tell pointers at these sizes")
+	}
+}

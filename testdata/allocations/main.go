@@ -258,6 +258,62 @@ func ForInit() {
 	}
 }
 
+// list is a generic list: its nodes' size and pointers depend on T.
+type list[T any] struct{ head *item[T] }
+
+type item[T any] struct {
+	v    T
+	next *item[T]
+}
+
+//go:noinline
+func (l *list[T]) push(v T) { l.head = &item[T]{v: v, next: l.head} }
+
+//go:noinline
+func collect[T any](n int, v T) []T {
+	out := make([]T, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, v)
+	}
+	return out
+}
+
+//go:noinline
+func boxed[T any](v T) *T {
+	p := new(T)
+	*p = v
+	return p
+}
+
+var (
+	sinkInts64 []int64
+	sinkStrs   []string
+	sinkBig2   *Big
+	sinkLists  [2]any
+)
+
+// Generic allocates in generic functions, each instantiated twice: the
+// items of a list of int64 (three of 16 bytes) and of a list of Big (two
+// of 200, 208 on the heap), the two lists (moved to the heap: 8 bytes
+// each), the slices collect makes of three int64 and two strings (24
+// and 32 bytes; its appends do not grow them), and boxed's new(Big):
+// 10 objects, 744 bytes.
+//
+//go:noinline
+func Generic() {
+	var li list[int64]
+	li.push(1)
+	li.push(2)
+	li.push(3)
+	var lb list[Big]
+	lb.push(Big{})
+	lb.push(Big{})
+	sinkLists = [2]any{&li, &lb}
+	sinkInts64 = collect(3, int64(7))
+	sinkStrs = collect(2, "s")
+	sinkBig2 = boxed(Big{})
+}
+
 // Results passes a call's three results to keepInts: a slice of two,
 // which pmm does not record (the answer says so).
 //
@@ -320,6 +376,7 @@ func main() {
 	Closure(1)
 	Outer()
 	Variadic()
+	Generic()
 	Results()
 	ForInit()
 	ch := make(chan *Node, 1)
@@ -338,6 +395,7 @@ func main() {
 	measure("Inlined", func() { Inlined() })
 	measure("Zero", func() { Zero(0) })
 	measure("Variadic", Variadic)
+	measure("Generic", Generic)
 	sinkNodes = []*Node{{}, {}}
 	measure("Moved", func() { Moved(ch) })
 	measure("Outer", Outer)
