@@ -29,3 +29,15 @@ func TestCallbackCallers(t *testing.T) {
 		}
 	})
 }
+
+// TestFloatArgs runs testdata/floatargs in every mode: a call repeats an
+// earlier one when Go's == finds their arguments equal, as a map keyed
+// by them would. A NaN in a parameter list was recorded as the text
+// "NaN", equal to itself, and -0 as "-0", unequal to 0.
+func TestFloatArgs(t *testing.T) {
+	wantInEveryMode(t, "../../testdata/floatargs", map[string]string{
+		"scale_repeats":       "SELECT coalesce(sum(count), 0) FROM repeats WHERE f = 'main.scale'",
+		"pair_repeats":        "SELECT coalesce(sum(count), 0) FROM repeats WHERE f = 'main.pair'",
+		"scale_param_repeats": "SELECT coalesce(sum(count), 0) FROM param_repeats",
+	})
+}
