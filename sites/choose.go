@@ -430,7 +430,9 @@ func (s *selector) directCallbackGaps(vs *Var, all []*spec.Atom, types spec.VarT
 		}
 	}
 	for _, a := range all {
-		if a.Prim.Name != "calls" && a.Prim.Name != "spawns" || len(a.Args) != 2 || a.Args[0].Lit != nil || a.Args[1].Lit != nil {
+		// A direct relation whose callee's call site lies in its
+		// caller's body: calls, and spawns (Stored.Go).
+		if !a.Prim.Lexical || len(a.Args) != 2 || a.Args[0].Lit != nil || a.Args[1].Lit != nil {
 			continue
 		}
 		x, y := a.Args[0].Var, a.Args[1].Var
@@ -486,7 +488,7 @@ func (s *selector) directCallbackGaps(vs *Var, all []*spec.Atom, types spec.VarT
 		sort.Strings(callees)
 		vs.Gaps = append(vs.Gaps, Gap{Position: first.position(),
 			Reason: fmt.Sprintf("code outside the module may call %s back (passed to it here, the first such call): the %s of those executions is then a function outside the module that no site records, so the tuples of %s with them are missing",
-				nameList(callees, 3), map[bool]string{true: "caller", false: "spawner"}[a.Prim.Name == "calls"], a)})
+				nameList(callees, 3), map[bool]string{true: "spawner", false: "caller"}[a.Prim.Stored != nil && a.Prim.Stored.Go], a)})
 	}
 	return nil
 }
