@@ -409,3 +409,86 @@ func callSiteOf(f Function, c callSite, reason string, impossible bool) Site {
 	return Site{Kind: spec.SiteCall, Function: f.Name, FuncID: f.ID, CallID: c.id, Caller: c.caller, CallerID: c.callerID, Via: c.via,
 		File: c.file, Line: c.line, Col: c.col, EndLine: c.endLine, EndCol: c.endCol, Reason: reason, CallTargets: dynamicTargets(c.targets), Impossible: impossible}
 }
+
+// directCallbackGaps notes, for a variable on either side of a direct
+// (calls x y) or a (spawns x y), the module's functions y may be that
+// code outside the module may call back (a function value passed to
+// sort.Slice, reflect.ValueOf or sync.WaitGroup.Go, a method fmt or
+// reflection calls: callback_edges). The direct caller of such an
+// execution is that code, a function outside the module called from
+// outside it, which no site records, and so is the spawner of one it
+// starts on a goroutine of its own (WaitGroup.Go, time.AfterFunc); the
+// static tables have no edge to them: without this gap, static
+// approximation found the relation empty and the answer was silently
+// missing those tuples. calls* follows callbacks, so it needs none; an x
+// named after functions of the module only is never such a caller.
+func (s *selector) directCallbackGaps(vs *Var, all []*spec.Atom, types spec.VarTypes) error {
+	names := map[string]string{}
+	for _, a := range all {
+		if a.Prim.Name == spec.TypeFunctionExecution && a.Args[0].Lit == nil && a.Args[1].Lit != nil {
+			names[a.Args[0].Var] = a.Args[1].Lit.Str
+		}
+	}
+	for _, a := range all {
+		// A direct relation whose callee's call site lies in its
+		// caller's body: calls, and spawns (Stored.Go).
+		if !a.Prim.Lexical || len(a.Args) != 2 || a.Args[0].Lit != nil || a.Args[1].Lit != nil {
+			continue
+		}
+		x, y := a.Args[0].Var, a.Args[1].Var
+		if vs.Name != x && vs.Name != y || types[y] != spec.TypeFunctionExecution {
+			continue
+		}
+		if name, ok := names[x]; ok {
+			var outside int
+			if err := s.db.QueryRowContext(s.ctx, "SELECT count(*) FROM functions WHERE match_name = ? AND in_module = 0", name).Scan(&outside); err != nil {
+				return err
+			}
+			if outside == 0 {
+				continue
+			}
+		}
+		query := `SELECT DISTINCT e.callee_name, c.file, c.line, c.col FROM callback_edges e
+			JOIN calls c ON c.id = e.call_id JOIN functions f ON f.id = e.callee_def_id JOIN functions r ON r.id = c.caller_id
+			WHERE f.in_module = 1 AND coalesce(r.reached, 1) <> 0`
+		var args []any
+		if name, ok := names[y]; ok {
+			query += " AND f.match_name = ?"
+			args = append(args, name)
+		}
+		rows, err := s.db.QueryContext(s.ctx, query+" ORDER BY c.file, c.line, c.col, e.callee_name", args...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", query, err)
+		}
+		var callees []string
+		var first callSite
+		seen := map[string]bool{}
+		for rows.Next() {
+			var name string
+			var c callSite
+			if err := rows.Scan(&name, &c.file, &c.line, &c.col); err != nil {
+				rows.Close()
+				return err
+			}
+			if len(callees) == 0 {
+				first = c
+			}
+			if !seen[name] {
+				seen[name] = true
+				callees = append(callees, name)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(callees) == 0 {
+			continue
+		}
+		sort.Strings(callees)
+		vs.Gaps = append(vs.Gaps, Gap{Position: first.position(),
+			Reason: fmt.Sprintf("code outside the module may call %s back (passed to it here, the first such call): the %s of those executions is then a function outside the module that no site records, so the tuples of %s with them are missing",
+				nameList(callees, 3), map[bool]string{true: "spawner", false: "caller"}[a.Prim.Stored != nil && a.Prim.Stored.Go], a)})
+	}
+	return nil
+}

@@ -460,6 +460,9 @@ func (s *selector) variable(v string, all []*spec.Atom, types spec.VarTypes) (*V
 			return nil, err
 		}
 	}
+	if err := s.directCallbackGaps(vs, all, types); err != nil {
+		return nil, err
+	}
 	return vs, s.chooseSites(vs, atoms, types)
 }
 

@@ -1052,7 +1052,7 @@ func (b *batch) add(rec *logfmt.Record, idBase int64) bool {
 			ok = false
 			if f.Kind == logfmt.KindListBegin {
 				n := len(b.text)
-				b.text = appendList(b.text, rec) // skip it
+				b.text, _ = appendList(b.text, rec) // skip it
 				b.text = b.text[:n]
 			}
 			continue
@@ -1107,7 +1107,14 @@ func (b *batch) value(v *value, rec *logfmt.Record, f *logfmt.Field, id bool, id
 		}
 	case logfmt.KindListBegin:
 		n := len(b.text)
-		b.text = appendList(b.text, rec)
+		var nan bool
+		b.text, nan = appendList(b.text, rec)
+		if nan {
+			// A list holding a NaN is nil, as a NaN is: it equals no
+			// list, not even itself, as Go's == has it.
+			b.text = b.text[:n]
+			break
+		}
 		v.kind, v.i, v.n = kindText, int64(n), int32(len(b.text)-n)
 	}
 }
@@ -1118,9 +1125,11 @@ func cutMarker(n int) string { return "…[truncated from " + strconv.Itoa(n) + 
 
 // appendList appends the list whose ListBegin was just read as canonical text:
 // JSON, except that []byte elements are strings of hexadecimal digits
-// prefixed with 0x and non-finite floats are the strings "NaN", "+Inf"
-// and "-Inf"; a list that lost elements (logfmt.MaxRecord) ends in "…".
-func appendList(b []byte, rec *logfmt.Record) []byte {
+// prefixed with 0x and infinite floats are the strings "+Inf" and
+// "-Inf"; a negative zero is 0, which Go's == finds equal to it; a list
+// that lost elements (logfmt.MaxRecord) ends in "…". nan says whether
+// an element was a NaN (written "NaN"), which no value equals.
+func appendList(b []byte, rec *logfmt.Record) (_ []byte, nan bool) {
 	b = append(b, '[')
 	first := true
 	depth := 1
@@ -1149,6 +1158,9 @@ func appendList(b []byte, rec *logfmt.Record) []byte {
 			switch {
 			case math.IsNaN(f.Float):
 				b = append(b, `"NaN"`...)
+				nan = true
+			case f.Float == 0:
+				b = append(b, '0') // -0 too
 			case math.IsInf(f.Float, 1):
 				b = append(b, `"+Inf"`...)
 			case math.IsInf(f.Float, -1):
@@ -1179,7 +1191,7 @@ func appendList(b []byte, rec *logfmt.Record) []byte {
 			b = append(b, `"…"`...)
 		}
 	}
-	return b
+	return b, nan
 }
 
 const hex = "0123456789abcdef"

@@ -1,0 +1,3 @@
+module example.com/callbackcallers
+
+go 1.25

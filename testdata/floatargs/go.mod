@@ -1,0 +1,3 @@
+module example.com/floatargs
+
+go 1.24
