@@ -341,15 +341,24 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if isVariable {
 		// The helper takes the variable's address, which escapes already.
 		text := open + "&" + e.(*ast.Ident).Name + ");"
-		if movedAt.afterStmt {
-			text = ";" + text
+		switch {
+		case movedAt.cond != nil:
+			// if x := f(); pmm__alloc8(&x) != nil && (cond) {: the
+			// helper's result is never nil, and cond is evaluated after.
+			from, to := fi.tf.Offset(movedAt.cond.Pos()), fi.tf.Offset(movedAt.cond.End())
+			sg.edits = append(sg.edits,
+				Edit{Off: from, End: from, Text: strings.TrimSuffix(text, ";") + " != nil && (", Order: outerFirst(from, to+1)},
+				Edit{Off: to, End: to, Text: ")", Order: orderOuterEnd})
+		case movedAt.afterStmt:
+			sg.edits = append(sg.edits, Edit{Off: movedAt.off, End: movedAt.off, Text: ";" + text, Order: orderMoved})
+		default:
+			sg.edits = append(sg.edits, Edit{Off: movedAt.off, End: movedAt.off, Text: text, Order: orderMoved})
 		}
-		sg.edits = append(sg.edits, Edit{Off: movedAt.off, End: movedAt.off, Text: text, Order: orderMoved})
 	}
 	closing, closingOrder := ")", orderWrapEnd
 	if isVariadic {
 		from, to = fi.tf.Offset(extra[0].Pos()), fi.tf.Offset(extra[len(extra)-1].End())
-		closing, closingOrder = ")...", orderVariadicEnd
+		closing, closingOrder = ")...", orderOuterEnd
 	}
 	if !isVariable {
 		sg.edits = append(sg.edits,
@@ -391,10 +400,12 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 
 // movedPoint is where the allocation of a variable moved to the heap is
 // recorded: at offset off of the file, after the statement that ends
-// there (afterStmt) or before the first statement of a body.
+// there (afterStmt) or before the first statement of a body; or before
+// an if's condition cond.
 type movedPoint struct {
 	off       int
 	afterStmt bool
+	cond      ast.Expr
 }
 
 // variableAllocation finds where the runtime allocates the variable id
@@ -431,8 +442,10 @@ func variableAllocation(fi *fileInfo, path []ast.Node, id *ast.Ident) (movedPoin
 			return movedPoint{off: at(stmt.End()), afterStmt: true}, ""
 		case *ast.ForStmt:
 			return movedPoint{}, "a variable of a for statement's init moved to the heap is copied at each iteration, which is not instrumented yet"
+		case *ast.IfStmt:
+			return movedPoint{cond: holder.Cond}, ""
 		}
-		return movedPoint{}, "a variable of an if's or switch's init moved to the heap is not instrumented yet"
+		return movedPoint{}, "a variable of a switch's init moved to the heap is not instrumented yet"
 	case *ast.RangeStmt:
 		if v := fi.pkg.TypesInfo.FileVersions[fi.file]; v != "" && version.Compare(v, "go1.22") < 0 {
 			return movedPoint{}, "before Go 1.22 a range statement's variables are one for the whole loop, allocated before it: not instrumented"

@@ -83,15 +83,15 @@ type Edit struct {
 
 // The orders of insertions that may meet at one offset.
 const (
-	orderWrapEnd     = iota - 3 // the ")" that ends an expression a site wraps, before any statement after it
-	orderVariadicEnd            // the ")..." that ends a variadic call's extra arguments, after the wraps of the last one
-	orderMain                   // main's deferred end of the run, run last
-	orderAccount                // an accounted function's deferred account (accountgen.go), outside the site's code
-	orderDefinition             // statements at the top of a body
-	orderReturn                 // return s.ret( ... )
-	orderCall                   // W(caller, F, ...): outer calls before inner ones
-	orderRegion                 // a region's points, in the order FindRegions gives them
-	orderMoved                  // a moved variable's allocation, after every other point at its offset
+	orderWrapEnd    = iota - 3 // the ")" that ends an expression a site wraps, before any statement after it
+	orderOuterEnd              // the ")..." of a variadic call's extra arguments, the ")" of an if's condition: after the wraps ending there
+	orderMain                  // main's deferred end of the run, run last
+	orderAccount               // an accounted function's deferred account (accountgen.go), outside the site's code
+	orderDefinition            // statements at the top of a body
+	orderReturn                // return s.ret( ... )
+	orderCall                  // W(caller, F, ...): outer calls before inner ones
+	orderRegion                // a region's points, in the order FindRegions gives them
+	orderMoved                 // a moved variable's allocation, after every other point at its offset
 )
 
 // Code is the generated code of a plan.
