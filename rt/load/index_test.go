@@ -116,3 +116,65 @@ func TestKey(t *testing.T) {
 		t.Errorf("integrity_check: %v", got)
 	}
 }
+
+// TestCopy loads a run into a table keyed (id, g) with an index by
+// (g, id), as an earlier pmm did, then two runs into the same table with
+// a copy by (g, id) instead (Table.Copies), the second in several sorted
+// parts: the copy is made with the first run's rows, the index it
+// replaces is dropped, and the copy holds exactly the table's rows, each
+// once, in every run.
+func TestCopy(t *testing.T) {
+	defer func(n int) { copyRows = n }(copyRows)
+	copyRows = 1000
+	cols := []Column{{"id", "INTEGER", true}, {"g", "INTEGER", true}}
+	before := []Table{{ID: 1, Name: "g", Columns: cols, Key: []string{"id", "g"},
+		Indexes: []Index{{Name: "g_by_g_id", Columns: []string{"g", "id"}}}}}
+	after := []Table{{ID: 1, Name: "g", Columns: cols, Key: []string{"id", "g"},
+		Copies: []Copy{{Name: "g_by_g", Columns: []string{"g", "id"}, Replaces: "g_by_g_id"}}}}
+	dir := t.TempDir()
+	for run, tuples := range []int{500, 700, 3500} {
+		logs := record(t, func() {
+			for i := 0; i < tuples; i++ {
+				id := int64(pmmrt.NextID())
+				pmmrt.Emit2(1, id, int64(i*7919%13))
+				if i%5 == 0 {
+					pmmrt.Emit2(1, id, int64(i*7919%13)) // the same row again
+				}
+			}
+		})
+		tables := after
+		if run == 0 {
+			tables = before
+		}
+		st, err := Load(filepath.Join(dir, "pmm.db"), filepath.Join(logs, "logs"), tables, Run{Command: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Run != int64(run+1) {
+			t.Fatalf("loaded as run %d, want %d", st.Run, run+1)
+		}
+	}
+	db := open(t, dir)
+	if got := rows(t, db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'g'"); len(got) != 0 {
+		t.Errorf("indexes of g: %v, want none (the copy replaces g_by_g_id)", got)
+	}
+	got := rows(t, db, "SELECT sql FROM sqlite_master WHERE name = 'g_by_g'")
+	if want := `[[text:CREATE TABLE "g_by_g" (run INTEGER, "g" INTEGER, "id" INTEGER, PRIMARY KEY (run, "g", "id")) WITHOUT ROWID]]`; fmt.Sprint(got) != want {
+		t.Errorf("copy\n%v\nwant\n%v", got, want)
+	}
+	got = rows(t, db, "SELECT run, count(*) FROM g_by_g GROUP BY run")
+	if want := "[[int:1 int:500] [int:2 int:700] [int:3 int:3500]]"; fmt.Sprint(got) != want {
+		t.Errorf("rows of the copy by run: %v, want %s", got, want)
+	}
+	for _, q := range []string{"SELECT run, id, g FROM g EXCEPT SELECT run, id, g FROM g_by_g", "SELECT run, id, g FROM g_by_g EXCEPT SELECT run, id, g FROM g"} {
+		if got := rows(t, db, "SELECT count(*) FROM ("+q+")"); fmt.Sprint(got) != "[[int:0]]" {
+			t.Errorf("%s: %v rows, want none", q, got)
+		}
+	}
+	if got := rows(t, db, "SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'g_by_g'"); fmt.Sprint(got) != "[[int:1]]" {
+		t.Errorf("statistics of the copy: %v", got)
+	}
+	if got := rows(t, db, "PRAGMA integrity_check"); fmt.Sprint(got) != "[[text:ok]]" {
+		t.Errorf("integrity_check: %v", got)
+	}
+}

@@ -57,6 +57,23 @@ type Table struct {
 	Key []string
 	// Indexes are created, if missing, at the end of the load.
 	Indexes []Index
+	// Copies are tables of their own that hold the table's rows again,
+	// keyed by run then their columns (all of the table's, in another
+	// order): the loader sorts the rows of each in memory, copyRows at a
+	// time, and inserts them in its key's order, where an index in that
+	// order would be one sort by SQLite at the end of the load. A table
+	// with copies must have a Key.
+	Copies []Copy
+}
+
+// Copy is a table that holds the rows of another in another order
+// (Table.Copies).
+type Copy struct {
+	Name    string
+	Columns []string
+	// Replaces names the index an earlier pmm made in the copy's order,
+	// which the loader drops: the copy is read in its place.
+	Replaces string
 }
 
 // Index is an index of a table on its run column, then Columns.
@@ -265,6 +282,14 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 		}
 		defer tl.close()
 		byID[tables[i].ID] = tl
+		for _, cp := range tables[i].Copies {
+			cl, err := newCopyLoader(c, tl, cp, stats.Run)
+			if err != nil {
+				return nil, err
+			}
+			defer cl.tl.close()
+			tl.copies = append(tl.copies, cl)
+		}
 	}
 	if err := createIndexes(c, tables, true); err != nil {
 		return nil, err
@@ -279,7 +304,7 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 		if insertErr == nil {
 			if insertErr = b.tl.insert(b); insertErr != nil {
 				close(stop) // the decoder ends, closing batches
-			} else if run.Inserted != nil {
+			} else if run.Inserted != nil && !b.tl.copy {
 				run.Inserted.Add(int64(b.rows))
 			}
 		}
@@ -398,17 +423,23 @@ func indexTables(c *conn, tables []Table, inserted map[string]int64) error {
 	if err := c.exec("PRAGMA analysis_limit = " + strconv.Itoa(analysisRows)); err != nil {
 		return err
 	}
+	analyze := func(table string, n int64) error {
+		before, err := analyzedRows(c, table)
+		if err != nil || n < before {
+			return err
+		}
+		return c.exec("ANALYZE " + quote(table))
+	}
 	for _, t := range tables {
 		n := inserted[t.Name]
 		if len(t.Indexes) == 0 && len(t.Key) == 0 || n == 0 {
 			continue
 		}
-		before, err := analyzedRows(c, t.Name)
-		if err != nil {
+		if err := analyze(t.Name, n); err != nil {
 			return err
 		}
-		if n >= before {
-			if err := c.exec("ANALYZE " + quote(t.Name)); err != nil {
+		for _, cp := range t.Copies {
+			if err := analyze(cp.Name, n); err != nil {
 				return err
 			}
 		}
@@ -762,10 +793,18 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 				if tl.cur == nil && !tl.newBatch(stop) {
 					return d
 				}
+				rows := tl.cur.rows
 				if !tl.cur.add(rec, idBase) {
 					d.malformed++
 				}
 				d.procs[index].tuples++
+				if tl.cur.rows > rows {
+					for _, cl := range tl.copies {
+						if !cl.add(tl.cur, stop, send) {
+							return d
+						}
+					}
+				}
 				if tl.cur.full() && !send(tl) {
 					return d
 				}
@@ -783,6 +822,11 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 	for _, tl := range byID {
 		if tl.cur != nil && !send(tl) {
 			return d
+		}
+		for _, cl := range tl.copies {
+			if !cl.flush(stop, send) || cl.tl.cur != nil && !send(cl.tl) {
+				return d
+			}
 		}
 	}
 	return d
@@ -838,6 +882,8 @@ type tableLoader struct {
 	full     *stmt  // inserts rows rows; prepared for the first full batch
 	key      []int  // the columns of the table's key
 	inserted int64
+	copies   []*copyLoader // the table's Copies
+	copy     bool          // the table is a copy of another
 
 	cur     *batch      // being filled
 	batches int         // allocated
