@@ -6,6 +6,7 @@
 package load
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -764,6 +765,7 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 	var data []byte // the segment, reused: rows are copied out of it
 	var err error
 	send := func(tl *tableLoader) bool {
+		tl.cur.sortByKey()
 		select {
 		case out <- tl.cur:
 			tl.cur = nil
@@ -883,6 +885,7 @@ type tableLoader struct {
 	key      []int  // the columns of the table's key
 	inserted int64
 	copies   []*copyLoader // the table's Copies
+	sorting  []copyRow     // sortByKey's rows
 	copy     bool          // the table is a copy of another
 
 	cur     *batch      // being filled
@@ -1069,6 +1072,47 @@ type batch struct {
 	rows int
 	vals []value // rows × columns
 	text []byte  // the texts and blobs of vals
+}
+
+// sortByKey sorts the rows of a batch of a keyed table of two columns
+// by its key, when they are not in that order already. Rows in order
+// are inserted at the right edge of the B-tree, or next to the row
+// inserted before, where rows out of order are each searched for from
+// the root: the rows of ends and durations come in the order the
+// executions end, not in the order of their ids (the order of their
+// begins). Rows that belong before those of earlier batches are
+// searched for all the same; the order is only the inserts' speed.
+func (b *batch) sortByKey() {
+	key := b.tl.key
+	if len(key) != 2 || len(b.tl.table.Columns) != 2 || b.rows < 2 || b.tl.copy {
+		return
+	}
+	k0, k1 := key[0], key[1]
+	rows := b.tl.sorting[:0]
+	inOrder := true
+	for r := 0; r < b.rows; r++ {
+		row := copyRow{b.vals[2*r], b.vals[2*r+1]}
+		if r > 0 {
+			prev := rows[r-1]
+			if c := cmp.Compare(row[k0].i, prev[k0].i); c < 0 || c == 0 && row[k1].i < prev[k1].i {
+				inOrder = false
+			}
+		}
+		rows = append(rows, row)
+	}
+	b.tl.sorting = rows
+	if inOrder {
+		return
+	}
+	slices.SortFunc(rows, func(a, b copyRow) int {
+		if c := cmp.Compare(a[k0].i, b[k0].i); c != 0 {
+			return c
+		}
+		return cmp.Compare(a[k1].i, b[k1].i)
+	})
+	for r, row := range rows {
+		b.vals[2*r], b.vals[2*r+1] = row[0], row[1]
+	}
 }
 
 func (b *batch) full() bool { return b.rows == b.max || len(b.text) >= batchText }
