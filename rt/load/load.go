@@ -886,6 +886,7 @@ type tableLoader struct {
 	inserted int64
 	copies   []*copyLoader // the table's Copies
 	sorting  []copyRow     // sortByKey's rows
+	sortKeys []uint64      // and its keys
 	copy     bool          // the table is a copy of another
 
 	cur     *batch      // being filled
@@ -1102,6 +1103,27 @@ func (b *batch) sortByKey() {
 	}
 	b.tl.sorting = rows
 	if inOrder {
+		return
+	}
+	// Sorted as integers when they fit: the key's first column less its
+	// least in the batch, then the row's place (rows of one id stay in
+	// the order they came).
+	lo, hi := rows[0][k0].i, rows[0][k0].i
+	for _, row := range rows {
+		lo, hi = min(lo, row[k0].i), max(hi, row[k0].i)
+	}
+	const place = 15 // bits: rows of a batch < maxVariables/2
+	if d := hi - lo; d >= 0 && d < 1<<(63-place) {
+		keys := b.tl.sortKeys[:0]
+		for r, row := range rows {
+			keys = append(keys, uint64(row[k0].i-lo)<<place|uint64(r))
+		}
+		slices.Sort(keys)
+		for r, k := range keys {
+			row := rows[k&(1<<place-1)]
+			b.vals[2*r], b.vals[2*r+1] = row[0], row[1]
+		}
+		b.tl.sortKeys = keys
 		return
 	}
 	slices.SortFunc(rows, func(a, b copyRow) int {
