@@ -1089,22 +1089,21 @@ func (b *batch) sortByKey() {
 		return
 	}
 	k0, k1 := key[0], key[1]
-	rows := b.tl.sorting[:0]
 	inOrder := true
-	for r := 0; r < b.rows; r++ {
-		row := copyRow{b.vals[2*r], b.vals[2*r+1]}
-		if r > 0 {
-			prev := rows[r-1]
-			if c := cmp.Compare(row[k0].i, prev[k0].i); c < 0 || c == 0 && row[k1].i < prev[k1].i {
-				inOrder = false
-			}
+	for r := 2; r < 2*b.rows; r += 2 {
+		if c := cmp.Compare(b.vals[r+k0].i, b.vals[r-2+k0].i); c < 0 || c == 0 && b.vals[r+k1].i < b.vals[r-2+k1].i {
+			inOrder = false
+			break
 		}
-		rows = append(rows, row)
 	}
-	b.tl.sorting = rows
 	if inOrder {
 		return
 	}
+	rows := b.tl.sorting[:0]
+	for r := 0; r < b.rows; r++ {
+		rows = append(rows, copyRow{b.vals[2*r], b.vals[2*r+1]})
+	}
+	b.tl.sorting = rows
 	// Sorted as integers when they fit: the key's first column less its
 	// least in the batch, then the row's place (rows of one id stay in
 	// the order they came).
