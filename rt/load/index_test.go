@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,7 +121,8 @@ func TestKey(t *testing.T) {
 // TestCopy loads a run into a table keyed (id, g) with an index by
 // (g, id), as an earlier pmm did, then two runs into the same table with
 // a copy by (g, id) instead (Table.Copies), the second in several sorted
-// parts (the last with goroutines too far apart to sort them packed): the copy is made with the first run's rows, the index it
+// parts spilled to a temporary file and merged (the last with
+// goroutines too far apart to sort them packed): the copy is made with the first run's rows, the index it
 // replaces is dropped, and the copy holds exactly the table's rows, each
 // once, in every run.
 func TestCopy(t *testing.T) {
@@ -131,7 +133,8 @@ func TestCopy(t *testing.T) {
 		Indexes: []Index{{Name: "g_by_g_id", Columns: []string{"g", "id"}}}}}
 	after := []Table{{ID: 1, Name: "g", Columns: cols, Key: []string{"id", "g"},
 		Copies: []Copy{{Name: "g_by_g", Columns: []string{"g", "id"}, Replaces: "g_by_g_id"}}}}
-	dir := t.TempDir()
+	dir, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where the sorted parts are spilled
 	for run, tuples := range []int{500, 700, 3500} {
 		logs := record(t, func() {
 			for i := 0; i < tuples; i++ {
@@ -156,6 +159,9 @@ func TestCopy(t *testing.T) {
 		if st.Run != int64(run+1) {
 			t.Fatalf("loaded as run %d, want %d", st.Run, run+1)
 		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 	db := open(t, dir)
 	if got := rows(t, db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'g'"); len(got) != 0 {

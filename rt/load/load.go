@@ -288,7 +288,7 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 			if err != nil {
 				return nil, err
 			}
-			defer cl.tl.close()
+			defer cl.close()
 			tl.copies = append(tl.copies, cl)
 		}
 	}
@@ -827,6 +827,7 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 		}
 		for _, cl := range tl.copies {
 			if !cl.flush(stop, send) || cl.tl.cur != nil && !send(cl.tl) {
+				d.err = cl.err
 				return d
 			}
 		}
