@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 )
 
 // copyRows is the number of rows of a copy (Table.Copies) sorted in
@@ -37,9 +38,8 @@ type copyLoader struct {
 type copyRow [2]value
 
 // newCopyLoader creates the copy cp of src's table if it is missing,
-// filled with the rows the table holds already (those of runs loaded by
-// an earlier pmm, which had an index in its place), and drops the index
-// it replaces.
+// fills it with the rows of the runs the table holds and it does not
+// (fillCopy), and drops the index it replaces.
 func newCopyLoader(c *conn, src *tableLoader, cp Copy, run int64) (*copyLoader, error) {
 	if len(cp.Columns) != 2 || len(src.table.Columns) != 2 {
 		return nil, fmt.Errorf("load: the copy %s of %s: a copy is of a table of two columns, in the other order", cp.Name, src.table.Name)
@@ -54,22 +54,13 @@ func newCopyLoader(c *conn, src *tableLoader, cp Copy, run int64) (*copyLoader, 
 		t.Columns = append(t.Columns, src.table.Columns[i])
 		cl.cols[k] = i
 	}
-	have, err := tableColumns(c, cp.Name)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	if cl.tl, err = newTableLoader(c, t, run); err != nil {
 		return nil, err
 	}
 	cl.tl.copy = true
-	if len(have) == 0 {
-		cols := "run"
-		for _, col := range t.Columns {
-			cols += ", " + quote(col.Name)
-		}
-		if err := c.exec("INSERT OR IGNORE INTO " + quote(cp.Name) + " (" + cols + ") SELECT " + cols + " FROM " + quote(src.table.Name) + " ORDER BY " + cols); err != nil {
-			return nil, err
-		}
+	if err := fillCopy(c, src.table.Name, t); err != nil {
+		return nil, err
 	}
 	if cp.Replaces != "" && !slices.ContainsFunc(src.table.Indexes, func(x Index) bool { return x.Name == cp.Replaces }) {
 		if err := c.exec("DROP INDEX IF EXISTS " + quote(cp.Replaces)); err != nil {
@@ -77,6 +68,41 @@ func newCopyLoader(c *conn, src *tableLoader, cp Copy, run int64) (*copyLoader, 
 		}
 	}
 	return cl, nil
+}
+
+// fillCopy inserts into copy t the rows of table of every run that has
+// rows in table and none in the copy: runs loaded by an earlier pmm
+// (which had an index in the copy's place), or merged from a database
+// of one. Two look-ups per run, and a sort of the rows of each run
+// filled.
+func fillCopy(c *conn, table string, t *Table) error {
+	st, err := c.prepare("SELECT id FROM runs WHERE EXISTS (SELECT 1 FROM " + quote(table) + " AS t WHERE t.run = runs.id) AND NOT EXISTS (SELECT 1 FROM " + quote(t.Name) + " AS c WHERE c.run = runs.id)")
+	if err != nil {
+		return err
+	}
+	var runs []int64
+	for {
+		ok, err := st.step()
+		if err != nil {
+			st.close()
+			return err
+		}
+		if !ok {
+			break
+		}
+		runs = append(runs, st.columnInt64(0))
+	}
+	st.close()
+	cols := "run"
+	for _, col := range t.Columns {
+		cols += ", " + quote(col.Name)
+	}
+	for _, r := range runs {
+		if err := c.exec("INSERT OR IGNORE INTO " + quote(t.Name) + " (" + cols + ") SELECT " + cols + " FROM " + quote(table) + " WHERE run = " + strconv.FormatInt(r, 10) + " ORDER BY " + cols); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // add takes the last row of b, a batch of the copied table; it reports

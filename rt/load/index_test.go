@@ -119,12 +119,15 @@ func TestKey(t *testing.T) {
 }
 
 // TestCopy loads a run into a table keyed (id, g) with an index by
-// (g, id), as an earlier pmm did, then two runs into the same table with
-// a copy by (g, id) instead (Table.Copies), the second in several sorted
-// parts spilled to a temporary file and merged (the last with
-// goroutines too far apart to sort them packed): the copy is made with the first run's rows, the index it
-// replaces is dropped, and the copy holds exactly the table's rows, each
-// once, in every run.
+// (g, id), as an earlier pmm did, then three runs into the same table
+// with a copy by (g, id) instead (Table.Copies), the second of them in
+// several sorted parts spilled to a temporary file and merged (the last
+// part with goroutines too far apart to sort them packed): the copy is
+// made with the first run's rows, the index it replaces is dropped, a
+// run whose rows are missing from the copy (as one merged from a
+// database without it) gets them at the next load, no temporary file
+// is left, and the copy holds exactly the table's rows, each once, in
+// every run.
 func TestCopy(t *testing.T) {
 	defer func(n int) { copyRows = n }(copyRows)
 	copyRows = 1000
@@ -135,7 +138,14 @@ func TestCopy(t *testing.T) {
 		Copies: []Copy{{Name: "g_by_g", Columns: []string{"g", "id"}, Replaces: "g_by_g_id"}}}}
 	dir, tmp := t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where the sorted parts are spilled
-	for run, tuples := range []int{500, 700, 3500} {
+	for run, tuples := range []int{500, 700, 3500, 100} {
+		if run == 3 { // run 2 as if merged from a database without the copy
+			db := open(t, dir)
+			if _, err := db.Exec("DELETE FROM g_by_g WHERE run = 2"); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+		}
 		logs := record(t, func() {
 			for i := 0; i < tuples; i++ {
 				id, g := int64(pmmrt.NextID()), int64(i*7919%13)
@@ -172,7 +182,7 @@ func TestCopy(t *testing.T) {
 		t.Errorf("copy\n%v\nwant\n%v", got, want)
 	}
 	got = rows(t, db, "SELECT run, count(*) FROM g_by_g GROUP BY run")
-	if want := "[[int:1 int:500] [int:2 int:700] [int:3 int:3500]]"; fmt.Sprint(got) != want {
+	if want := "[[int:1 int:500] [int:2 int:700] [int:3 int:3500] [int:4 int:100]]"; fmt.Sprint(got) != want {
 		t.Errorf("rows of the copy by run: %v, want %s", got, want)
 	}
 	for _, q := range []string{"SELECT run, id, g FROM g EXCEPT SELECT run, id, g FROM g_by_g", "SELECT run, id, g FROM g_by_g EXCEPT SELECT run, id, g FROM g"} {
