@@ -100,8 +100,9 @@ func columns(kind string) []Column {
 // id is found by (run, id) and its keys (point, n, expr); an integer
 // value is in the index too, so a view reads no table row for it (texts
 // would double the size of the table). A goroutine's executions are
-// found by (run, g, id), the range calls* reads; a stored pair is found
-// from either end.
+// found by (run, g, id), the range calls* reads (in a copy of the
+// table, Table.Copies, where the question has calls*); a stored pair is
+// found from either end.
 func indexColumns(kind string, cols []Column) [][]string {
 	var names []string
 	for i, c := range cols {
@@ -119,6 +120,37 @@ func indexColumns(kind string, cols []Column) [][]string {
 		return [][]string{names, {names[1], names[0]}}
 	}
 	return [][]string{names}
+}
+
+// goroutineUses reports whether question q reads the executions of a
+// goroutine in an interval (calls*: the views range on the copy of its
+// goroutine table by goroutine, goroutineCopy) and whether it reads
+// goroutines otherwise (the goroutine attribute, same-goroutine: the
+// planner may look rows up by goroutine, in the index by goroutine).
+func goroutineUses(q *spec.Question) (nested, other bool) {
+	for _, name := range q.Primitives() {
+		p := spec.Lookup(name)
+		if p == nil {
+			continue
+		}
+		kinds, err := StoredRelations(p)
+		if err != nil || !slices.Contains(kinds, kindGoroutine) {
+			continue
+		}
+		if p.Kind == spec.ControlRelation && p.Nests() {
+			nested = true
+		} else {
+			other = true
+		}
+	}
+	return nested, other
+}
+
+// goroutineCopy is the name of the copy of question's goroutine table
+// keyed by (run, g, id) (Table.Copies): the range of a goroutine's
+// executions that calls* reads.
+func goroutineCopy(question string) string {
+	return tableName(question, kindGoroutine) + "_by_g"
 }
 
 // tableKey returns the key (after run) of the stored relation of kind

@@ -51,6 +51,22 @@ type Table struct {
 	// (after the bulk insert), and Statements if they are missing: what
 	// the views join and range on. The key is not one of them.
 	Indexes []Index
+	// Copies are tables of their own that hold the table's rows again,
+	// keyed by run then Columns, all of the table's columns in another
+	// order (WITHOUT ROWID): the views range on a copy where an index in
+	// its order would be read, and the loader fills it in its key's order
+	// rather than sorting an index at the end of every load.
+	Copies []Copy `json:",omitempty"`
+}
+
+// Copy is a table that holds another's rows in another order
+// (Table.Copies).
+type Copy struct {
+	Name    string
+	Columns []string
+	// Replaces is the index in the copy's order that an earlier pmm
+	// made, which the loader drops where the copy is read in its place.
+	Replaces string `json:",omitempty"`
 }
 
 // Index is an index of a table on run, then Columns.
@@ -139,8 +155,22 @@ func Generate(prog *spec.Program) (*Schema, error) {
 			}
 			var indexes [][]string
 			t.Key, indexes = tableKey(k, t.Columns)
+			nested, other := goroutineUses(q)
 			for _, cols := range indexes {
 				x := Index{Name: t.Name + "_by_" + strings.Join(cols, "_"), Columns: cols}
+				if k == kindGoroutine && nested {
+					cp := Copy{Name: goroutineCopy(q.Name), Columns: cols}
+					if err := names.claim(cp.Name, "the copy of "+t.Name+" by goroutine"); err != nil {
+						return nil, err
+					}
+					if !other {
+						cp.Replaces = x.Name
+					}
+					t.Copies = append(t.Copies, cp)
+					if !other {
+						continue
+					}
+				}
 				if err := names.claim(x.Name, "an index of "+t.Name); err != nil {
 					return nil, err
 				}
@@ -245,6 +275,14 @@ func (s *Schema) Statements() []string {
 		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+t.Name+" ("+strings.Join(cols, ", ")+")"+rowid)
 		for _, x := range t.Indexes {
 			stmts = append(stmts, x.SQL(t.Name))
+		}
+		for _, cp := range t.Copies {
+			cols := []string{"run INTEGER"}
+			for _, name := range cp.Columns {
+				i := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Name == name })
+				cols = append(cols, strings.TrimSpace(name+" "+t.Columns[i].Type))
+			}
+			stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+cp.Name+" ("+strings.Join(cols, ", ")+", PRIMARY KEY (run, "+strings.Join(cp.Columns, ", ")+")) WITHOUT ROWID")
 		}
 	}
 	for _, v := range s.Views {

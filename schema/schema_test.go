@@ -479,6 +479,7 @@ func TestViews(t *testing.T) {
 					}
 				}
 			}
+			fillCopies(t, db, s)
 			for view, want := range sc.want {
 				got := queryAll(t, db, "SELECT * FROM "+view)
 				if !reflect.DeepEqual(sorted(got), sorted(normalize(want))) {
@@ -673,6 +674,18 @@ func openDB(t *testing.T, s *Schema) *sql.DB {
 		exec(t, db, stmt)
 	}
 	return db
+}
+
+// fillCopies fills the copies of the tables (Table.Copies) with their
+// rows, as the loader does.
+func fillCopies(t *testing.T, db *sql.DB, s *Schema) {
+	t.Helper()
+	for _, table := range s.Tables {
+		for _, cp := range table.Copies {
+			cols := "run, " + strings.Join(cp.Columns, ", ")
+			exec(t, db, "INSERT OR IGNORE INTO "+cp.Name+" ("+cols+") SELECT "+cols+" FROM "+table.Name)
+		}
+	}
 }
 
 func exec(t *testing.T, db *sql.DB, query string, args ...any) {

@@ -786,10 +786,24 @@ func (s *scope) control(a *spec.Atom) {
 		driver := y.row
 		if oneGoroutine {
 			// The inner's executions are found on the outer's goroutine,
-			// by the (run, g, id) index, in the outer's interval.
+			// in the outer's interval: a range of the copy of the
+			// goroutine table keyed by (run, g, id).
 			driver = s.attr(kindGoroutine, y.name, [][2]string{{"id", y.expr}})
+			s.readFrom(driver, goroutineCopy(s.t.question))
 		}
 		s.nest(x, y, driver)
+	}
+}
+
+// readFrom makes the row of alias be read from table, which holds the
+// same rows as the alias's (a copy of it in another order).
+func (s *scope) readFrom(alias, table string) {
+	for sc := s; sc != nil; sc = sc.parent {
+		for i := range sc.from {
+			if sc.from[i].alias == alias {
+				sc.from[i].table = table
+			}
+		}
 	}
 }
 

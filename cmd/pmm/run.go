@@ -409,6 +409,9 @@ func loadRun(p *plan.Project, logs string, run load.Run) (*loadStats, error) {
 		for _, x := range t.Indexes {
 			lt.Indexes = append(lt.Indexes, load.Index{Name: x.Name, Columns: x.Columns})
 		}
+		for _, cp := range t.Copies {
+			lt.Copies = append(lt.Copies, load.Copy{Name: cp.Name, Columns: cp.Columns, Replaces: cp.Replaces})
+		}
 		tables = append(tables, lt)
 	}
 	run.Questions, run.Walks = p.Questions, p.Walks

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,6 +52,15 @@ const answerKeepEnv = "PMM_BENCH_KEEP"
 // load's alone.
 const loadChildEnv = "PMM_LOAD_BENCH_CHILD"
 
+// loadProfileEnv names a file where the loading child writes a CPU
+// profile of its load (go tool pprof), e.g.
+// PMM_BENCH_LOAD_PROFILE=/tmp/load.pprof.
+const loadProfileEnv = "PMM_BENCH_LOAD_PROFILE"
+
+// loadOnlyEnv, set to 1, makes BenchmarkAnswer load and not answer: it
+// reports the load's figures alone.
+const loadOnlyEnv = "PMM_BENCH_LOAD_ONLY"
+
 // loadRequest is what the child loads, passed as JSON in loadChildEnv.
 type loadRequest struct {
 	DB, Logs string
@@ -75,6 +85,17 @@ func loadChild(spec string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	if path := os.Getenv(loadProfileEnv); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	start, cpu := time.Now(), cpuTime()
 	st, err := Load(req.DB, req.Logs, req.Tables, Run{Command: "bench", Start: start, End: start})
 	if err != nil {
@@ -82,6 +103,7 @@ func loadChild(spec string) {
 		os.Exit(1)
 	}
 	rep := loadReport{Seconds: time.Since(start).Seconds(), CPUSeconds: (cpuTime() - cpu).Seconds(), PeakKiB: peakRSS()}
+	pprof.StopCPUProfile() // a no-op without loadProfileEnv
 	for _, n := range st.Tuples {
 		rep.Tuples += n
 	}
@@ -130,6 +152,8 @@ func peakRSS() int64 {
 //	go test -run '^$' -bench Answer -benchtime 1x ./rt/load/
 //	PMM_BENCH_TUPLES=10000000 go test -run '^$' -bench Answer -benchtime 1x -timeout 1h ./rt/load/
 //	PMM_BENCH_KEEP=/tmp go test -run '^$' -bench Answer/durations -benchtime 1x ./rt/load/  # keeps /tmp/durations-1000000.db
+//	PMM_BENCH_LOAD_ONLY=1 go test -run '^$' -bench Answer/under_serve -benchtime 1x -count 5 ./rt/load/  # the load alone
+//	PMM_BENCH_LOAD_PROFILE=/tmp/load.pprof go test -run '^$' -bench Answer/under_serve -benchtime 1x ./rt/load/  # the load's CPU profile
 func BenchmarkAnswer(b *testing.B) {
 	prog, err := spec.Compile(spec.Source{Name: "answers.pmm", Text: []byte(answerQuestions)})
 	if err != nil {
@@ -173,6 +197,9 @@ func benchmarkAnswer(b *testing.B, sch *pmmschema.Schema, question string, n int
 		for _, x := range t.Indexes {
 			lt.Indexes = append(lt.Indexes, Index{Name: x.Name, Columns: x.Columns})
 		}
+		for _, cp := range t.Copies {
+			lt.Copies = append(lt.Copies, Copy{Name: cp.Name, Columns: cp.Columns, Replaces: cp.Replaces})
+		}
 		tables = append(tables, lt)
 		kinds[t.Prim] = t.ID
 	}
@@ -192,6 +219,9 @@ func benchmarkAnswer(b *testing.B, sch *pmmschema.Schema, question string, n int
 		loadCPU += time.Duration(rep.CPUSeconds * float64(time.Second))
 		tuples += rep.Tuples
 		peak = max(peak, rep.PeakKiB)
+		if os.Getenv(loadOnlyEnv) == "1" {
+			continue
+		}
 
 		db, err := sql.Open("sqlite", filepath.Join(dir, "pmm.db"))
 		if err != nil {
@@ -234,6 +264,9 @@ func benchmarkAnswer(b *testing.B, sch *pmmschema.Schema, question string, n int
 	b.ReportMetric(float64(tuples)/load.Seconds(), "load-tuples/s")
 	b.ReportMetric(float64(tuples)/loadCPU.Seconds(), "load-tuples/cpu-s")
 	b.ReportMetric(float64(peak)/1024, "load-peak-MiB")
+	if os.Getenv(loadOnlyEnv) == "1" {
+		return
+	}
 	b.ReportMetric(answer.Seconds()/float64(b.N), "answer-s")
 	b.ReportMetric(answerCPU.Seconds()/float64(b.N), "answer-cpu-s")
 	b.ReportMetric(readCPU.Seconds()/float64(b.N), "read-cpu-s")

@@ -1,10 +1,12 @@
 package load
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -195,5 +197,39 @@ func TestInsertedCount(t *testing.T) {
 	}
 	if got := inserted.Load(); got != n || stats.Tuples["t"] != n {
 		t.Errorf("inserted %d, stats %d, want %d", got, stats.Tuples["t"], n)
+	}
+}
+
+// TestSortByKey sorts batches of a keyed table of two columns whose key
+// is (b, a): one whose rows are in order (left as they are), one out of
+// order sorted as integers, one whose first key column spans more than
+// those integers hold, sorted by comparisons. Each holds the same rows
+// after as before, in the key's order.
+func TestSortByKey(t *testing.T) {
+	tl := &tableLoader{table: &Table{Columns: []Column{{"a", "INTEGER", false}, {"b", "INTEGER", false}}}, key: []int{1, 0}}
+	for _, rows := range [][][2]int64{
+		{{1, 1}, {2, 1}, {0, 2}, {5, 3}},
+		{{7, 30}, {1, 10}, {2, 10}, {0, 20}, {9, 5}, {3, 10}},
+		{{0, 1 << 62}, {1, -1 << 62}, {2, 0}, {3, -1 << 62}},
+	} {
+		b := &batch{tl: tl, rows: len(rows)}
+		for _, r := range rows {
+			b.vals = append(b.vals, value{i: r[0], kind: kindInt}, value{i: r[1], kind: kindInt})
+		}
+		b.sortByKey()
+		var got, want [][2]int64
+		for r := range b.rows {
+			got = append(got, [2]int64{b.vals[2*r].i, b.vals[2*r+1].i})
+		}
+		want = append(want, rows...)
+		slices.SortStableFunc(want, func(x, y [2]int64) int {
+			if c := cmp.Compare(x[1], y[1]); c != 0 {
+				return c
+			}
+			return cmp.Compare(x[0], y[0])
+		})
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%v sorted: %v, want %v", rows, got, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@
 package load
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +58,23 @@ type Table struct {
 	Key []string
 	// Indexes are created, if missing, at the end of the load.
 	Indexes []Index
+	// Copies are tables of their own that hold the table's rows again,
+	// keyed by run then their columns (all of the table's, in another
+	// order): the loader sorts the rows of each in memory, copyRows at a
+	// time, and inserts them in its key's order, where an index in that
+	// order would be one sort by SQLite at the end of the load. A table
+	// with copies must have a Key.
+	Copies []Copy
+}
+
+// Copy is a table that holds the rows of another in another order
+// (Table.Copies).
+type Copy struct {
+	Name    string
+	Columns []string
+	// Replaces names the index an earlier pmm made in the copy's order,
+	// which the loader drops: the copy is read in its place.
+	Replaces string
 }
 
 // Index is an index of a table on its run column, then Columns.
@@ -265,6 +283,14 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 		}
 		defer tl.close()
 		byID[tables[i].ID] = tl
+		for _, cp := range tables[i].Copies {
+			cl, err := newCopyLoader(c, tl, cp, stats.Run)
+			if err != nil {
+				return nil, err
+			}
+			defer cl.close()
+			tl.copies = append(tl.copies, cl)
+		}
 	}
 	if err := createIndexes(c, tables, true); err != nil {
 		return nil, err
@@ -279,7 +305,7 @@ func Load(dbPath, logDir string, tables []Table, run Run) (*Stats, error) {
 		if insertErr == nil {
 			if insertErr = b.tl.insert(b); insertErr != nil {
 				close(stop) // the decoder ends, closing batches
-			} else if run.Inserted != nil {
+			} else if run.Inserted != nil && !b.tl.copy {
 				run.Inserted.Add(int64(b.rows))
 			}
 		}
@@ -398,17 +424,23 @@ func indexTables(c *conn, tables []Table, inserted map[string]int64) error {
 	if err := c.exec("PRAGMA analysis_limit = " + strconv.Itoa(analysisRows)); err != nil {
 		return err
 	}
+	analyze := func(table string, n int64) error {
+		before, err := analyzedRows(c, table)
+		if err != nil || n < before {
+			return err
+		}
+		return c.exec("ANALYZE " + quote(table))
+	}
 	for _, t := range tables {
 		n := inserted[t.Name]
 		if len(t.Indexes) == 0 && len(t.Key) == 0 || n == 0 {
 			continue
 		}
-		before, err := analyzedRows(c, t.Name)
-		if err != nil {
+		if err := analyze(t.Name, n); err != nil {
 			return err
 		}
-		if n >= before {
-			if err := c.exec("ANALYZE " + quote(t.Name)); err != nil {
+		for _, cp := range t.Copies {
+			if err := analyze(cp.Name, n); err != nil {
 				return err
 			}
 		}
@@ -733,6 +765,7 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 	var data []byte // the segment, reused: rows are copied out of it
 	var err error
 	send := func(tl *tableLoader) bool {
+		tl.cur.sortByKey()
 		select {
 		case out <- tl.cur:
 			tl.cur = nil
@@ -762,10 +795,18 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 				if tl.cur == nil && !tl.newBatch(stop) {
 					return d
 				}
+				rows := tl.cur.rows
 				if !tl.cur.add(rec, idBase) {
 					d.malformed++
 				}
 				d.procs[index].tuples++
+				if tl.cur.rows > rows {
+					for _, cl := range tl.copies {
+						if !cl.add(tl.cur, stop, send) {
+							return d
+						}
+					}
+				}
 				if tl.cur.full() && !send(tl) {
 					return d
 				}
@@ -783,6 +824,12 @@ func decode(procs []*process, byID map[uint16]*tableLoader, out chan<- *batch, s
 	for _, tl := range byID {
 		if tl.cur != nil && !send(tl) {
 			return d
+		}
+		for _, cl := range tl.copies {
+			if !cl.flush(stop, send) || cl.tl.cur != nil && !send(cl.tl) {
+				d.err = cl.err
+				return d
+			}
 		}
 	}
 	return d
@@ -838,6 +885,10 @@ type tableLoader struct {
 	full     *stmt  // inserts rows rows; prepared for the first full batch
 	key      []int  // the columns of the table's key
 	inserted int64
+	copies   []*copyLoader // the table's Copies
+	sorting  []copyRow     // sortByKey's rows
+	sortKeys []uint64      // and its keys
+	copy     bool          // the table is a copy of another
 
 	cur     *batch      // being filled
 	batches int         // allocated
@@ -1023,6 +1074,67 @@ type batch struct {
 	rows int
 	vals []value // rows × columns
 	text []byte  // the texts and blobs of vals
+}
+
+// sortByKey sorts the rows of a batch of a keyed table of two columns
+// by its key, when they are not in that order already. Rows in order
+// are inserted at the right edge of the B-tree, or next to the row
+// inserted before, where rows out of order are each searched for from
+// the root: the rows of ends and durations come in the order the
+// executions end, not in the order of their ids (the order of their
+// begins). Rows that belong before those of earlier batches are
+// searched for all the same; the order is only the inserts' speed.
+func (b *batch) sortByKey() {
+	key := b.tl.key
+	if len(key) != 2 || len(b.tl.table.Columns) != 2 || b.rows < 2 || b.tl.copy {
+		return
+	}
+	k0, k1 := key[0], key[1]
+	inOrder := true
+	for r := 2; r < 2*b.rows; r += 2 {
+		if c := cmp.Compare(b.vals[r+k0].i, b.vals[r-2+k0].i); c < 0 || c == 0 && b.vals[r+k1].i < b.vals[r-2+k1].i {
+			inOrder = false
+			break
+		}
+	}
+	if inOrder {
+		return
+	}
+	rows := b.tl.sorting[:0]
+	for r := 0; r < b.rows; r++ {
+		rows = append(rows, copyRow{b.vals[2*r], b.vals[2*r+1]})
+	}
+	b.tl.sorting = rows
+	// Sorted as integers when they fit: the key's first column less its
+	// least in the batch, then the row's place (rows of one id stay in
+	// the order they came).
+	lo, hi := rows[0][k0].i, rows[0][k0].i
+	for _, row := range rows {
+		lo, hi = min(lo, row[k0].i), max(hi, row[k0].i)
+	}
+	const place = 15 // bits: rows of a batch < maxVariables/2
+	if d := hi - lo; d >= 0 && d < 1<<(63-place) {
+		keys := b.tl.sortKeys[:0]
+		for r, row := range rows {
+			keys = append(keys, uint64(row[k0].i-lo)<<place|uint64(r))
+		}
+		slices.Sort(keys)
+		for r, k := range keys {
+			row := rows[k&(1<<place-1)]
+			b.vals[2*r], b.vals[2*r+1] = row[0], row[1]
+		}
+		b.tl.sortKeys = keys
+		return
+	}
+	slices.SortFunc(rows, func(a, b copyRow) int {
+		if c := cmp.Compare(a[k0].i, b[k0].i); c != 0 {
+			return c
+		}
+		return cmp.Compare(a[k1].i, b[k1].i)
+	})
+	for r, row := range rows {
+		b.vals[2*r], b.vals[2*r+1] = row[0], row[1]
+	}
 }
 
 func (b *batch) full() bool { return b.rows == b.max || len(b.text) >= batchText }
