@@ -192,9 +192,9 @@ func mergeDB(ctx context.Context, db *sql.DB, src string) (int, error) {
 		}
 		quoted := make([]string, len(cols))
 		for i, c := range cols {
-			quoted[i] = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
+			quoted[i] = quoteIdent(c)
 		}
-		table := `"` + strings.ReplaceAll(o.name, `"`, `""`) + `"`
+		table := quoteIdent(o.name)
 		runCol := map[string]string{"runs": "id"}[o.name]
 		if runCol == "" && slices.Contains(cols, "run") {
 			runCol = "run"
@@ -233,7 +233,7 @@ func mergeDB(ctx context.Context, db *sql.DB, src string) (int, error) {
 			}
 		}
 		q := "INSERT INTO main." + table + " (" + strings.Join(quoted, ", ") + ") SELECT " + strings.Join(sel, ", ") +
-			" FROM src." + table + " AS s JOIN temp.pmm_merge_runs AS m ON m.old = s." + `"` + runCol + `"`
+			" FROM src." + table + " AS s JOIN temp.pmm_merge_runs AS m ON m.old = s." + quoteIdent(runCol)
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return 0, fmt.Errorf("%s: %w", o.name, err)
 		}
@@ -246,10 +246,47 @@ func mergeDB(ctx context.Context, db *sql.DB, src string) (int, error) {
 			}
 		}
 	}
+	if err := fillMergedCopies(ctx, tx); err != nil {
+		return 0, err
+	}
 	if _, err := tx.ExecContext(ctx, "DROP TABLE temp.pmm_merge_runs"); err != nil {
 		return 0, err
 	}
 	return added, tx.Commit()
+}
+
+// fillMergedCopies fills the copies of the target's tables (a calls*
+// question's goroutine table by goroutine, NAME_by_g, docs/SCHEMA.md)
+// with the rows of the runs merged from a database that has none (one
+// of a pmm before the copies): the views read the copy, so without its
+// rows those runs would be missing from the answers.
+func fillMergedCopies(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT c.name, b.name FROM main.sqlite_master AS c JOIN main.sqlite_master AS b
+		ON b.type = 'table' AND c.name = b.name || '_by_g' WHERE c.type = 'table'`)
+	type pair struct{ copy, table string }
+	pairs, err := scanAll(rows, err, func(p *pair) []any { return []any{&p.copy, &p.table} })
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		rows, err := tx.QueryContext(ctx, "SELECT name FROM pragma_table_info(?, 'main')", p.copy)
+		cols, err := scanAll(rows, err, func(c *string) []any { return []any{c} })
+		if err != nil {
+			return err
+		}
+		quoted := make([]string, len(cols))
+		for i, c := range cols {
+			quoted[i] = quoteIdent(c)
+		}
+		list := strings.Join(quoted, ", ")
+		q := "INSERT OR IGNORE INTO main." + quoteIdent(p.copy) + " (" + list + ") SELECT " + list + " FROM main." + quoteIdent(p.table) +
+			" WHERE run IN (SELECT m.new FROM temp.pmm_merge_runs AS m WHERE NOT EXISTS (SELECT 1 FROM main." + quoteIdent(p.copy) + " AS c WHERE c.run = m.new))" +
+			" ORDER BY " + list
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("filling %s: %w", p.copy, err)
+		}
+	}
+	return nil
 }
 
 // scanAll scans every row of rows (the result of a query that failed
@@ -269,3 +306,6 @@ func scanAll[T any](rows *sql.Rows, err error, fields func(*T) []any) ([]T, erro
 	}
 	return out, rows.Err()
 }
+
+// quoteIdent quotes a name for SQL.
+func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }

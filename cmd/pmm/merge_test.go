@@ -170,3 +170,46 @@ func TestManyRuns(t *testing.T) {
 		t.Errorf("after a refused merge:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestMergeFillsCopies: the runs merged from a database without the copy
+// of a calls* question's goroutine table (a pmm before the copies) get
+// their copy, so that the views, which read it, answer them: before, the
+// merged runs had no rows until the next load into the target.
+func TestMergeFillsCopies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented programs")
+	}
+	dirs := [2]string{copyModule(t, "../../testdata/chain"), copyModule(t, "../../testdata/chain")}
+	for _, dir := range dirs {
+		if code, out, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+			t.Fatalf("pmm instrument: %s%s", out, errOut)
+		}
+		if code, out, errOut := runPMM(t, dir, "run", "."); code != exitOK {
+			t.Fatalf("pmm run: %s%s", out, errOut)
+		}
+	}
+	old, err := sql.Open("sqlite", filepath.Join(dirs[1], ".pmm", "pmm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := queryStrings(t, old, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%\\_by\\_g' ESCAPE '\\'")
+	if len(copies) != 1 {
+		t.Fatalf("copies of goroutine tables: %v, want one (the calls* question's)", copies)
+	}
+	if _, err := old.Exec("DROP TABLE " + quoteIdent(copies[0])); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	if code, out, errOut := runPMM(t, dirs[0], "merge", filepath.Join(dirs[1], ".pmm", "pmm.db")); code != exitOK {
+		t.Fatalf("pmm merge: %s%s", out, errOut)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dirs[0], ".pmm", "pmm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := queryStrings(t, db, "SELECT run || ':' || count(*) FROM chain GROUP BY run ORDER BY run")
+	if len(got) != 2 || strings.TrimPrefix(got[0], "1:") != strings.TrimPrefix(got[1], "2:") || got[0] == "1:0" {
+		t.Errorf("rows of chain by run: %v, want the same count for runs 1 and 2 (one program, run twice)", got)
+	}
+}
