@@ -40,7 +40,7 @@ import (
 // where the site begins (static.allocFinder's positions).
 func allocExpr(fi *fileInfo, start, end int) (ast.Expr, []ast.Node) {
 	at := func(p token.Pos) bool { return p.IsValid() && fi.tf.Offset(p) == start }
-	n, path := firstPath(fi.file, func(n ast.Node) bool {
+	n, path := firstPath(fi.file, fi.tf, start, end, func(n ast.Node) bool {
 		if _, ok := n.(ast.Expr); !ok || fi.tf.Offset(n.End()) != end {
 			return false
 		}

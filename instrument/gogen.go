@@ -416,7 +416,7 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 		}
 		return fi, e, path, nil
 	}
-	found, path := firstPath(fi.file, func(n ast.Node) bool {
+	found, path := firstPath(fi.file, fi.tf, start, start, func(n ast.Node) bool {
 		off := fi.tf.Offset(n.Pos())
 		match := off == start && (end < 0 || fi.tf.Offset(n.End()) == end)
 		switch n.(type) {
@@ -446,7 +446,13 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 
 // firstPath returns the first node below root, depth first, that match
 // accepts, and the nodes from root to it (root first, the node last).
-func firstPath(root ast.Node, match func(ast.Node) bool) (ast.Node, []ast.Node) {
+// A node that match accepts begins at or before offset lo of tf and
+// ends at or after hi, and is no comment: the search does not go into a
+// node that does not span them (a node's children but its doc comments
+// lie within it), so for each site it reads the nodes around it, not
+// the whole file (about 0.2 s of CPU on expr's 2,944 sites,
+// docs/PERFORMANCE.md).
+func firstPath(root ast.Node, tf *token.File, lo, hi int, match func(ast.Node) bool) (ast.Node, []ast.Node) {
 	var found ast.Node
 	var stack, path []ast.Node
 	ast.Inspect(root, func(n ast.Node) bool {
@@ -455,6 +461,9 @@ func firstPath(root ast.Node, match func(ast.Node) bool) (ast.Node, []ast.Node) 
 			return false
 		}
 		if found != nil {
+			return false
+		}
+		if p, e := n.Pos(), n.End(); p.IsValid() && e.IsValid() && (tf.Offset(p) > lo || tf.Offset(e) < hi) {
 			return false
 		}
 		stack = append(stack, n)

@@ -25,6 +25,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,8 +135,8 @@ func Write(cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		text := helperText(h, src)
-		err = put(path, text, func() ([]byte, error) {
+		err = put(path, helperInputs(h, src), func() ([]byte, error) {
+			text := helperText(h, src)
 			out, err := format.Source(text)
 			if err != nil {
 				return nil, fmt.Errorf("helpers of %s: %v\n%s", f, err, text)
@@ -370,6 +371,23 @@ func helperPath(source string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no free name for the helpers of %s", source)
+}
+
+// helperInputs are all that helperText reads of h and src, as bytes to
+// hash: a helpers file whose inputs are unchanged is not made again,
+// and making its text parses its declarations (qualifiers), which for
+// every file of expr cost about 0.08 s of CPU after a change of the
+// questions that changed two of them (docs/PERFORMANCE.md).
+func helperInputs(h *instrument.Helpers, src []byte) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%q %q %q %d %d\n", filepath.Base(h.Source), buildConstraint(src), h.Package, len(h.Imports), len(h.Decls))
+	for _, p := range slices.Sorted(maps.Keys(h.Imports)) {
+		fmt.Fprintf(&b, "%q %q\n", p, h.Imports[p])
+	}
+	for _, d := range h.Decls {
+		fmt.Fprintf(&b, "%d\n%s\n", len(d), d)
+	}
+	return b.Bytes()
 }
 
 // helperText is the Go file of the helpers of a source file, with its

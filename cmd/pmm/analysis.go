@@ -97,9 +97,16 @@ func (a *analysisFlags) open(ctx context.Context, e *env, cmd string, patterns [
 	return res, db, exitOK
 }
 
-// openStatic opens a static database read-only.
+// openStatic opens a static database read-only. In EXCLUSIVE locking
+// mode a connection takes its shared lock at its first read and keeps
+// it, where it took and released it (fcntl calls, and a read of the
+// header to learn whether its cache still holds) around every query:
+// selection asks thousands (about 0.03 s of CPU on expr,
+// docs/PERFORMANCE.md). A static database is never written in place
+// (static.Write renames a new one over it), so no writer waits on that
+// lock.
 func openStatic(path string) (*sql.DB, error) {
-	return sql.Open("sqlite", "file:"+path+"?mode=ro")
+	return sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=locking_mode(EXCLUSIVE)")
 }
 
 // splitQuestions separates the .pmm files of args from the package

@@ -44,6 +44,12 @@ func executableHash() (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// hashResult is what executableHash returns.
+type hashResult struct {
+	hash string
+	err  error
+}
+
 // unchangedProject returns the project of the last pmm instrument in dir
 // (.pmm) if it was made with key and every file of its overlay is still
 // there; else nil, and pmm instrument makes it anew.
