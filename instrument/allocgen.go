@@ -29,9 +29,11 @@ import (
 // without it (docs/MEMORY.md). The slice of a variadic call's extra
 // arguments is made by the call of a variadic helper, which passes it
 // on: the same slice of the same values, converted as the callee's
-// parameter converts them, made where the call made it. An append is an allocation only when it
-// grows: the capacity before it is kept in a state at the top of the
-// body, and the helper records when the capacity changed. The runtime
+// parameter converts them, made where the call made it. A variable
+// moved to the heap is recorded by a statement of its own where it is
+// declared (variableAllocation). An append is an allocation only when
+// it grows: the capacity before it is kept in a state at the top of
+// the body, and the helper records when the capacity changed. The runtime
 // does not allocate zero bytes (make([]T, 0), new(struct{})), nor a
 // string of one byte converted from a []byte: those are no events.
 
