@@ -75,7 +75,15 @@ var modules = []module{
 			"(./cmp/internal/value's TestSortKeys: 73 or 146). The test binaries of ./cmp and ./cmp/cmpopts set the flag in an init; " +
 			"those of ./cmp/internal/diff and ./cmp/internal/value do not, and the check adds that init to them",
 	},
-	{Path: "github.com/BurntSushi/toml", Version: "v1.4.0"},
+	{
+		Path: "github.com/BurntSushi/toml", Version: "v1.4.0",
+		TestFlags: []string{"-skip", "^(TestUnmarshalTypeError|TestMarhsalError)$"},
+		Why: "unifyStruct ranges over the decoded table, a Go map, and returns at the first key whose value fails: " +
+			"the two tests decode four keys of which one fails, so how many of the others are decoded first (UnmarshalText, unify, " +
+			"unifyString, indirect, isUnifiable, Key.add) follows the map's iteration order, random per run " +
+			"(a small map's iteration starts at a random slot: the failing key comes first about one run in eight; " +
+			"(*MetaData).unifyText ran 24 or 23 times per run of the package, TestUnmarshalTypeError alone 2 or 1)",
+	},
 	xsync,
 	{Path: "github.com/google/btree", Version: "v1.1.3"},
 	{
