@@ -68,11 +68,24 @@ func allocExpr(fi *fileInfo, start, end int) (ast.Expr, []ast.Node) {
 	return n.(ast.Expr), path
 }
 
+// valueExpr finds the expression of a value converted to an interface
+// or a method value: the outermost one from offset start to end (the
+// span static.db gives such sites).
+func valueExpr(fi *fileInfo, start, end int) (ast.Expr, []ast.Node) {
+	n, path := firstPath(fi.file, fi.tf, start, end, func(n ast.Node) bool {
+		_, ok := n.(ast.Expr)
+		return ok && fi.tf.Offset(n.Pos()) == start && fi.tf.Offset(n.End()) == end
+	})
+	if n == nil {
+		return nil, nil
+	}
+	return n.(ast.Expr), path
+}
+
 // allocNotRecorded are the kinds of allocation sites (static.db's
 // allocations table) pmm does not record yet, and why.
 var allocNotRecorded = map[string]string{
 	"make-map":      "a map's allocations (its header and groups, and more as it grows) are not instrumented yet",
-	"make-chan":     "a channel's allocations (its header, and its buffer apart when it holds pointers) are not instrumented yet",
 	"concat-assign": "a string's s += t is not instrumented yet: escape analysis says nothing of it",
 }
 
@@ -88,6 +101,10 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	info := fi.pkg.TypesInfo
 	t := info.TypeOf(e)
 	isVariadic, isVariable := s.Label == "variadic", s.Label == "variable"
+	// A value converted to an interface, or a method value: the helper
+	// takes the value, which the conversion then boxes, or the method
+	// value, whose closure is made before.
+	isBox, isMethodValue := s.Label == "interface", s.Label == "method-value"
 	var movedAt movedPoint // where a moved variable's allocation is recorded
 	if isVariable {
 		v, ok := info.Defs[e.(*ast.Ident)].(*types.Var)
@@ -122,10 +139,22 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if tv := info.Types[e]; tv.Value != nil {
 		return fmt.Errorf("pmm bug: the allocation at %s is a constant", s.Position())
 	}
-	if _, ok := t.Underlying().(*types.Map); ok {
+	isChan := s.Label == "make-chan"
+	if isChan {
+		if why := chanRecorded(g.opt.GoVersion, t); why != "" {
+			return fmt.Errorf("%s", why)
+		}
+	}
+	if _, ok := t.Underlying().(*types.Map); ok && !isBox {
 		return fmt.Errorf("%s", allocNotRecorded["make-map"])
 	}
-	if p, ok := t.Underlying().(*types.Pointer); ok && !static.LayoutHasTypeParam(p.Elem()) && sizes(fi).Sizeof(p.Elem()) == 0 {
+	if isBox && static.BoxedBy(sizes(fi), t) == "" {
+		// A pointer-shaped, zero-size or one-byte value: never boxed
+		// by allocating.
+		g.done[s] = true
+		return nil
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok && !isBox && !isMethodValue && !static.LayoutHasTypeParam(p.Elem()) && sizes(fi).Sizeof(p.Elem()) == 0 {
 		// The runtime allocates no zero-size object: no event, no code.
 		g.done[s] = true
 		return nil
@@ -134,7 +163,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if isVariadic {
 		madeCap, constCap = int64(len(extra)), true
 	}
-	if sl, ok := t.Underlying().(*types.Slice); ok && constCap && !static.LayoutHasTypeParam(sl.Elem()) && madeCap*sizes(fi).Sizeof(sl.Elem()) == 0 {
+	if sl, ok := t.Underlying().(*types.Slice); ok && constCap && !isBox && !static.LayoutHasTypeParam(sl.Elem()) && madeCap*sizes(fi).Sizeof(sl.Elem()) == 0 {
 		g.done[s] = true // likewise
 		return nil
 	}
@@ -181,55 +210,72 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	var elements, bytes, skip, pointersOf string
 	var pointers bool
 	unsafeName := func() string { return sg.pc.importName("unsafe") }
-	switch u := t.Underlying().(type) {
-	case *types.Pointer:
-		if static.LayoutHasTypeParam(u.Elem()) {
-			elements, bytes = "1", "int64("+unsafeName()+".Sizeof(*v))"
-			if pointersOf, err = sg.typeName(u.Elem()); err != nil {
-				return err
+	// A channel's objects, one or two: their bytes are n, then rest, in
+	// a loop over the event's statements (chanParts).
+	var chanParts []string
+	if isChan {
+		elements, bytes, pointers = "elems", "n", false
+		chanParts = chanObjects(rt, t.Underlying().(*types.Chan).Elem(), sizes(fi))
+	} else if isBox || isMethodValue {
+		size, ptrs, sk, err := valueAllocation(info, e, t, sizes(fi), unsafeName)
+		if err != nil {
+			return err
+		}
+		elements, bytes, pointers, skip = "1", strconv.FormatInt(size, 10), ptrs, sk
+	} else {
+		switch u := t.Underlying().(type) {
+		case *types.Pointer:
+			if static.LayoutHasTypeParam(u.Elem()) {
+				elements, bytes = "1", "int64("+unsafeName()+".Sizeof(*v))"
+				if pointersOf, err = sg.typeName(u.Elem()); err != nil {
+					return err
+				}
+			} else {
+				elements, bytes = "1", strconv.FormatInt(sizes(fi).Sizeof(u.Elem()), 10)
+				pointers = static.HasPointers(u.Elem())
 			}
-		} else {
-			elements, bytes = "1", strconv.FormatInt(sizes(fi).Sizeof(u.Elem()), 10)
-			pointers = hasPointers(u.Elem())
-		}
-	case *types.Slice:
-		if static.LayoutHasTypeParam(u.Elem()) {
-			elements, bytes = "int64(cap(v))", "int64(cap(v)) * int64("+unsafeName()+".Sizeof(v[0]))"
-			if pointersOf, err = sg.typeName(u.Elem()); err != nil {
-				return err
+		case *types.Slice:
+			if static.LayoutHasTypeParam(u.Elem()) {
+				elements, bytes = "int64(cap(v))", "int64(cap(v)) * int64("+unsafeName()+".Sizeof(v[0]))"
+				if pointersOf, err = sg.typeName(u.Elem()); err != nil {
+					return err
+				}
+			} else if constCap {
+				// make's capacity is the one asked for: its sizes, and
+				// its heap bytes, are taken once.
+				elements, bytes = strconv.FormatInt(madeCap, 10), strconv.FormatInt(madeCap*sizes(fi).Sizeof(u.Elem()), 10)
+			} else {
+				elements = "int64(cap(v))"
+				bytes = "int64(cap(v)) * int64(" + sg.pc.importName("unsafe") + ".Sizeof(v[0]))"
 			}
-		} else if constCap {
-			// make's capacity is the one asked for: its sizes, and
-			// its heap bytes, are taken once.
-			elements, bytes = strconv.FormatInt(madeCap, 10), strconv.FormatInt(madeCap*sizes(fi).Sizeof(u.Elem()), 10)
-		} else {
-			elements = "int64(cap(v))"
-			bytes = "int64(cap(v)) * int64(" + sg.pc.importName("unsafe") + ".Sizeof(v[0]))"
+			pointers = static.HasPointers(u.Elem())
+		case *types.Basic: // a string: a concatenation or a conversion
+			elements, bytes = "int64(len(v))", "int64(len(v))"
+			if call, ok := e.(*ast.CallExpr); ok && isByteSlice(info.TypeOf(call.Args[0])) {
+				skip = "len(v) == 1" // the runtime's own one-byte strings
+			}
+		case *types.Signature:
+			if tps != nil && tps.Len() > 0 {
+				return fmt.Errorf("a closure in a generic function is not instrumented yet: what it captures may be of a type parameter's type")
+			}
+			size, ptrs := closureSize(info, e.(*ast.FuncLit), sizes(fi), path)
+			elements, bytes, pointers = "1", strconv.FormatInt(size, 10), ptrs
+		default:
+			return fmt.Errorf("pmm bug: an allocation of %s at %s", t, s.Position())
 		}
-		pointers = hasPointers(u.Elem())
-	case *types.Basic: // a string: a concatenation or a conversion
-		elements, bytes = "int64(len(v))", "int64(len(v))"
-		if call, ok := e.(*ast.CallExpr); ok && isByteSlice(info.TypeOf(call.Args[0])) {
-			skip = "len(v) == 1" // the runtime's own one-byte strings
-		}
-	case *types.Signature:
-		if tps != nil && tps.Len() > 0 {
-			return fmt.Errorf("a closure in a generic function is not instrumented yet: what it captures may be of a type parameter's type")
-		}
-		size, ptrs := closureSize(info, e.(*ast.FuncLit), sizes(fi), path)
-		elements, bytes, pointers = "1", strconv.FormatInt(size, 10), ptrs
-	default:
-		return fmt.Errorf("pmm bug: an allocation of %s at %s", t, s.Position())
 	}
 	state, enter, exit := sg.name("state"), sg.name("enter"), sg.name("exit")
 	body := []string{"if !" + rt + ".Enabled() {", "\treturn v", "}"}
 	if skip != "" {
 		body = append(body, "if "+skip+" {", "\treturn v", "}")
 	}
-	if _, err := strconv.ParseInt(bytes, 10, 64); err != nil {
+	if chanParts != nil {
+		body = append(body, chanParts...)
+	} else if _, err := strconv.ParseInt(bytes, 10, 64); err != nil {
 		body = append(body, "var n int64 = "+bytes, "if n == 0 {", "\treturn v // the runtime allocates no zero-size object", "}")
 		bytes = "n"
 	}
+	event := len(body) // the event's statements begin here
 	if sg.caps[plan.CapElements] {
 		body = append(body, "s.elems = "+elements)
 	}
@@ -240,6 +286,8 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		heap := fmt.Sprintf("int64(%s.HeapBytes(%s, %t))", rt, bytes, pointers)
 		if pointersOf != "" {
 			heap = fmt.Sprintf("int64(%s.HeapBytesOf[%s](uintptr(n)))", rt, pointersOf)
+		} else if chanParts != nil {
+			heap = fmt.Sprintf("int64(%s.HeapBytes(uintptr(n), pointers))", rt)
 		} else if bytes == "n" {
 			heap = fmt.Sprintf("int64(%s.HeapBytes(uintptr(n), %t))", rt, pointers)
 		} else {
@@ -271,6 +319,12 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if !emits {
 		calls = nil // nothing to take or record: the cells are all
 	}
+	if sg.caps[plan.CapLive] && isBox {
+		return fmt.Errorf("the liveness of a value converted to an interface is not instrumented yet: the helper sees the value, not the object the conversion allocates")
+	}
+	if sg.caps[plan.CapLive] && isChan {
+		return fmt.Errorf("the liveness of a channel's objects is not instrumented yet")
+	}
 	if sg.caps[plan.CapLive] {
 		// The object's address, the first word of a pointer, slice,
 		// string or func value, for a weak pointer (TrackLive); the
@@ -279,6 +333,13 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		sg.declare("live", unsafe+".Pointer")
 		body = append(body, "s.live = *(*"+unsafe+".Pointer)("+unsafe+".Pointer(&v))")
 		body = append(append(body, calls...), "s.live = nil", "return v")
+	} else if chanParts != nil {
+		// The event's statements once for each object.
+		loop := []string{"for ; n != 0; n, rest, elems, pointers = rest, 0, int64(cap(v)), true {"}
+		for _, st := range append(body[event:], calls...) {
+			loop = append(loop, "\t"+st)
+		}
+		body = append(append(body[:event], loop...), "}", "return v")
 	} else {
 		body = append(append(body, calls...), "return v")
 	}
@@ -593,6 +654,96 @@ func allocInexact(info *types.Info, kind string, e ast.Expr, path []ast.Node, sz
 	return ""
 }
 
+// chanRecorded says why pmm does not record the objects of a make of
+// channel type t, or "": their sizes follow the runtime's hchan, which
+// pmm knows for some versions of the toolchain that builds the program
+// (goVersion) only.
+func chanRecorded(goVersion string, t types.Type) string {
+	if static.LayoutHasTypeParam(t.Underlying().(*types.Chan).Elem()) {
+		return "a channel of a type parameter's elements is not instrumented yet: each instantiation's elements decide its objects"
+	}
+	if !chanHeaderKnown(goVersion) {
+		return fmt.Sprintf("a channel's objects are not instrumented for %s: pmm knows the size of the runtime's channel header for Go 1.26", goVersionOrUnknown(goVersion))
+	}
+	return ""
+}
+
+// chanHeaderKnown reports whether rt/pmmrt's ChanHeader is the size of
+// the channel header of the runtime of Go goVersion ("go1.26.1").
+func chanHeaderKnown(goVersion string) bool {
+	return version.Lang(goVersion) == "go1.26"
+}
+
+func goVersionOrUnknown(v string) string {
+	if v == "" {
+		return "an unknown Go version"
+	}
+	return v
+}
+
+// chanObjects are the statements that compute, over the made channel v,
+// the bytes of the objects makechan allocates: the header and its
+// buffer in one object without pointers (n, and rest = 0), or, for a
+// buffer of elements with pointers, the header (n) and the buffer
+// (rest), both scanned; elems is the first object's elements and
+// pointers whether it holds pointers.
+func chanObjects(rt string, elem types.Type, sz types.Sizes) []string {
+	lines := []string{
+		fmt.Sprintf("n, rest, elems, pointers := int64(%s.ChanHeader)+int64(cap(v))*%d, int64(0), int64(cap(v)), false", rt, sz.Sizeof(elem)),
+		"_, _ = elems, pointers // (read only where a question asks for them)",
+	}
+	if static.HasPointers(elem) {
+		lines = append(lines, fmt.Sprintf("if n > %s.ChanHeader {", rt),
+			fmt.Sprintf("\tn, rest, elems, pointers = %s.ChanHeader, n-%s.ChanHeader, 0, true", rt, rt),
+			"}")
+	}
+	return lines
+}
+
+// valueAllocation is the object the runtime allocates for e, a value
+// converted to an interface (its type t) or a method value: its size,
+// whether it holds pointers, and the Go condition over the helper's
+// value v under which the runtime allocates none (convT16, convT32 and
+// convT64 of a value under 256, convTstring of "", convTslice of a nil
+// slice: static.BoxedBy), or "".
+func valueAllocation(info *types.Info, e ast.Expr, t types.Type, sz types.Sizes, unsafeName func() string) (int64, bool, string, error) {
+	if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok && info.Selections[sel] != nil && info.Selections[sel].Kind() == types.MethodVal {
+		// The closure: the method's code, then the receiver as the
+		// method takes it (a pointer, a copy of the value, the
+		// interface) (cmd/compile's typecheck.MethodValueType).
+		recv := info.Selections[sel].Obj().Type().(*types.Signature).Recv().Type()
+		if static.LayoutHasTypeParam(recv) {
+			return 0, false, "", fmt.Errorf("a method value of a receiver of a type parameter's type is not instrumented yet")
+		}
+		closure := types.NewStruct([]*types.Var{
+			types.NewField(token.NoPos, nil, "F", types.Typ[types.Uintptr], false),
+			types.NewField(token.NoPos, nil, "R", recv, false),
+		}, nil)
+		return sz.Sizeof(closure), static.HasPointers(recv), "", nil
+	}
+	if static.LayoutHasTypeParam(t) {
+		return 0, false, "", fmt.Errorf("a value of a type parameter's type converted to an interface is not instrumented yet: each instantiation's type decides whether it allocates")
+	}
+	word := func(as string) string {
+		u := unsafeName()
+		return "*(*" + strings.ReplaceAll(as, "unsafe.", u+".") + ")(" + u + ".Pointer(&v))"
+	}
+	skip := ""
+	switch static.BoxedBy(sz, t) {
+	case "convT16":
+		skip = word("uint16") + " < 256"
+	case "convT32":
+		skip = word("uint32") + " < 256"
+	case "convT64":
+		skip = word("uint64") + " < 256"
+	case "convTstring":
+		skip = word("string") + ` == ""`
+	case "convTslice":
+		skip = word("unsafe.Pointer") + " == nil"
+	}
+	return sz.Sizeof(t), static.HasPointers(t), skip, nil
+}
+
 // enclosingBody is the body of the innermost function on path.
 func enclosingBody(path []ast.Node) *ast.BlockStmt {
 	for i := len(path) - 1; i >= 0; i-- {
@@ -613,25 +764,6 @@ func isByteSlice(t types.Type) bool {
 	}
 	b, ok := s.Elem().Underlying().(*types.Basic)
 	return ok && b.Kind() == types.Byte
-}
-
-// hasPointers reports whether an object of type t holds pointers the
-// garbage collector scans (the heap then adds a header to a large one).
-func hasPointers(t types.Type) bool {
-	switch u := t.Underlying().(type) {
-	case *types.Basic:
-		return u.Info()&types.IsString != 0 || u.Kind() == types.UnsafePointer
-	case *types.Array:
-		return u.Len() > 0 && hasPointers(u.Elem())
-	case *types.Struct:
-		for i := 0; i < u.NumFields(); i++ {
-			if hasPointers(u.Field(i).Type()) {
-				return true
-			}
-		}
-		return false
-	}
-	return true // pointers, slices, maps, chans, funcs, interfaces
 }
 
 // closureSize is the size of the object a function literal that
@@ -698,7 +830,7 @@ func closureSize(info *types.Info, lit *ast.FuncLit, sizes types.Sizes, path []a
 		if changed[v] || sizes.Sizeof(t) > 128 {
 			t = types.NewPointer(t)
 		}
-		if hasPointers(t) {
+		if static.HasPointers(t) {
 			pointers = true
 		}
 		fields = append(fields, types.NewField(token.NoPos, nil, "x"+strconv.Itoa(len(fields)), t, false))
@@ -714,8 +846,15 @@ func closureSize(info *types.Info, lit *ast.FuncLit, sizes types.Sizes, path []a
 // variables before a call that follows it in the statement changes
 // them. x is wrapped when it reads no variable or no call follows it.
 func evaluatedEarlier(info *types.Info, path []ast.Node, x ast.Expr) string {
-	if _, ok := x.(*ast.FuncLit); ok {
+	switch x := ast.Unparen(x).(type) {
+	case *ast.FuncLit:
 		return "" // a closure captures variables, which no call changes
+	case *ast.CallExpr:
+		// A call (its result converted to an interface) is evaluated in
+		// its lexical order, its operands with it: so is the helper's.
+		if tv := info.Types[x.Fun]; !tv.IsType() && !tv.IsBuiltin() {
+			return ""
+		}
 	}
 	reads := false
 	ast.Inspect(x, func(n ast.Node) bool {

@@ -259,6 +259,10 @@ type Options struct {
 	// none) as a constant instead of reading the goroutine's. Nil: every
 	// site of an unaccounted package reads it.
 	Known map[int]map[int64]int
+	// GoVersion is the version of the Go toolchain that builds the
+	// program (go env GOVERSION), where the runtime's allocations depend
+	// on it (a channel's header); "" when no site needs it.
+	GoVersion string
 }
 
 // mainFunc is the declaration of the program's main function if fi's
@@ -411,6 +415,9 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 			return nil, nil, nil, fmt.Errorf("%s", why)
 		}
 		e, path := allocExpr(fi, start, end)
+		if s.Label == "interface" || s.Label == "method-value" {
+			e, path = valueExpr(fi, start, end)
+		}
 		if e == nil {
 			return nil, nil, nil, fmt.Errorf("no allocation at %s:%d:%d", s.File, s.Line, s.Col)
 		}

@@ -61,10 +61,9 @@ var allocationGaps = []bodyGap{
 	{"r.kind = 'concat-assign'", "a string's s += t may allocate on the heap, but the compiler's escape analysis says nothing of it, so pmm cannot tell whether it does: it is not recorded (s = s + t is)"},
 	{"r.kind = 'map-assign'", "an assignment to a map's element may allocate on the heap as the map grows (the runtime's groups and tables), " +
 		"which the compiler's diagnostics do not say: it is not recorded"},
-	{"r.kind = 'interface'", "a value converted to an interface may allocate on the heap (escape analysis says it escapes; the runtime allocates none for small integers, " +
-		"single bytes and zero-size values): it is not recorded"},
-	{"r.kind = 'method-value'", "a method value's closure is allocated on the heap (escape analysis says it escapes): it is not recorded"},
-	{"r.heap IS NULL", "the compiler's escape analysis did not decide whether this allocation site is on the heap (a test file, which go build does not compile): it is not recorded"},
+	{"r.heap IS NULL AND r.kind = 'interface'", "a value converted to an interface here may allocate on the heap, but the compiler's diagnostics do not tell it apart " +
+		"from an inlined callee's conversion at the same call, or from another instantiation of a generic function: it is not recorded"},
+	{"r.heap IS NULL AND r.kind <> 'interface'", "the compiler's escape analysis did not decide whether this allocation site is on the heap (a test file, which go build does not compile): it is not recorded"},
 	{"r.heap = 0 AND (r.kind IN ('append', 'conversion', 'concat') OR r.kind = 'make-slice' AND r.elements IS NULL)",
 		"the compiler's escape analysis keeps this allocation in the frame, but only what fits a buffer of 32 bytes there: a longer string or slice, " +
 			"an append that grows past it, a make of a size not constant, the runtime puts on the heap; pmm does not record it"},
@@ -83,7 +82,7 @@ var bodyEventsOf = map[string]bodyEvents{
 		what: "labeled for or range loop, nor loop a //pmm:region comment marks,", reason: "the body of the loop labeled "},
 	spec.TypeBlocking: {table: "blocking", columns: []string{"kind", "operand"},
 		what: "blocking operation", reason: "the blocking operation ", operandWord: "on"},
-	spec.TypeAllocation: {table: "allocations", columns: []string{"kind", "type"}, where: "r.heap = 1 AND r.kind NOT IN ('interface', 'method-value')",
+	spec.TypeAllocation: {table: "allocations", columns: []string{"kind", "type"}, where: "r.heap = 1",
 		what: "allocation site that the compiler puts on the heap", reason: "the allocation ", operandWord: "of", gaps: allocationGaps},
 }
 

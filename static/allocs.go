@@ -77,8 +77,11 @@ type allocFinder struct {
 
 // visit records the allocation site n is, if it is one.
 func (a *allocFinder) visit(n ast.Node, owner *function) {
-	if e, ok := n.(ast.Expr); ok && a.c.exprs != nil {
-		a.expression(e, owner)
+	if a.c.exprs != nil {
+		if e, ok := n.(ast.Expr); ok {
+			a.expression(e, owner)
+		}
+		a.converts(n)
 	}
 	if a.inner[n] {
 		return
@@ -148,8 +151,121 @@ func (a *allocFinder) expression(e ast.Expr, owner *function) {
 	p := a.c.fset.Position(pos)
 	at := lineCol{filepath.Clean(p.Filename), p.Line, p.Column}
 	if a.c.exprs[at] == nil {
-		a.c.exprs[at] = &exprAt{expr: e, owner: owner, info: a.info}
+		a.c.exprs[at] = &exprAt{expr: e, owner: owner, info: a.info, sizes: a.sizes}
 	}
+}
+
+// converts notes the operands n converts to an interface (what a
+// generic function's diagnostics need): a call's arguments passed as
+// interface parameters, the values an assignment, a declaration, a
+// return, a send or a literal's element gives an interface.
+func (a *allocFinder) converts(n ast.Node) {
+	to := a.convertedTo
+	switch n := n.(type) {
+	case *ast.CallExpr:
+		ft := a.info.TypeOf(n.Fun)
+		if ft == nil || a.info.Types[n.Fun].IsType() {
+			return
+		}
+		sig, ok := ft.Underlying().(*types.Signature)
+		if !ok {
+			return
+		}
+		params := sig.Params()
+		for i, x := range n.Args {
+			switch {
+			case sig.Variadic() && i >= params.Len()-1 && !n.Ellipsis.IsValid():
+				to(params.At(params.Len()-1).Type().(*types.Slice).Elem(), x)
+			case i < params.Len():
+				to(params.At(i).Type(), x)
+			}
+		}
+	case *ast.AssignStmt:
+		if len(n.Lhs) == len(n.Rhs) {
+			for i, x := range n.Rhs {
+				to(a.info.TypeOf(n.Lhs[i]), x)
+			}
+		}
+	case *ast.ValueSpec:
+		if n.Type != nil {
+			for _, x := range n.Values {
+				to(a.info.TypeOf(n.Type), x)
+			}
+		}
+	case *ast.SendStmt:
+		if ch, ok := a.info.TypeOf(n.Chan).Underlying().(*types.Chan); ok {
+			to(ch.Elem(), n.Value)
+		}
+	case *ast.CompositeLit:
+		t := a.info.TypeOf(n)
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t = p.Elem() // {...} for &T{...}
+		}
+		for i, x := range n.Elts {
+			kv, keyed := x.(*ast.KeyValueExpr)
+			if keyed {
+				x = kv.Value
+			}
+			switch u := t.Underlying().(type) {
+			case *types.Slice:
+				to(u.Elem(), x)
+			case *types.Array:
+				to(u.Elem(), x)
+			case *types.Map:
+				to(u.Elem(), x)
+				if keyed {
+					to(u.Key(), kv.Key)
+				}
+			case *types.Struct:
+				if keyed {
+					if id, ok := kv.Key.(*ast.Ident); ok {
+						if f, ok := a.info.Uses[id].(*types.Var); ok {
+							to(f.Type(), x)
+						}
+					}
+				} else if i < u.NumFields() {
+					to(u.Field(i).Type(), x)
+				}
+			}
+		}
+	case *ast.FuncDecl:
+		if f, ok := a.info.Defs[n.Name].(*types.Func); ok {
+			a.results(f.Signature(), n.Body)
+		}
+	case *ast.FuncLit:
+		if sig, ok := a.info.TypeOf(n).(*types.Signature); ok {
+			a.results(sig, n.Body)
+		}
+	}
+}
+
+// convertedTo notes x if giving it to a t converts it to an interface.
+func (a *allocFinder) convertedTo(t types.Type, x ast.Expr) {
+	if t != nil && types.IsInterface(t) && !types.IsInterface(a.info.TypeOf(x)) {
+		a.c.boxed[ast.Unparen(x)] = true
+	}
+}
+
+// results notes the results the return statements of a body of
+// signature sig convert to interfaces (not those of the function
+// literals in it, which have bodies of their own).
+func (a *allocFinder) results(sig *types.Signature, body *ast.BlockStmt) {
+	if body == nil || sig.Results().Len() == 0 {
+		return
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) == sig.Results().Len() {
+				for i, x := range n.Results {
+					a.convertedTo(sig.Results().At(i).Type(), x)
+				}
+			}
+		}
+		return true
+	})
 }
 
 // exprAt is an expression of a function's body (expression).
@@ -157,6 +273,7 @@ type exprAt struct {
 	expr  ast.Expr
 	owner *function
 	info  *types.Info
+	sizes types.Sizes
 }
 
 // mapAssign records an assignment to x when x is a map's element.
@@ -439,3 +556,22 @@ func captures(info *types.Info, lit *ast.FuncLit) bool {
 // on a type parameter: a generic function's code learns them at run
 // time, per instantiation.
 func LayoutHasTypeParam(t types.Type) bool { return hasTypeParam(t, map[types.Type]bool{}) }
+
+// HasPointers reports whether an object of type t holds pointers the
+// garbage collector scans (the heap then adds a header to a large one).
+func HasPointers(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&types.IsString != 0 || u.Kind() == types.UnsafePointer
+	case *types.Array:
+		return u.Len() > 0 && HasPointers(u.Elem())
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if HasPointers(u.Field(i).Type()) {
+				return true
+			}
+		}
+		return false
+	}
+	return true // pointers, slices, maps, chans, funcs, interfaces
+}

@@ -139,6 +139,7 @@ type collector struct {
 	texts      []textMethod                  // the rows of text_methods
 	vars       map[lineCol]*localVar         // the local variables, for "moved to heap"
 	exprs      map[lineCol]*exprAt           // expressions where the compiler names them, when its escapes are read
+	boxed      map[ast.Expr]bool             // expressions a call's argument or an assignment converts to an interface, then
 	methods    map[string][]*types.Signature // the module's methods by name (mayRunInModule)
 	partial    bool                          // a package of the module was loaded without its syntax
 	alloc      *allocFinder                  // of the package being walked
@@ -238,6 +239,9 @@ func (c *collector) addPackage(pkg *packages.Package) {
 				c.walk(info, fd.Recv, def, "")
 			}
 			c.walk(info, fd.Type, def, "")
+			if c.exprs != nil {
+				c.alloc.converts(fd) // its returns (the walk sees its body only)
+			}
 			c.walk(info, fd.Body, def, "")
 			c.addMarkedRegions(fd.Body, def)
 			c.addBlocking(info, fd.Body, def)

@@ -50,7 +50,11 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	}
 	defer os.RemoveAll(tmp)
 	jsonDir := filepath.Join(tmp, "json")
-	flags := fmt.Sprintf("-gcflags=%s/...=-m -json=0,file://%s", c.modulePath, filepath.ToSlash(jsonDir))
+	// -d=escapedebug=1 adds walk's "convert:" lines: the conversions to
+	// an interface that take a global (a static or zero value) rather
+	// than allocate, which escape analysis reports as escaping all the
+	// same.
+	flags := fmt.Sprintf("-gcflags=%s/...=-m -d=escapedebug=1 -json=0,file://%s", c.modulePath, filepath.ToSlash(jsonDir))
 	args := []string{"build", flags}
 	if len(cfg.Tags) > 0 {
 		args = append(args, "-tags="+strings.Join(cfg.Tags, ","))
@@ -93,6 +97,8 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	// The functions the compiler may inline: "can inline F" at the line
 	// of F's name (where "func" is), F without its package.
 	inlinable := map[lineCol][]string{}
+	var fromGlobal []lineCol // conversions to an interface that allocate nothing
+	seen := map[diagAt]bool{}
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -111,6 +117,9 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		case strings.HasPrefix(msg, "can inline "):
 			at := lineCol{p.file, p.line, 0}
 			inlinable[at] = append(inlinable[at], strings.TrimPrefix(msg, "can inline "))
+		case strings.HasPrefix(msg, "convert: using global for interface value: "),
+			strings.HasPrefix(msg, "convert: using global for zero value interface value: "):
+			fromGlobal = append(fromGlobal, p)
 		case strings.HasPrefix(msg, "moved to heap: "):
 			if al := at.about(p, msg); al != nil {
 				al.heap = 1
@@ -118,14 +127,52 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 				at[p] = []*allocation{c.variable(v.key, v.v, v.owner, v.where, v.sizes)}
 			}
 		case strings.HasSuffix(msg, " escapes to heap"):
-			// At the "(" of a variadic call, the slice's diagnostic is
-			// "... argument"; the others there are an inlined callee's.
-			if al := at.about(p, msg); al != nil && (al.kind == allocVariadic) == strings.HasPrefix(msg, "... argument") {
+			al, again := at.about(p, msg), seen[diagAt{p, msg}]
+			seen[diagAt{p, msg}] = true
+			switch {
+			case al == nil:
+			case al.kind == allocVariadic && !strings.HasPrefix(msg, "... argument"),
+				al.kind == allocAppend && !strings.HasPrefix(msg, "append "):
+				// At the "(" of a variadic call or an append, the
+				// others are the call's result converted to an
+				// interface, or an inlined callee's allocations.
+				al = nil
+			case again:
+				// The same text twice at a slice literal, a make, a
+				// sum of strings: the value, converted to an interface.
+				al = nil
+			default:
 				al.heap = 1
-			} else if al == nil {
-				if al := c.unknownEscape(p, msg); al != nil {
-					at[p] = []*allocation{al}
+				continue
+			}
+			// In a generic function it may be another instantiation's
+			// diagnostic: undecided where the syntax converts the value
+			// to an interface, else none.
+			e := c.exprs[p]
+			generic := again && e != nil && e.owner != nil && e.owner.generic
+			if generic && !c.boxed[ast.Unparen(e.expr)] {
+				continue
+			}
+			if box := c.unknownEscape(p, msg); box != nil {
+				if generic {
+					box.heap = -1
 				}
+				at[p] = append(at[p], box)
+			}
+		}
+	}
+	// A conversion the compiler makes from a global allocates nothing.
+	// At a call's "(" it may be an inlined callee's own conversion, told
+	// by no diagnostic from the call's result converted: undecided.
+	for _, p := range fromGlobal {
+		for _, al := range at[p] {
+			if al.kind != allocInterface {
+				continue
+			}
+			if _, call := ast.Unparen(c.exprs[p].expr).(*ast.CallExpr); call {
+				al.heap = -1
+			} else {
+				al.heap = 0
 			}
 		}
 	}
@@ -167,6 +214,9 @@ func (c *collector) unknownEscape(p lineCol, msg string) *allocation {
 			kind = allocMethodValue
 		}
 	}
+	if kind == allocInterface && BoxedBy(e.sizes, e.info.TypeOf(e.expr)) == "" {
+		return nil
+	}
 	k := c.key(e.expr.Pos())
 	if c.allocs[k] != nil {
 		return nil
@@ -179,6 +229,84 @@ func (c *collector) unknownEscape(p lineCol, msg string) *allocation {
 	c.allocs[k] = al
 	c.allocList = append(c.allocList, al)
 	return al
+}
+
+// BoxedBy is the runtime function that allocates the value of type t
+// converted to an interface (cmd/compile's walk.dataWord and
+// dataWordFuncName), or "" when the conversion never allocates: a
+// pointer-shaped value (the interface holds it), a zero-size one
+// (runtime.zerobase), a bool or one-byte integer alone in its type
+// (runtime.staticuint64s). convT16, convT32 and convT64 allocate
+// nothing for a value under 256 either, convTstring for "" and
+// convTslice for a nil slice. A type whose layout depends on a type
+// parameter is "convT": its instantiations decide.
+func BoxedBy(sizes types.Sizes, t types.Type) string {
+	if LayoutHasTypeParam(t) {
+		return "convT"
+	}
+	size := sizes.Sizeof(t)
+	if size == 0 || directInterface(t) {
+		return ""
+	}
+	sole := soleComponent(t)
+	if b, ok := sole.Underlying().(*types.Basic); ok && (b.Info()&types.IsBoolean != 0 || b.Info()&types.IsInteger != 0 && size == 1) {
+		return ""
+	}
+	align, pointers := sizes.Alignof(t), HasPointers(t)
+	switch {
+	case size == 2 && align == 2:
+		return "convT16"
+	case size == 4 && align == 4 && !pointers:
+		return "convT32"
+	case size == 8 && align == 8 && !pointers:
+		return "convT64"
+	}
+	switch u := sole.Underlying().(type) {
+	case *types.Basic:
+		if u.Info()&types.IsString != 0 {
+			return "convTstring"
+		}
+	case *types.Slice:
+		return "convTslice"
+	}
+	if pointers {
+		return "convT"
+	}
+	return "convTnoptr"
+}
+
+// soleComponent is the one component of t, through structs of one field
+// and arrays of one element (cmd/compile's Type.SoleComponent), or t.
+func soleComponent(t types.Type) types.Type {
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		if u.NumFields() == 1 {
+			return soleComponent(u.Field(0).Type())
+		}
+	case *types.Array:
+		if u.Len() == 1 {
+			return soleComponent(u.Elem())
+		}
+	}
+	return t
+}
+
+// directInterface reports whether an interface holds a value of type t
+// in its data word (cmd/compile's types.IsDirectIface): a pointer, a
+// map, a channel, a function, an unsafe.Pointer, or a struct or array
+// of one such component.
+func directInterface(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Map, *types.Chan, *types.Signature:
+		return true
+	case *types.Basic:
+		return u.Kind() == types.UnsafePointer
+	case *types.Struct:
+		return u.NumFields() == 1 && directInterface(u.Field(0).Type())
+	case *types.Array:
+		return u.Len() == 1 && directInterface(u.Elem())
+	}
+	return false
 }
 
 // sitesAt are the allocation sites at each position the compiler names:
@@ -198,6 +326,12 @@ func (at sitesAt) about(p lineCol, msg string) *allocation {
 		}
 	}
 	return nil
+}
+
+// diagAt is a diagnostic's text at a position.
+type diagAt struct {
+	p   lineCol
+	msg string
 }
 
 // diagLine is a line of the compiler's -m output.

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
 	gobuild "go/build"
 	"io/fs"
 	"os"
@@ -103,7 +104,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	c := newCollector(pkgs[0].Fset, root, mod.path)
 	if cfg.Escape {
-		c.exprs = map[lineCol]*exprAt{}
+		c.exprs, c.boxed = map[lineCol]*exprAt{}, map[ast.Expr]bool{}
 	}
 	for _, pkg := range pkgs {
 		c.addPackage(pkg)

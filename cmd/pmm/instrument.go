@@ -104,6 +104,19 @@ func moduleRoot(e *env, cmd string) (string, int) {
 	return "", exitUsage
 }
 
+// toolchainVersion is the version of the Go toolchain that builds the
+// module in dir (go env GOVERSION, which follows its toolchain line and
+// GOTOOLCHAIN), or "" if the go command does not say.
+func toolchainVersion(dir string) string {
+	cmd := exec.Command("go", "env", "GOVERSION")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // workspaceModules returns the go.work that governs dir, if any, and the
 // directories of its modules as it lists them.
 func workspaceModules(dir string) (string, []string) {
@@ -375,7 +388,11 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 		return fail(err)
 	}
 	pg.Step("generating the code of " + plural(len(pkgs), "package"))
-	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, instrument.Options{Twin: mode.twin, Nested: nested, Quiet: acc.quiet, Known: acc.known})
+	opts := instrument.Options{Twin: mode.twin, Nested: nested, Quiet: acc.quiet, Known: acc.known}
+	if slices.ContainsFunc(p.Sites, func(s *plan.Site) bool { return s.Kind == spec.SiteAllocation && s.Label == "make-chan" }) {
+		opts.GoVersion = toolchainVersion(res.Root) // a channel's objects depend on it
+	}
+	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, opts)
 	if err != nil {
 		return fail(err)
 	}

@@ -16,6 +16,15 @@ const (
 	ptrSize                = 4 << (^uintptr(0) >> 63) // 4 or 8
 )
 
+// ChanHeader is the size of the runtime's channel header (hchan,
+// rounded to 8 bytes) in Go 1.26: 112 bytes on 64-bit systems, 64 on
+// 32-bit ones. makechan allocates it with the buffer in one object
+// without pointers, or, for a buffer of elements with pointers, apart
+// from it. pmm instruments a make of a channel only for a toolchain
+// whose header it knows (instrument.chanHeaderKnown); TestChanHeader
+// measures it.
+const ChanHeader = 64 + (ptrSize-4)*12
+
 // HeapBytes is the bytes the Go heap takes for one object of n bytes
 // requested: its size class's slot (with the malloc header of a
 // pointerful object over 512 bytes), or whole 8 KiB pages for an object

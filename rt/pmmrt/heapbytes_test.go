@@ -129,3 +129,50 @@ func TestHeapBytesOf(t *testing.T) {
 		t.Fatal("the check cannot tell pointers at these sizes")
 	}
 }
+
+var chanSink, chanPtrSink any
+
+// TestChanHeader: the heap bytes and objects of channels, as
+// runtime.MemStats counts them, are those ChanHeader gives: one object
+// of the header and the buffer without pointers, whatever its capacity
+// (each class boundary it crosses pins the header's size), two for a
+// buffer of pointers.
+func TestChanHeader(t *testing.T) {
+	if !strings.HasPrefix(runtime.Version(), "go1.26") {
+		t.Skipf("ChanHeader is the header of Go 1.26's channels; this is %s", runtime.Version())
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	const runs = 64
+	measure := func(f func()) (objects, bytes uint64) {
+		objects, bytes = ^uint64(0), ^uint64(0)
+		for try := 0; try < 5; try++ {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for i := 0; i < runs; i++ {
+				f()
+			}
+			runtime.ReadMemStats(&after)
+			objects = min(objects, (after.Mallocs-before.Mallocs)/runs)
+			bytes = min(bytes, (after.TotalAlloc-before.TotalAlloc)/runs)
+		}
+		return objects, bytes
+	}
+	for k := 0; k <= 40; k++ {
+		// A channel is pointer-shaped: stored in an interface, boxed
+		// without allocating.
+		objects, bytes := measure(func() { chanSink = make(chan int64, k) })
+		if want := uint64(HeapBytes(ChanHeader+8*uintptr(k), false)); objects != 1 || bytes != want {
+			t.Errorf("make(chan int64, %d): %d objects, %d bytes; want 1 of %d", k, objects, bytes, want)
+		}
+	}
+	for _, k := range []int{0, 1, 3, 20} {
+		objects, bytes := measure(func() { chanPtrSink = make(chan *int, k) })
+		wantObjects, wantBytes := uint64(1), uint64(HeapBytes(ChanHeader, true))
+		if k > 0 {
+			wantObjects, wantBytes = 2, wantBytes+uint64(HeapBytes(8*uintptr(k), true))
+		}
+		if objects != wantObjects || bytes != wantBytes {
+			t.Errorf("make(chan *int, %d): %d objects, %d bytes; want %d of %d", k, objects, bytes, wantObjects, wantBytes)
+		}
+	}
+}

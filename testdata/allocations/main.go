@@ -215,6 +215,105 @@ func Variadic() {
 	keepInts(0, sinkRest...)
 }
 
+// pair is 16 bytes without pointers; named holds only a string, so the
+// runtime boxes it as a string; withPtr is 16 bytes with a pointer.
+type (
+	pair    struct{ a, b int64 }
+	named   struct{ s string }
+	withPtr struct {
+		p *Node
+		n int64
+	}
+	two     [2]uint8
+	celsius float64
+	summer  interface{ Sum() int64 }
+)
+
+func (p pair) Sum() int64 { return p.a + p.b }
+
+func (n *Node) Next() *Node { return n.next }
+
+var (
+	sinkBox  any
+	sinkSum  func() int64
+	sinkNext func() *Node
+)
+
+// Boxed converts values to interfaces and makes method values, each of
+// which the runtime allocates or not by the value's type and the value
+// itself. With s = "abc", b non-nil and p a pair, 16 objects, 320
+// bytes: the boxes of s, b, p, named{s}, a withPtr (16, 24, 16, 16, 16);
+// a concatenation of 43 bytes (48) and its box (16); a slice literal
+// and its box (16 and 24); keepAny's slice and the box of s in it (16
+// and 16); the pair in a summer (16); a node (16) and three method
+// values' closures (a pair's, 24; a *Node's, 16; the summer's, 24). The
+// conversions of s[:0], a nil slice, a literal of constants, a bool and
+// a byte allocate nothing.
+//
+//go:noinline
+func Boxed(s string, b []byte, p pair) {
+	var none []byte
+	sinkBox = s
+	sinkBox = s[:0]
+	sinkBox = b
+	sinkBox = none
+	sinkBox = p
+	sinkBox = named{s}
+	sinkBox = withPtr{n: int64(len(s))}
+	sinkBox = pair{1, 2}
+	sinkBox = len(s) > 2
+	sinkBox = s[0]
+	sinkBox = s + text
+	sinkBox = []int{len(s), 2}
+	keepAny(s)
+	sinkSum = p.Sum
+	node := &Node{}
+	sinkNext = node.Next
+	var i summer = p
+	sinkSum = i.Sum
+}
+
+// BoxedSmall converts pointer-free values under 16 bytes, which the
+// tiny allocator packs (MemStats counts their objects, not their bytes
+// exactly): with n = 7, five objects (n*1000, a float of 7, a uint16 of
+// 700, a two, and a complex64 of 0, which, aligned to 4, the runtime
+// boxes as any 8 bytes); n, a float of 0, an int32 of 7 and a [1]uint16
+// of 7 box nothing.
+//
+//go:noinline
+func BoxedSmall(n int) {
+	sinkBox = n
+	sinkBox = n * 1000
+	sinkBox = celsius(n - 7)
+	sinkBox = celsius(n)
+	sinkBox = uint16(n) * 100
+	sinkBox = int32(n)
+	sinkBox = two{byte(n), 1}
+	sinkBox = complex(float32(n-7), 0)
+	sinkBox = [1]uint16{uint16(n)}
+}
+
+var (
+	sinkDone  chan struct{}
+	sinkInts3 chan int64
+	sinkPtrs  chan *Node
+	sinkErrs  chan error
+)
+
+// Channels makes channels: the runtime's header (112 bytes in Go 1.26)
+// with the buffer in one object when its elements hold no pointers,
+// apart when they do. Five objects, 496 bytes: an unbuffered chan
+// struct{} (112), a chan int64 of 3 (136, 144 on the heap), a chan
+// *Node of 2 (112 and 16) and an unbuffered chan error (112).
+//
+//go:noinline
+func Channels() {
+	sinkDone = make(chan struct{})
+	sinkInts3 = make(chan int64, 3)
+	sinkPtrs = make(chan *Node, 2)
+	sinkErrs = make(chan error)
+}
+
 var (
 	sinkNode  *Node
 	sinkRefs  [2]**Node
@@ -383,6 +482,9 @@ func main() {
 	Closure(1)
 	Outer()
 	Variadic()
+	Boxed("abc", sinkBytes, pair{1, 2})
+	BoxedSmall(7)
+	Channels()
 	Generic()
 	Results()
 	ForInit()
@@ -402,6 +504,10 @@ func main() {
 	measure("Inlined", func() { Inlined() })
 	measure("Zero", func() { Zero(0) })
 	measure("Variadic", Variadic)
+	bs := []byte("xyz")
+	measure("Boxed", func() { Boxed("abc", bs, pair{1, 2}) })
+	measure("BoxedSmall", func() { BoxedSmall(7) })
+	measure("Channels", Channels)
 	measure("Generic", Generic)
 	sinkNodes = []*Node{{}, {}}
 	measure("Moved", func() { Moved(ch) })
