@@ -14,10 +14,13 @@ import (
 // the mid's own body: &cell{...}, new(cell), a make([]int, n) and a
 // concatenation with two non-empty constants (which always allocates)
 // held by a cell, and an append to a slice of capacity 1 (which always
-// grows). An allocating function is not inlined (//go:noinline): the
+// grows); an int stored in the atomic.Value boxSink, which the runtime
+// boxes by allocating unless it is under 256. The channels a function
+// makes for its blocking operations are allocations too (makeChans).
+// An allocating function is not inlined (//go:noinline): the
 // compiler might keep an inlined copy's allocations on the stack, and pmm
 // says so. The twin wraps each allocating expression in a helper that
-// records it once it is made (trAP, trAS, trAStr): its kind, its type
+// records it once it is made (trAP, trAS, trAStr, trABox, trAC): its kind, its type
 // as pmm's static.db writes it, its elements, requested bytes and heap
 // bytes (every object is under 512 bytes: no malloc header). They are
 // drawn from a random source of their own, so that the rest of a
@@ -36,7 +39,7 @@ func (s *allocStmt) print(p *printer) {
 }
 
 // allocDecls declare the cell and the sink.
-var allocDecls = []string{"type cell struct {\n\tn  int\n\ts  string\n\txs []int\n\tp  *cell\n}", "var sink atomic.Pointer[cell]"}
+var allocDecls = []string{"type cell struct {\n\tn  int\n\ts  string\n\txs []int\n\tp  *cell\n}", "var sink atomic.Pointer[cell]", "var boxSink atomic.Value"}
 
 // allocSource is the random source of a seed's allocations.
 func allocSource(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed*104729 + 3)) }
@@ -72,7 +75,7 @@ func (g *gen) alloc(f *Func) stmt {
 	store := func(text, twin string) stmt {
 		return &allocStmt{text: "sink.Store(" + text + ")", twin: "sink.Store(" + twin + ")"}
 	}
-	switch g.ra.Intn(7) {
+	switch g.ra.Intn(8) {
 	case 0:
 		return store("new(cell)", p("new(cell)", "new"))
 	case 1:
@@ -90,6 +93,10 @@ func (g *gen) alloc(f *Func) stmt {
 		// A range statement's variable, one per iteration.
 		loop := "for _, v := range [2]cell{{n: a}, {}} { sink.Store(%s) }"
 		return &allocStmt{text: fmt.Sprintf(loop, "&v"), twin: fmt.Sprintf(loop, p("&v", "variable"))}
+	case 6:
+		// An int converted to an interface: boxed by allocating unless
+		// under 256.
+		return &allocStmt{text: "boxSink.Store(a * 97)", twin: "boxSink.Store(trABox(a*97, " + fn + "))"}
 	}
 	mk := "make([]int, 1)"
 	return store("&cell{xs: append("+mk+", a)}",
@@ -131,23 +138,15 @@ func (p *Program) funcsWhere(ok func(*Func) bool) []*Func {
 }
 
 // allocChoices are the functions a question about the allocations of
-// f or its callees may name: those of them that allocate; free is true
-// when no function of the program makes a channel, and the question may
-// leave the function a variable. Else only those that make no channel:
-// pmm says an answer is incomplete when a channel may be made at a site
-// it considers (a make of a channel is not recorded yet, every
-// allocation site of the module is a candidate of an allocation whose
-// function is a variable, and a call of a function value may reach any
-// function literal of its type).
-func (q *qgen) allocChoices(f *Func) (fs []*Func, free bool) {
-	free = !slices.ContainsFunc(q.p.Funcs, (*Func).makesChans)
+// f or its callees may name: those of them that allocate.
+func (q *qgen) allocChoices(f *Func) (fs []*Func) {
 	for _, c := range append(slices.Collect(maps.Keys(reach(f))), f) {
-		if c.allocs && (free || !c.makesChans()) {
+		if c.allocs {
 			fs = append(fs, c)
 		}
 	}
 	slices.SortFunc(fs, func(a, b *Func) int { return strings.Compare(a.Name, b.Name) })
-	return fs, free
+	return fs
 }
 
 // allocTerm is the function term of such a question, with vars, the
@@ -155,8 +154,8 @@ func (q *qgen) allocChoices(f *Func) (fs []*Func, free bool) {
 // where f's executions run code outside the module (reachesOutside),
 // whose allocations pmm says it does not count.
 func (q *qgen) allocTerm(f *Func, vars string) (string, string) {
-	fs, free := q.allocChoices(f)
-	if free && !f.reachesOutside() {
+	fs := q.allocChoices(f)
+	if !f.reachesOutside() {
 		return "f", vars + " f"
 	}
 	return lit(fs[q.r.Intn(len(fs))]), vars
@@ -174,18 +173,13 @@ func (f *Func) reachesOutside() bool {
 	return false
 }
 
-// noChans are the functions of fs that make no channel.
-func noChans(fs []*Func) []*Func {
-	return slices.DeleteFunc(fs, (*Func).makesChans)
-}
-
 // allocCount counts the allocations of each execution of a function
 // that allocates or calls one that does, by itself or its callees (or
 // those of one of them: allocTerm): on its goroutine (contains alone
 // would take in those of goroutines running meanwhile); or their heap
 // bytes.
 func (q *qgen) allocCount() bool {
-	f := q.pick(func(f *Func) bool { fs, _ := q.allocChoices(f); return !f.Worker && len(fs) > 0 })
+	f := q.pick(func(f *Func) bool { fs := q.allocChoices(f); return !f.Worker && len(fs) > 0 })
 	if f == nil {
 		return false
 	}
@@ -204,7 +198,7 @@ func (q *qgen) allocCount() bool {
 // allocOwn sums the bytes (requested or heap) a function's executions
 // allocate by themselves, or counts their allocations by kind and type.
 func (q *qgen) allocOwn() bool {
-	fs := noChans(q.p.allocFuncs())
+	fs := q.p.allocFuncs()
 	if len(fs) == 0 {
 		return false
 	}
@@ -224,17 +218,9 @@ func (q *qgen) allocOwn() bool {
 
 // allocKinds asks for the allocations' functions, kinds, types,
 // elements, requested and heap bytes, counts them by function, kind and
-// type, and asks for their memory account: of every function, or of
-// one when some function makes a channel.
+// type, and asks for their memory account, of every function.
 func (q *qgen) allocKinds() bool {
 	f, head, in := "f", "f ", "input "
-	if slices.ContainsFunc(q.p.Funcs, (*Func).makesChans) {
-		fs := noChans(q.p.allocFuncs())
-		if len(fs) == 0 {
-			return false
-		}
-		f, head, in = lit(fs[q.r.Intn(len(fs))]), "", ""
-	}
 	n := q.name("alloc-kinds")
 	q.question(n, "(defquestion %s :definition ((%sk t e b h) s.t. (exists (a) (and (allocation a %s k t) (allocation-elements a e) (allocation-bytes a b) (allocation-heap-bytes a h)))))", n, head, f)
 	q.define("(defevent %s :definition ((a %sk t) s.t. (allocation a %s k t)))", n+"-ev", head, f)
@@ -305,18 +291,14 @@ func (p *Program) AgentAccounts() []string {
 // allocAccount asks, in a program of several packages, for the
 // allocations per function and account (a count, which the runtime
 // keeps in cells), their heap bytes per type and account (a sum), or
-// the account of each allocation of one function, with its kind and
-// type: of every function, or of one when some function makes a channel
-// (allocChoices).
+// the account of each allocation of every function, or of one, with
+// its kind and type.
 func (q *qgen) allocAccount() bool {
-	fs := noChans(q.p.allocFuncs())
+	fs := q.p.allocFuncs()
 	if len(fs) == 0 {
 		return false
 	}
 	f, in := "f", "input "
-	if slices.ContainsFunc(q.p.Funcs, (*Func).makesChans) {
-		f, in = lit(fs[q.r.Intn(len(fs))]), ""
-	}
 	acc := q.accounts()
 	n := q.name("alloc-account")
 	switch q.r.Intn(3) {
@@ -343,7 +325,7 @@ func (q *qgen) allocGo() bool {
 	if w == nil {
 		return false
 	}
-	if fs, _ := q.allocChoices(w); len(fs) == 0 {
+	if fs := q.allocChoices(w); len(fs) == 0 {
 		return false
 	}
 	g, vars := q.allocTerm(w, "g a")

@@ -177,7 +177,7 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices, jump stmt) stmt {
 		// A send and a receive on a buffered channel, each sometimes
 		// with a call: the sent value's, one on either side of the
 		// receive, or one the received value is passed to.
-		b.body = []stmt{raw("ch := make(chan int, 1)")}
+		b.body = []stmt{g.makeChans(f, "ch := make(chan int, 1)")}
 		leaves := visible(f, g.leaves)
 		l := leaves[g.r.Intn(len(leaves))]
 		if g.r.Intn(2) == 0 {
@@ -219,7 +219,7 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices, jump stmt) stmt {
 		if g.r.Intn(2) == 0 {
 			// A range over a channel closed with one or two values in
 			// it, left by its close or by a break.
-			b.body = []stmt{raw("ch := make(chan int, 2)"), g.op(f, "send", "ch", "ch <- "+val),
+			b.body = []stmt{g.makeChans(f, "ch := make(chan int, 2)"), g.op(f, "send", "ch", "ch <- "+val),
 				when("a%2 == 0", g.op(f, "send", "ch", "ch <- a % 5")), raw("close(ch)")}
 			f.ops = append(f.ops, opInfo{"range", "ch"})
 			f.nops++
@@ -232,7 +232,7 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices, jump stmt) stmt {
 			break
 		}
 		// Comma-ok, on a channel closed with a value in it or empty.
-		b.body = []stmt{raw("ch := make(chan int, 1)"), when("a%2 == 0", g.op(f, "send", "ch", "ch <- "+val)),
+		b.body = []stmt{g.makeChans(f, "ch := make(chan int, 1)"), when("a%2 == 0", g.op(f, "send", "ch", "ch <- "+val)),
 			raw("close(ch)"), g.op(f, "recv", "ch", "v, ok := <-ch"),
 			&block{head: "if ok {", body: []stmt{raw("acc += v"), raw("} else {"), call()}}}
 	case 2:
@@ -242,7 +242,7 @@ func (g *gen) blocking(f *Func, callees []*Func, c argChoices, jump stmt) stmt {
 		f.nops++
 		s := &selectStmt{fn: f, n: f.nops}
 		f.ops = append(f.ops, opInfo{"select", ""})
-		b.body = []stmt{raw("ch, ch2 := make(chan int, 1), make(chan string, 1)"),
+		b.body = []stmt{g.makeChans(f, "ch, ch2 := make(chan int, 1), make(chan string, 1)"),
 			&block{head: "if a%2 == 0 {", body: []stmt{g.op(f, "send", "ch", "ch <- "+val), raw("} else {"),
 				g.op(f, "send", "ch2", "ch2 <- strs[a%3]")}}}
 		cases := []selectCase{
@@ -288,8 +288,27 @@ func (f *Func) callsSync() bool {
 	return false
 }
 
+// madeChan is a make of a channel in the generated code: the element
+// type, and the capacity.
+var madeChan = regexp.MustCompile(`make\(chan (\w+), (\d+)\)`)
+
+// makeChans is statement text, which makes channels, in f: in the twin,
+// each make records the channel's objects (trAC) when allocations are
+// traced (Features.Allocations), and f is then an allocating function.
+func (g *gen) makeChans(f *Func, text string) stmt {
+	if !g.feat.Allocations {
+		return raw(text)
+	}
+	f.allocs = true // kept from being inlined, as every allocating function
+	twin := madeChan.ReplaceAllStringFunc(text, func(m string) string {
+		elem := madeChan.FindStringSubmatch(m)[1]
+		return fmt.Sprintf("trAC(%s, %q, \"chan %s\", %t)", m, f.Name, elem, elem == "string")
+	})
+	return &allocStmt{text: text, twin: twin}
+}
+
 // makesChans reports whether f makes channels (for its sends, receives,
-// selects and ranges): allocations pmm does not record yet.
+// selects and ranges): allocations a heap walk's question leaves out.
 func (f *Func) makesChans() bool {
 	for _, o := range f.ops {
 		if o.kind != "lock" && o.kind != "rlock" && o.kind != "wait" {
@@ -455,7 +474,7 @@ func (s *recvReturn) print(p *printer) {
 // receiveReturn ends f's body by returning a value it sent itself on a
 // buffered channel and receives in the return statement.
 func (g *gen) receiveReturn(f *Func) []stmt {
-	return []stmt{raw("fin := make(chan int, 1)"), g.op(f, "send", "fin", "fin <- acc % 2"),
+	return []stmt{g.makeChans(f, "fin := make(chan int, 1)"), g.op(f, "send", "fin", "fin <- acc % 2"),
 		&recvReturn{op: g.op(f, "recv", "fin", "return (acc + <-fin) % 7")}}
 }
 

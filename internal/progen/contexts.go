@@ -2,7 +2,6 @@ package progen
 
 import (
 	"math/rand"
-	"slices"
 )
 
 // Calling contexts (Features.Contexts): question templates over
@@ -37,18 +36,10 @@ func (q *qgen) ctxCount() bool {
 	return true
 }
 
-// ctxAlloc counts the allocations by type per calling context: of every
-// function, or of one that makes no channel when some function makes one
-// (allocChoices).
+// ctxAlloc counts the allocations by type per calling context, of every
+// function.
 func (q *qgen) ctxAlloc() bool {
 	f := "f"
-	if slices.ContainsFunc(q.p.Funcs, (*Func).makesChans) {
-		fs := noChans(q.p.allocFuncs())
-		if len(fs) == 0 {
-			return false
-		}
-		f = lit(fs[q.r.Intn(len(fs))])
-	}
 	n := q.name("ctx-alloc")
 	q.define("(defevent %s :definition ((c t a) s.t. (exists (f k) (and (allocation a %s k t) (calling-context a c)))))", n+"-ev", f)
 	q.question(n, "(defquestion %s :definition (count %s (input input output)))", n, n+"-ev")

@@ -392,6 +392,32 @@ func trAS[E any](v []E, fn, kind, typ string) []E {
 	return v
 }
 
+// trAC records the objects of the channel v of type typ made in fn, and
+// returns v: the runtime's header (112 bytes in Go 1.26) with the buffer
+// in one object, or, when the elements hold pointers, the header and
+// then the buffer apart.
+func trAC[E any](v chan E, fn, typ string, pointers bool) chan E {
+	const header = 112
+	var z E
+	buf := int64(cap(v)) * int64(unsafe.Sizeof(z))
+	if pointers && buf > 0 {
+		trAlloc(fn, "make-chan", typ, 0, header)
+		trAlloc(fn, "make-chan", typ, int64(cap(v)), buf)
+		return v
+	}
+	trAlloc(fn, "make-chan", typ, int64(cap(v)), header+buf)
+	return v
+}
+
+// trABox records the int v converted to an interface in fn, and returns
+// it: the runtime boxes a value under 256 without allocating.
+func trABox(v int, fn string) int {
+	if uint64(v) >= 256 {
+		trAlloc(fn, "interface", "int", 1, 8)
+	}
+	return v
+}
+
 // trAStr records the concatenation v in fn, and returns it.
 func trAStr(v, fn string) string {
 	trAlloc(fn, "concat", "string", int64(len(v)), int64(len(v)))

@@ -118,9 +118,9 @@ var walkTemplates = []walkTemplate{
 // the objects or the bytes.
 func (q *qgen) walk(t walkTemplate) bool {
 	walks := q.r.Intn(5) != 0
-	// Of allocations, only in a function that makes no channel: pmm says
-	// an answer is incomplete where a channel may be made at a site it
-	// considers (allocChoices).
+	// Of allocations, only in a function that makes no channel: heap
+	// walks at a channel's make, of one or two objects, are not
+	// generated.
 	ok := func(f *Func) bool {
 		return f.walks == walks && !(t.end && f.Worker) && (!t.alloc || f.allocs && !f.makesChans())
 	}

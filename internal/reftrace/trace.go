@@ -253,7 +253,8 @@ func Read(r io.Reader) (*Trace, error) {
 				return nil, fmt.Errorf("trace record %d: id %d of an allocation is taken", line, rec.ID)
 			}
 			if rec.Alloc == "" || rec.Type == "" || rec.In == 0 || rec.Func == "" || rec.Label != "" || rec.Op != "" || rec.Go ||
-				rec.Caller != 0 || rec.Spawner != 0 || rec.Params != nil || rec.Elements <= 0 || rec.Bytes <= 0 || rec.HeapBytes < rec.Bytes {
+				rec.Caller != 0 || rec.Spawner != 0 || rec.Params != nil || rec.Elements < 0 || rec.Elements == 0 && rec.Alloc != "make-chan" || rec.Bytes <= 0 || rec.HeapBytes < rec.Bytes {
+				// (A channel's header, and an unbuffered channel, hold no element.)
 				return nil, fmt.Errorf("trace record %d: allocation %d without a kind, a type, a function or an execution it is made in, with what an execution has, or without elements and bytes (heap bytes at least those requested)", line, rec.ID)
 			}
 			a := &Execution{ID: rec.ID, Goroutine: rec.Goroutine, Func: rec.Func, In: rec.In, Case: -1,
