@@ -112,6 +112,14 @@ const ContextsTable = "pmm_contexts"
 // ContextsColumns are ContextsTable's columns.
 const ContextsColumns = "run INTEGER, context TEXT, parent TEXT, function TEXT, depth INTEGER, PRIMARY KEY (run, context)"
 
+// LoadTables are the tables and indexes of pmm.db that the loader of
+// the runs (rt/load) creates besides the stored relations and
+// CellsTable: a question's view may not take one of their names (a
+// question named "runs" made every load fail, "use DROP TABLE to
+// delete table runs"). rt/load's TestLoadTablesClaimed holds the list
+// to what the loader creates.
+var LoadTables = []string{"runs", "runs_source", "run_processes", "pmm_incomplete", "site_counts", "pmm_outside_calls", "pmm_outside_functions"}
+
 // SiteVarsTable says which events of which questions each site records;
 // an event variable of a question's view ranges over the executions its
 // sites recorded.
@@ -136,6 +144,11 @@ func Generate(prog *spec.Program) (*Schema, error) {
 	}
 	if err := names.claim(ContextsTable, "pmm's table of calling contexts"); err != nil {
 		return nil, err
+	}
+	for _, name := range LoadTables {
+		if err := names.claim(name, "pmm's table "+name); err != nil {
+			return nil, err
+		}
 	}
 	for _, q := range prog.Questions {
 		kinds, err := questionKinds(q)

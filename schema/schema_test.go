@@ -614,6 +614,10 @@ func TestNameClashes(t *testing.T) {
 		{"(defquestion a-b :definition " + q + ")\n(defquestion a_b :definition " + q + ")", "the exec table of question a-b and the exec table of question a_b"},
 		{"(defquestion p :definition " + q + ")\n(defquestion p--exec :definition " + q + ")", "the exec table of question p and question p--exec"},
 		{"(defquestion pmm-sites :definition " + q + ")", "pmm's table of sites and question pmm-sites"},
+		// The loader's tables: a question named runs made every load fail.
+		{"(defquestion runs :definition " + q + ")", "pmm's table runs and question runs"},
+		{"(defquestion pmm-incomplete :definition " + q + ")", "pmm's table pmm_incomplete and question pmm-incomplete"},
+		{"(defquestion site-counts :definition " + q + ")", "pmm's table site_counts and question site-counts"},
 	}
 	for _, tt := range tests {
 		prog, err := spec.Compile(spec.Source{Name: "clash.pmm", Text: []byte(tt.pmm)})

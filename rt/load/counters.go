@@ -54,6 +54,9 @@ func ReadCounters(logDir string) (*Counts, error) {
 	return c, nil
 }
 
+// countersSchema creates the table of the sites' counters.
+const countersSchema = `CREATE TABLE IF NOT EXISTS site_counts (run INTEGER, site INTEGER, checked INTEGER)`
+
 // StoreCounters inserts the counts of run into the site_counts table of
 // pmm.db, then removes the counters files they came from.
 func StoreCounters(dbPath string, run int64, c *Counts) error {
@@ -67,7 +70,7 @@ func StoreCounters(dbPath string, run int64, c *Counts) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS site_counts (run INTEGER, site INTEGER, checked INTEGER)`); err != nil {
+	if _, err := tx.Exec(countersSchema); err != nil {
 		return err
 	}
 	for s, n := range c.Checked {

@@ -1,0 +1,3 @@
+module example.com/allocsilent
+
+go 1.26
