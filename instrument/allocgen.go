@@ -82,11 +82,39 @@ func valueExpr(fi *fileInfo, start, end int) (ast.Expr, []ast.Node) {
 	return n.(ast.Expr), path
 }
 
+// typeSwitchVar finds the variable of a type switch's clause whose
+// first type (or default) is at offset start: the guard's name (x of
+// switch x := v.(type)), and the path to the clause, which ends it.
+func typeSwitchVar(fi *fileInfo, start int) (ast.Expr, []ast.Node) {
+	n, path := firstPath(fi.file, fi.tf, start, start, func(n ast.Node) bool {
+		cl, ok := n.(*ast.CaseClause)
+		if !ok {
+			return false
+		}
+		at, _ := static.ClausePos(cl)
+		return fi.tf.Offset(at) == start
+	})
+	if n == nil || len(path) < 3 {
+		return nil, nil
+	}
+	sw, ok := path[len(path)-3].(*ast.TypeSwitchStmt)
+	if !ok {
+		return nil, nil
+	}
+	as, ok := sw.Assign.(*ast.AssignStmt)
+	if !ok || len(as.Lhs) != 1 {
+		return nil, nil
+	}
+	return as.Lhs[0], path
+}
+
 // allocNotRecorded are the kinds of allocation sites (static.db's
 // allocations table) pmm does not record yet, and why.
 var allocNotRecorded = map[string]string{
 	"make-map":      "a map's allocations (its header and groups, and more as it grows) are not instrumented yet",
 	"concat-assign": "a string's s += t is not instrumented yet: escape analysis says nothing of it",
+	"range-func": "a range over a function allocates at its for statement (the closure of the loop's body, the loop's state, " +
+		"and the variables of an inlined iterator's loop, moved to the heap): not instrumented yet",
 }
 
 // outerFirst is the order of an insertion that opens a wrapper of the
@@ -108,12 +136,19 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	var movedAt movedPoint // where a moved variable's allocation is recorded
 	if isVariable {
 		v, ok := info.Defs[e.(*ast.Ident)].(*types.Var)
+		if cl, isClause := path[len(path)-1].(*ast.CaseClause); !ok && isClause {
+			// A type switch's variable, moved in this clause: made as
+			// the clause begins.
+			v, ok = info.Implicits[cl].(*types.Var)
+			movedAt = movedPoint{off: fi.tf.Offset(cl.Colon) + 1}
+		} else if ok {
+			var why string
+			if movedAt, why = variableAllocation(fi, path, e.(*ast.Ident)); why != "" {
+				return fmt.Errorf("%s", why)
+			}
+		}
 		if !ok {
 			return fmt.Errorf("pmm bug: the variable at %s is no variable", s.Position())
-		}
-		var why string
-		if movedAt, why = variableAllocation(fi, path, e.(*ast.Ident)); why != "" {
-			return fmt.Errorf("%s", why)
 		}
 		t = types.NewPointer(v.Type())
 	}
@@ -434,7 +469,8 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		}
 	}
 	fd := enclosingDecl(path)
-	noinline := fd != nil && !g.notInlined[fd] && !hasDirective(fd, "//go:noinline")
+	// (Every copy of a channel's make allocates on the heap.)
+	noinline := fd != nil && !isChan && !g.notInlined[fd] && !hasDirective(fd, "//go:noinline")
 	if noinline {
 		// An inlined copy of the function may keep the value on the
 		// stack, where the helper would still record it: not inlined,
@@ -606,6 +642,22 @@ func (sg *siteGen) allocWalks(e ast.Expr) (params, args string, body []string, e
 // e of kind may not be those of the program without pmm, or "".
 func allocInexact(info *types.Info, kind string, e ast.Expr, path []ast.Node, sz types.Sizes) string {
 	switch kind {
+	case "variable":
+		// Go 1.26 allocates the pointer-free variables under 16 bytes a
+		// block moves to the heap together, up to 16 bytes, in one
+		// object (ssagen's newHeapaddr).
+		var t types.Type
+		if id, ok := e.(*ast.Ident); ok {
+			if v, ok := info.Defs[id].(*types.Var); ok {
+				t = v.Type()
+			} else if cl, ok := path[len(path)-1].(*ast.CaseClause); ok && info.Implicits[cl] != nil {
+				t = info.Implicits[cl].Type()
+			}
+		}
+		if t != nil && (static.LayoutHasTypeParam(t) || !static.HasPointers(t) && sz.Sizeof(t) < 16) {
+			return "Go 1.26 allocates the variables under 16 bytes without pointers that one block moves to the heap together, up to 16 bytes, in one object; " +
+				"pmm counts an object each (their bytes are the same)"
+		}
 	case "concat":
 		// Go returns the one non-empty operand without allocating: not
 		// when two operands are non-empty constants.

@@ -36,6 +36,12 @@ const (
 	allocClosure     = "closure"    // a function literal that captures variables
 	allocVariable    = "variable"   // a local variable escape analysis moves to the heap
 	allocVariadic    = "variadic"   // the slice of a variadic call's extra arguments: f(a, b) for f(...T)
+	// allocRangeFunc is a range over a function (for x := range seq):
+	// the compiler names at its for the closure of the loop's body and
+	// the loop's state it moves to the heap, and, where it inlines the
+	// iterator, the loop's variables it moves there. Not recorded;
+	// sites/ says so.
+	allocRangeFunc = "range-func"
 )
 
 // allocation is a row of the allocations table: a place in the module's
@@ -128,6 +134,12 @@ func (a *allocFinder) visit(n ast.Node, owner *function) {
 		}
 	case *ast.IncDecStmt:
 		a.mapAssign(n.X, owner)
+	case *ast.RangeStmt:
+		if t := a.info.TypeOf(n.X); t != nil {
+			if _, ok := t.Underlying().(*types.Signature); ok {
+				a.add(n.For, n.X.End(), owner, allocRangeFunc, t, nil, -1)
+			}
+		}
 	case *ast.FuncLit:
 		if captures(a.info, n) {
 			a.add(n.Type.Func, n.End(), owner, allocClosure, a.info.TypeOf(n), nil, -1)
@@ -144,11 +156,7 @@ func (a *allocFinder) expression(e ast.Expr, owner *function) {
 	if !ok || tv.Value != nil || tv.Type == nil || !tv.IsValue() || types.IsInterface(tv.Type) {
 		return
 	}
-	pos := CompilerPos(e)
-	if sel, ok := e.(*ast.SelectorExpr); ok {
-		pos = sel.X.End() // the compiler names a selector at its dot
-	}
-	p := a.c.fset.Position(pos)
+	p := a.c.fset.Position(CompilerPos(e))
 	at := lineCol{filepath.Clean(p.Filename), p.Line, p.Column}
 	if a.c.exprs[at] == nil {
 		a.c.exprs[at] = &exprAt{expr: e, owner: owner, info: a.info, sizes: a.sizes}
@@ -489,6 +497,10 @@ func CompilerPos(e ast.Expr) token.Pos {
 		return e.Lbrack
 	case *ast.IndexListExpr:
 		return e.Lbrack
+	case *ast.SelectorExpr:
+		return e.X.End() // its dot, a field's, a method's or a package's
+	case *ast.TypeAssertExpr:
+		return e.X.End()
 	}
 	return e.Pos()
 }

@@ -338,6 +338,8 @@ func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via stri
 		switch n := n.(type) {
 		case *ast.Ident:
 			c.localVar(info, n, owner)
+		case *ast.CaseClause:
+			c.clauseVar(info, n, owner)
 		case *ast.FuncLit:
 			lit := c.closure(n, owner)
 			c.walk(info, n.Type, lit, "")
@@ -463,6 +465,30 @@ func (c *collector) localVar(info *types.Info, id *ast.Ident, owner *function) {
 	c.vars[lineCol{p.Filename, p.Line, p.Column}] = &localVar{
 		v: v, owner: owner, key: c.key(id.Pos()), where: c.span(id.Pos(), id.End()), sizes: c.alloc.sizes,
 	}
+}
+
+// clauseVar notes the variable a type switch's guard (switch x :=
+// v.(type)) declares in clause cl, where the compiler names it: at the
+// clause's first type, or at default.
+func (c *collector) clauseVar(info *types.Info, cl *ast.CaseClause, owner *function) {
+	v, ok := info.Implicits[cl].(*types.Var)
+	if !ok {
+		return
+	}
+	at, end := ClausePos(cl)
+	p := c.fset.Position(at)
+	c.vars[lineCol{p.Filename, p.Line, p.Column}] = &localVar{
+		v: v, owner: owner, key: c.key(at), where: c.span(at, end), sizes: c.alloc.sizes,
+	}
+}
+
+// ClausePos is where the compiler names the variable of a type switch's
+// clause cl, and the end of that: its first type, or its default.
+func ClausePos(cl *ast.CaseClause) (token.Pos, token.Pos) {
+	if len(cl.List) > 0 {
+		return cl.List[0].Pos(), cl.List[0].End()
+	}
+	return cl.Case, cl.Case + token.Pos(len("default"))
 }
 
 func (c *collector) walkCallChildren(info *types.Info, call *ast.CallExpr, owner *function) {

@@ -163,10 +163,11 @@ func (q *qgen) allocTerm(f *Func, vars string) (string, string) {
 
 // reachesOutside reports whether f, or a function it calls, directly or
 // not, runs code of the standard library that may allocate: a go
-// statement, wg.Add or wg.Wait (the spawner), Lock or RLock.
+// statement, wg.Add or wg.Wait (the spawner), a worker's deferred
+// wg.Done, Lock or RLock.
 func (f *Func) reachesOutside() bool {
 	for _, c := range append(slices.Collect(maps.Keys(reach(f))), f) {
-		if len(c.spawns) > 0 || slices.ContainsFunc(c.ops, func(o opInfo) bool { return o.kind == "lock" || o.kind == "rlock" || o.kind == "wait" }) {
+		if len(c.spawns) > 0 || c.Worker || slices.ContainsFunc(c.ops, func(o opInfo) bool { return o.kind == "lock" || o.kind == "rlock" || o.kind == "wait" }) {
 			return true
 		}
 	}
