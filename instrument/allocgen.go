@@ -540,7 +540,16 @@ func variableAllocation(fi *fileInfo, path []ast.Node, id *ast.Ident) (movedPoin
 			}
 			return movedPoint{off: at(stmt.End()), afterStmt: true}, ""
 		case *ast.ForStmt:
-			return movedPoint{}, "a variable of a for statement's init moved to the heap is copied at each iteration, which is not instrumented yet"
+			// Since Go 1.22 the variable is copied to a new one before
+			// each post statement: one object for the init and one for
+			// each post, as many as the condition's evaluations.
+			if v := fi.pkg.TypesInfo.FileVersions[fi.file]; v != "" && version.Compare(v, "go1.22") < 0 {
+				return movedPoint{}, "before Go 1.22 a for statement's variables are one for the whole loop: not instrumented"
+			}
+			if holder.Cond == nil {
+				return movedPoint{}, "a variable of a for statement's init moved to the heap, in a loop without a condition, is not instrumented yet"
+			}
+			return movedPoint{cond: holder.Cond}, ""
 		case *ast.IfStmt:
 			return movedPoint{cond: holder.Cond}, ""
 		}
@@ -654,7 +663,7 @@ func allocInexact(info *types.Info, kind string, e ast.Expr, path []ast.Node, sz
 				t = info.Implicits[cl].Type()
 			}
 		}
-		if t != nil && (static.LayoutHasTypeParam(t) || !static.HasPointers(t) && sz.Sizeof(t) < 16) {
+		if t != nil && aggregable(t, sz) && smallPartner(info, path, sz) {
 			return "Go 1.26 allocates the variables under 16 bytes without pointers that one block moves to the heap together, up to 16 bytes, in one object; " +
 				"pmm counts an object each (their bytes are the same)"
 		}
@@ -794,6 +803,80 @@ func valueAllocation(info *types.Info, e ast.Expr, t types.Type, sz types.Sizes,
 		skip = word("unsafe.Pointer") + " == nil"
 	}
 	return sz.Sizeof(t), static.HasPointers(t), skip, nil
+}
+
+// aggregable reports whether Go 1.26 may allocate a variable of type t
+// moved to the heap in one object with others: without pointers, under
+// 16 bytes (ssagen's newHeapaddr), or of a type parameter's layout.
+func aggregable(t types.Type, sz types.Sizes) bool {
+	return static.LayoutHasTypeParam(t) || !static.HasPointers(t) && sz.Sizeof(t) > 0 && sz.Sizeof(t) < 16
+}
+
+// smallPartner reports whether the innermost function on path has
+// another variable, besides the one asked about, that may be moved to the heap
+// with it in one object: aggregable, and its address taken (&x, x[:] of
+// an array, a method of a pointer receiver) or used in a function
+// literal (a superset of the variables escape analysis moves).
+func smallPartner(info *types.Info, path []ast.Node, sz types.Sizes) bool {
+	var fn ast.Node
+	for i := len(path) - 1; i >= 0 && fn == nil; i-- {
+		switch f := path[i].(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			fn = f
+		}
+	}
+	if fn == nil {
+		return false
+	}
+	candidates := 0
+	seen := map[*types.Var]bool{}
+	var lits []*ast.FuncLit
+	ast.Inspect(fn, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.FuncLit); ok && lit != fn {
+			lits = append(lits, lit)
+		}
+		return true
+	})
+	note := func(id *ast.Ident) {
+		if v, ok := info.Uses[id].(*types.Var); ok && !v.IsField() && !seen[v] && v.Pkg() != nil && v.Parent() != v.Pkg().Scope() && aggregable(v.Type(), sz) {
+			seen[v] = true
+			candidates++
+		}
+	}
+	ast.Inspect(fn, func(n ast.Node) bool {
+		var x ast.Expr // an operand whose address is taken
+		switch n := n.(type) {
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				x = n.X
+			}
+		case *ast.SliceExpr: // of an array
+			x = n.X
+		case *ast.SelectorExpr: // a method of a pointer receiver: &x implied
+			if sel := info.Selections[n]; sel != nil && sel.Kind() == types.MethodVal {
+				if _, ptr := sel.Obj().Type().(*types.Signature).Recv().Type().(*types.Pointer); ptr {
+					x = n.X
+				}
+			}
+		}
+		if id, ok := ast.Unparen(x).(*ast.Ident); ok {
+			note(id)
+		}
+		return true
+	})
+	for _, lit := range lits {
+		ast.Inspect(lit.Body, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if v, ok := info.Uses[id].(*types.Var); ok && (v.Pos() < lit.Pos() || v.Pos() >= lit.End()) {
+					note(id)
+				}
+			}
+			return true
+		})
+	}
+	// The variable itself is among them (its address is taken, or a
+	// literal uses it): another makes two.
+	return candidates >= 2
 }
 
 // enclosingBody is the body of the innermost function on path.
