@@ -204,9 +204,48 @@ func aggregateQuestion(d *Def, of *Relation, diags *diagnostics) *Question {
 				"%s aggregates exactly one output value, found %d: %s", agg.Op, len(values), strings.Join(values, ", "))
 		}
 	}
+	untypedHeadEvents(d, of, diags)
 	q := &Question{Relation: *of, Aggregate: agg}
 	q.Name, q.Pos = d.Name, d.Pos
 	return q
+}
+
+// untypedHeadEvents reports the head variables of of that are events of
+// no known type: an event's uses declare such a parameter, but an
+// aggregate of it, d, is a use that declares nothing (IC4).
+func untypedHeadEvents(d *Def, of *Relation, diags *diagnostics) {
+	for _, v := range of.Head {
+		for _, conj := range of.Disjuncts {
+			types, ok := conj.Types(nil)
+			if !ok || types[v] != "" {
+				continue
+			}
+			if a, i := eventUse(conj, v); a != nil {
+				hint := "declare it in " + of.Name + ": " + declaration(a.Prim.Args[i].Events, v)
+				if slices.Contains(a.Prim.Args[i].Events, TypeFunctionExecution) {
+					hint += ", or (interval " + v + ") for an execution of any function"
+				}
+				diags.errorf(a.Pos, hint, "the type of event %s is not known in %s, and %s aggregates %s, which declares nothing (IC4)", v, a, d.Name, of.Name)
+				return
+			}
+		}
+	}
+}
+
+// eventUse is an atom of conj, and the position in it, where variable v
+// is an event.
+func eventUse(conj *Conj, v string) (*Atom, int) {
+	for _, a := range conj.Atoms {
+		if a.Prim.Kind == ValueRelation {
+			continue
+		}
+		for i, t := range a.Args {
+			if t.Lit == nil && t.Var == v && a.Prim.Args[i].Kind == ArgEvent {
+				return a, i
+			}
+		}
+	}
+	return nil, 0
 }
 
 // eventInputs are the input positions (group keys) of aggregate q that
