@@ -191,7 +191,7 @@ func (g *generator) blockingSite(s *plan.Site, fi *fileInfo, n ast.Node, path []
 	case (op.Kind == static.BlockLock || op.Kind == static.BlockRLock) && op.Stmt && !g.callSiteAt(s):
 		// m.Lock() → pmm__lock5(&m): TryLock first.
 		call := op.Node.(*ast.CallExpr)
-		arg, mutex, err := sg.lockedMutex(call, op.Operand)
+		arg, mutex, err := sg.methodReceiver(call, op.Operand)
 		if err != nil {
 			return err
 		}
@@ -450,27 +450,29 @@ func gotoTarget(body *ast.BlockStmt, label string) bool {
 	return found
 }
 
-// lockArg is how a Lock's receiver becomes the helper's argument: the
-// text before the receiver as written and the text that replaces the
-// rest of the call (".Lock()").
-type lockArg struct{ open, close string }
+// receiverArg is how a method call's receiver becomes an argument of a
+// helper that makes the call itself: the text before the receiver as
+// written and the text that replaces the rest of the call (".Lock()").
+type receiverArg struct{ open, close string }
 
-// lockedMutex returns how the receiver of call, a Lock or RLock of
-// package sync, is passed to the helper that locks it, and the pointer
-// type the helper takes: the receiver itself when it is a pointer, its
-// address otherwise, and, for a method promoted from an embedded field,
-// that field (x.Lock() → &(x.Mutex)). The receiver is evaluated once, as
-// in the call.
-func (sg *siteGen) lockedMutex(call *ast.CallExpr, operand ast.Expr) (lockArg, types.Type, error) {
+// methodReceiver returns how the receiver operand of call, a static
+// method call, is passed to a helper that calls the method, and the
+// type of the method's receiver, which the helper takes: the operand
+// itself when its type is the receiver's, its address or what it
+// points to otherwise, and, for a method promoted from an embedded
+// field, that field (x.Lock() → &(x.Mutex)). The receiver is evaluated
+// once, where the method value would be, so that it is the value, and
+// the pointer followed, that the method value would bind.
+func (sg *siteGen) methodReceiver(call *ast.CallExpr, operand ast.Expr) (receiverArg, types.Type, error) {
 	info := sg.fi.pkg.TypesInfo
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
-	if !ok {
-		return lockArg{}, nil, fmt.Errorf("the blocking call at %s has no static callee", sg.s.Position())
+	if !ok || fn.Type().(*types.Signature).Recv() == nil {
+		return receiverArg{}, nil, fmt.Errorf("the call at %s has no static method callee", sg.s.Position())
 	}
-	recv := fn.Type().(*types.Signature).Recv().Type() // *sync.Mutex, *sync.RWMutex
+	recv := fn.Type().(*types.Signature).Recv().Type()
 	sel, ok := info.Selections[call.Fun.(*ast.SelectorExpr)]
-	if !ok {
-		return lockArg{}, nil, fmt.Errorf("the blocking call at %s is not a method call", sg.s.Position())
+	if !ok || sel.Kind() != types.MethodVal {
+		return receiverArg{}, nil, fmt.Errorf("the call at %s is not a method call", sg.s.Position())
 	}
 	path := ""
 	t := info.TypeOf(operand)
@@ -481,18 +483,24 @@ func (sg *siteGen) lockedMutex(call *ast.CallExpr, operand ast.Expr) (lockArg, t
 		}
 		st, ok := u.Underlying().(*types.Struct)
 		if !ok || i >= st.NumFields() {
-			return lockArg{}, nil, fmt.Errorf("pmm bug: the path of the promoted %s at %s", fn.Name(), sg.s.Position())
+			return receiverArg{}, nil, fmt.Errorf("pmm bug: the path of the promoted %s at %s", fn.Name(), sg.s.Position())
 		}
-		path += "." + st.Field(i).Name()
-		t = st.Field(i).Type()
+		f := st.Field(i)
+		if !f.Exported() && !samePackage(f.Pkg(), sg.self) {
+			return receiverArg{}, nil, fmt.Errorf("the %s at %s is promoted through the unexported field %s of package %s, which the package cannot name", fn.Name(), sg.s.Position(), f.Name(), f.Pkg().Path())
+		}
+		path += "." + f.Name()
+		t = f.Type()
 	}
 	switch {
 	case types.Identical(t, recv):
-		return lockArg{close: path}, recv, nil
+		return receiverArg{close: path}, recv, nil
 	case types.Identical(types.NewPointer(t), recv):
-		return lockArg{open: "&(", close: path + ")"}, recv, nil
+		return receiverArg{open: "&(", close: path + ")"}, recv, nil
+	case types.Identical(t, types.NewPointer(recv)):
+		return receiverArg{open: "*(", close: path + ")"}, recv, nil
 	}
-	return lockArg{}, nil, fmt.Errorf("the receiver of the %s at %s is of type %s, not of %s", fn.Name(), sg.s.Position(), t, recv)
+	return receiverArg{}, nil, fmt.Errorf("the receiver of the %s at %s is of type %s, not of %s", fn.Name(), sg.s.Position(), t, recv)
 }
 
 // clocksWhenWaited makes the site read the clock, and count itself for

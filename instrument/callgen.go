@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -75,6 +76,12 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 	// that W can tell by its dynamic type which one runs. A call that may
 	// run several functions records an execution only when it runs one
 	// of the site's targets: target is the test that tells which.
+	//
+	// A static callee W calls by its name instead (staticCallee), as the
+	// plain program does: through a function value, escape analysis
+	// would make every argument passed by reference escape, and a
+	// method value x.M would move x to the heap, allocations the plain
+	// program does not make.
 	var calleeParam, target, dispatchDecl string
 	sel, isSel := call.Fun.(*ast.SelectorExpr)
 	viaRecv := false
@@ -84,6 +91,11 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 			return err
 		}
 	}
+	var direct staticCallee
+	if !s.Dynamic() && split == nil {
+		direct = sg.staticCallee(call)
+	}
+	recv := direct.recv
 	switch {
 	case viaRecv:
 		rt, err := sg.typeName(info.TypeOf(sel.X))
@@ -94,6 +106,8 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 		if target, dispatchDecl, err = sg.dispatch(sel, info.TypeOf(sel.X)); err != nil {
 			return err
 		}
+	case recv != nil:
+		calleeParam = "recv " + direct.recvType
 	default:
 		ft, err := sg.typeName(sig)
 		if err != nil {
@@ -225,8 +239,11 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 	// The call itself, at the user's position.
 	line := fmt.Sprintf("/*line %s:%d:%d*/", fi.tf.Name(), s.Line, s.Col)
 	invoke := "f(" + strings.Join(forward, ", ") + ")"
-	if viaRecv {
+	switch {
+	case viaRecv || recv != nil:
 		invoke = "recv." + sel.Sel.Name + "(" + strings.Join(forward, ", ") + ")"
+	case direct.name != "":
+		invoke = direct.name + "(" + strings.Join(forward, ", ") + ")"
 	}
 	resultList := ""
 	if len(results) > 0 {
@@ -242,8 +259,12 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 		sg.fields = nil // no state
 		wrapper := fmt.Sprintf("func %s%s(%s)%s {\n\t%s%s\n%s}", w, sg.tparam, strings.Join(params, ", "), resultList,
 			prelude, strings.Join(counts, "\n\t"), strings.ReplaceAll(fast, "\t\t", "\t"))
-		sg.callEdits(call, sel, viaRecv, w, callerArg, calleeParam, &dispatchDecl)
-		return sg.finishTaking(gs, append(cellDecls, wrapper)...)
+		sg.callEdits(call, sel, viaRecv, recv, w, callerArg, calleeParam, &dispatchDecl)
+		decls := append(cellDecls, wrapper)
+		if direct.decl != "" {
+			decls = append(decls, direct.decl)
+		}
+		return sg.finishTaking(gs, decls...)
 	}
 	wrapper := fmt.Sprintf("func %s%s(%s)%s {\n\t%sif !(%s) {\n%s\t}\n\t%s%s%s(%s)\n\treturn\n}",
 		w, sg.tparam, strings.Join(params, ", "), resultList, prelude, sg.tmpl.Pre, fast, returnOrNot(results), won, sg.targs, strings.Join(paramNames(params), ", "))
@@ -268,10 +289,12 @@ func (g *generator) call(s *plan.Site, fi *fileInfo, call *ast.CallExpr, path []
 	}
 	rec.WriteString("\ts.ok = true\n\treturn\n}")
 
-	sg.callEdits(call, sel, viaRecv, w, callerArg, calleeParam, &dispatchDecl)
+	sg.callEdits(call, sel, viaRecv, recv, w, callerArg, calleeParam, &dispatchDecl)
 	decls := []string{sg.stateDecl(), wrapper, rec.String(), sg.exitDecl(exitParams, reads)}
-	if dispatchDecl != "" {
-		decls = append(decls, dispatchDecl)
+	for _, d := range []string{dispatchDecl, direct.decl} {
+		if d != "" {
+			decls = append(decls, d)
+		}
 	}
 	return sg.finishTaking(gs, decls...)
 }
@@ -309,16 +332,105 @@ func (sg *siteGen) forwardedParams(sig *types.Signature) (params, forward []stri
 	return params, forward, nil
 }
 
+// staticCallee is how a call site's wrapper calls a static callee by
+// its name: a function (name), or a method of the receiver it takes
+// (recv, of type recvType). The zero value: through the function value.
+type staticCallee struct {
+	name     string
+	recv     *receiverArg
+	recvType string
+	decl     string // a declaration name needs, or ""
+}
+
+// wrapperLocals are the names a call site's wrapper and record
+// function declare, which would hide a function of the package by that
+// name.
+var wrapperLocals = regexp.MustCompile(`^(f|s|cs|caller|recv|[pr][0-9]+)$`)
+
+// calleeAlias calls function name, of signature sig, of the package,
+// which the wrapper's variables would hide, through a function of the
+// package that calls it by name: a static call, which escape analysis
+// sees through. Its parameters have the package's unused prefix.
+func (sg *siteGen) calleeAlias(name string, sig *types.Signature) staticCallee {
+	params, forward, err := sg.forwardedParams(sig)
+	if err != nil {
+		return staticCallee{}
+	}
+	for i := range params {
+		params[i], forward[i] = sg.p+params[i], sg.p+forward[i]
+	}
+	var results []string
+	for i := 0; i < sig.Results().Len(); i++ {
+		ts, err := sg.typeName(sig.Results().At(i).Type())
+		if err != nil {
+			return staticCallee{}
+		}
+		results = append(results, ts)
+	}
+	alias, ret := sg.name("callee"), ""
+	if len(results) > 0 {
+		ret = "return "
+	}
+	// The call has the user's position, as the wrapper's has.
+	line := fmt.Sprintf("/*line %s:%d:%d*/", sg.fi.tf.Name(), sg.s.Line, sg.s.Col)
+	decl := fmt.Sprintf("func %s(%s) (%s) {\n\t%s%s%s(%s)\n}", alias, strings.Join(params, ", "), strings.Join(results, ", "), line, ret, name, strings.Join(forward, ", "))
+	return staticCallee{name: alias, decl: decl}
+}
+
+// staticCallee returns how the wrapper of call, whose site is static,
+// calls its callee by name: a function or a method of the package or
+// of another, neither generic nor of C; else the zero value.
+func (sg *siteGen) staticCallee(call *ast.CallExpr) staticCallee {
+	info := sg.fi.pkg.TypesInfo
+	fn := typeutil.StaticCallee(info, call)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() == "C" || strings.HasPrefix(fn.Name(), "_C") || fn.Origin() != fn {
+		return staticCallee{}
+	}
+	sig := fn.Type().(*types.Signature)
+	if sig.TypeParams().Len() > 0 || sig.RecvTypeParams().Len() > 0 {
+		return staticCallee{}
+	}
+	if sig.Recv() == nil {
+		if _, ok := ast.Unparen(call.Fun).(*ast.IndexExpr); ok {
+			return staticCallee{}
+		}
+		if samePackage(fn.Pkg(), sg.self) {
+			if wrapperLocals.MatchString(fn.Name()) {
+				return sg.calleeAlias(fn.Name(), sig)
+			}
+			return staticCallee{name: fn.Name()}
+		}
+		return staticCallee{name: sg.pc.importName(fn.Pkg().Path()) + "." + fn.Name()}
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel != call.Fun {
+		return staticCallee{}
+	}
+	arg, recv, err := sg.methodReceiver(call, sel.X)
+	if err != nil {
+		return staticCallee{}
+	}
+	rt, err := sg.typeName(recv)
+	if err != nil {
+		return staticCallee{}
+	}
+	return staticCallee{recv: &arg, recvType: rt}
+}
+
 // callEdits rewrites the call F(A...) into W(caller, F, A...), w the
 // wrapper's name: the arguments stay where they are, so that the edits
 // of call sites among them apply too. A go statement's call through an
 // interface adds the check of its receiver to dispatchDecl.
-func (sg *siteGen) callEdits(call *ast.CallExpr, sel *ast.SelectorExpr, viaRecv bool, w, caller, calleeParam string, dispatchDecl *string) {
+func (sg *siteGen) callEdits(call *ast.CallExpr, sel *ast.SelectorExpr, viaRecv bool, recv *receiverArg, w, caller, calleeParam string, dispatchDecl *string) {
 	s, fi := sg.s, sg.fi
 	start, end := fi.tf.Offset(call.Pos()), fi.tf.Offset(call.End())
 	lparen := fi.tf.Offset(call.Lparen)
 	order := orderCall*1_000_000 + (1_000_000 - (end - start)) // outer first
 	open, afterRecv := w+sg.uargs+"("+caller+", ", ", "
+	if recv != nil {
+		// A static method's receiver: x, &(x.E) or *(x), as x.M binds it.
+		open, afterRecv = open+recv.open, recv.close+", "
+	}
 	if viaRecv && s.Via == "go" {
 		// go x.M() evaluates the method value x.M in the goroutine of
 		// the go statement, which panics there if x is nil: so does
@@ -330,7 +442,7 @@ func (sg *siteGen) callEdits(call *ast.CallExpr, sel *ast.SelectorExpr, viaRecv 
 			check, sg.tparam, sg.p, strings.TrimPrefix(calleeParam, "recv "), strings.TrimPrefix(calleeParam, "recv "), sg.p, sel.Sel.Name, sg.p)
 	}
 	sg.edits = append(sg.edits, Edit{Off: start, End: start, Text: open, Order: order})
-	if viaRecv {
+	if viaRecv || recv != nil {
 		sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(sel.X.End()), End: lparen + 1, Text: afterRecv})
 	} else {
 		if inst := sg.instantiation(call.Fun); inst != "" {

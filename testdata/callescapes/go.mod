@@ -1,0 +1,3 @@
+module example.com/callescapes
+
+go 1.26
