@@ -291,7 +291,11 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			}
 		case *types.Signature:
 			if tps != nil && tps.Len() > 0 {
-				return fmt.Errorf("a closure in a generic function is not instrumented yet: what it captures may be of a type parameter's type")
+				if bytes, err = sg.genericClosureBytes(info, e.(*ast.FuncLit), sizes(fi), path); err != nil {
+					return err
+				}
+				elements, pointers = "1", true // the dictionary
+				break
 			}
 			size, ptrs := closureSize(info, e.(*ast.FuncLit), sizes(fi), path)
 			elements, bytes, pointers = "1", strconv.FormatInt(size, 10), ptrs
@@ -907,6 +911,56 @@ func isByteSlice(t types.Type) bool {
 // captures it so (at most 128 bytes, never assigned after its
 // declaration nor its address taken), else by reference.
 func closureSize(info *types.Info, lit *ast.FuncLit, sizes types.Sizes, path []ast.Node) (int64, bool) {
+	fields := []*types.Var{types.NewField(token.NoPos, nil, "F", types.Typ[types.Uintptr], false)}
+	pointers := false
+	vars, changed := capturedVars(info, lit, path)
+	for _, v := range vars {
+		t := v.Type()
+		if changed[v] || sizes.Sizeof(t) > 128 {
+			t = types.NewPointer(t)
+		}
+		if static.HasPointers(t) {
+			pointers = true
+		}
+		fields = append(fields, types.NewField(token.NoPos, nil, "x"+strconv.Itoa(len(fields)), t, false))
+	}
+	return sizes.Sizeof(types.NewStruct(fields, nil)), pointers
+}
+
+// genericClosureBytes is the expression, in the allocation's helper,
+// of the size of the object a function literal in a generic function
+// allocates (pmmrt.ClosureBytes): as closureSize's, with the
+// instantiation's dictionary captured last, and the sizes of variables
+// of a type parameter's type, and so whether they are captured by
+// value, known at run time. The object holds a pointer, the dictionary.
+func (sg *siteGen) genericClosureBytes(info *types.Info, lit *ast.FuncLit, sizes types.Sizes, path []ast.Node) (string, error) {
+	rt, unsafe := sg.pc.Imports[sg.g.rtPath], sg.pc.importName("unsafe")
+	vars, changed := capturedVars(info, lit, path)
+	var fields []string
+	for _, v := range vars {
+		t := v.Type()
+		switch {
+		case changed[v] || !static.LayoutHasTypeParam(t) && sizes.Sizeof(t) > 128:
+			fields = append(fields, fmt.Sprintf("%s.Captured{Size: %d, Align: %d}", rt, sizes.Sizeof(types.Typ[types.UnsafePointer]), sizes.Alignof(types.Typ[types.UnsafePointer])))
+		case !static.LayoutHasTypeParam(t):
+			fields = append(fields, fmt.Sprintf("%s.Captured{Size: %d, Align: %d, ByValue: true}", rt, sizes.Sizeof(t), sizes.Alignof(t)))
+		default:
+			ts, err := sg.typeName(t)
+			if err != nil {
+				return "", err
+			}
+			fields = append(fields, fmt.Sprintf("%s.Captured{Size: %s.Sizeof(*new(%s)), Align: %s.Alignof(*new(%s)), ByValue: true}", rt, unsafe, ts, unsafe, ts))
+		}
+	}
+	return rt + ".ClosureBytes(" + strings.Join(fields, ", ") + ")", nil
+}
+
+// capturedVars are the variables function literal lit captures, in the
+// order of their first use in its body (the order of the closure's
+// fields), and those of them that the outermost function around lit
+// assigns or takes the address of after their declaration
+// (static.MarkReassigned), which the compiler captures by reference.
+func capturedVars(info *types.Info, lit *ast.FuncLit, path []ast.Node) ([]*types.Var, map[*types.Var]bool) {
 	var outer ast.Node = lit
 	for i := len(path) - 2; i >= 0; i-- {
 		if _, ok := path[i].(*ast.FuncDecl); ok {
@@ -914,42 +968,9 @@ func closureSize(info *types.Info, lit *ast.FuncLit, sizes types.Sizes, path []a
 			break
 		}
 	}
-	// The variables assigned or addressed anywhere in the outermost
-	// function, after their declaration.
 	changed := map[*types.Var]bool{}
-	mark := func(e ast.Expr) {
-		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
-			if v, ok := info.Uses[id].(*types.Var); ok {
-				changed[v] = true
-			}
-		}
-	}
-	ast.Inspect(outer, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			if n.Tok != token.DEFINE {
-				for _, l := range n.Lhs {
-					mark(l)
-				}
-			}
-		case *ast.IncDecStmt:
-			mark(n.X)
-		case *ast.UnaryExpr:
-			if n.Op == token.AND {
-				mark(n.X)
-			}
-		case *ast.RangeStmt:
-			if n.Tok == token.ASSIGN {
-				mark(n.Key)
-				if n.Value != nil {
-					mark(n.Value)
-				}
-			}
-		}
-		return true
-	})
-	fields := []*types.Var{types.NewField(token.NoPos, nil, "F", types.Typ[types.Uintptr], false)}
-	pointers := false
+	static.MarkReassigned(info, outer, changed)
+	var vars []*types.Var
 	seen := map[*types.Var]bool{}
 	ast.Inspect(lit.Body, func(n ast.Node) bool {
 		id, ok := n.(*ast.Ident)
@@ -961,17 +982,10 @@ func closureSize(info *types.Info, lit *ast.FuncLit, sizes types.Sizes, path []a
 			return true
 		}
 		seen[v] = true
-		t := v.Type()
-		if changed[v] || sizes.Sizeof(t) > 128 {
-			t = types.NewPointer(t)
-		}
-		if static.HasPointers(t) {
-			pointers = true
-		}
-		fields = append(fields, types.NewField(token.NoPos, nil, "x"+strconv.Itoa(len(fields)), t, false))
+		vars = append(vars, v)
 		return true
 	})
-	return sizes.Sizeof(types.NewStruct(fields, nil)), pointers
+	return vars, changed
 }
 
 // evaluatedEarlier says why x, an operand that pmm's helper turns into

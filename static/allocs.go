@@ -587,3 +587,87 @@ func HasPointers(t types.Type) bool {
 	}
 	return true // pointers, slices, maps, chans, funcs, interfaces
 }
+
+// MarkReassigned marks in changed the local variables that n (and the
+// code in it) assigns after their declaration or whose address it
+// takes, explicitly (&x, x[:] of an array) or by calling a method with
+// a pointer receiver: the compiler captures those by reference in a
+// closure (the others by value, up to 128 bytes).
+func MarkReassigned(info *types.Info, n ast.Node, changed map[*types.Var]bool) {
+	ast.Inspect(n, func(n ast.Node) bool {
+		markReassigned(info, n, changed)
+		return true
+	})
+}
+
+// markReassigned is MarkReassigned for node n alone. A write to, or the
+// address of, a field or an array element of x is x's (cmd/compile's
+// ir.OuterValue), unless a pointer is followed on the way.
+func markReassigned(info *types.Info, n ast.Node, changed map[*types.Var]bool) {
+	mark := func(e ast.Expr) {
+		for {
+			switch x := ast.Unparen(e).(type) {
+			case *ast.Ident:
+				if v, ok := info.Uses[x].(*types.Var); ok {
+					changed[v] = true
+				}
+				return
+			case *ast.SelectorExpr:
+				sel, ok := info.Selections[x]
+				if !ok || sel.Kind() != types.FieldVal || sel.Indirect() {
+					return
+				}
+				if _, ptr := info.TypeOf(x.X).Underlying().(*types.Pointer); ptr {
+					return
+				}
+				e = x.X
+			case *ast.IndexExpr:
+				if _, ok := info.TypeOf(x.X).Underlying().(*types.Array); !ok {
+					return
+				}
+				e = x.X
+			default:
+				return
+			}
+		}
+	}
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		if n.Tok != token.DEFINE {
+			for _, l := range n.Lhs {
+				mark(l)
+			}
+		}
+	case *ast.IncDecStmt:
+		mark(n.X)
+	case *ast.UnaryExpr:
+		if n.Op == token.AND {
+			mark(n.X)
+		}
+	case *ast.RangeStmt:
+		if n.Tok == token.ASSIGN {
+			mark(n.Key)
+			if n.Value != nil {
+				mark(n.Value)
+			}
+		}
+	case *ast.SliceExpr:
+		if _, ok := info.TypeOf(n.X).Underlying().(*types.Array); ok {
+			mark(n.X)
+		}
+	case *ast.SelectorExpr:
+		// x.M with M's receiver a pointer and x not: &x, or &x.E for a
+		// method promoted from an embedded field E reached without
+		// following a pointer.
+		sel, ok := info.Selections[n]
+		if !ok || sel.Kind() != types.MethodVal || sel.Indirect() {
+			return
+		}
+		if _, ptr := sel.Obj().Type().(*types.Signature).Recv().Type().(*types.Pointer); !ptr {
+			return
+		}
+		if _, ptr := info.TypeOf(n.X).Underlying().(*types.Pointer); !ptr {
+			mark(n.X)
+		}
+	}
+}

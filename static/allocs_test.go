@@ -364,6 +364,70 @@ func init() { Gen[int](1, "", ""); Gen[string](1, "", "") }
 	}
 }
 
+// TestGenericMovedVariables: in a generic function, a variable of a
+// type parameter's type that a closure captures, and that nothing
+// assigns nor takes the address of, is captured by value in the
+// instantiations where it is at most 128 bytes and by reference, moved
+// to the heap, in the others: undecided (heap NULL). One whose field
+// the function assigns (c.n++), or whose address it takes, or whose
+// pointer method it calls, is captured by reference, and moved, in
+// every instantiation; so is one of a type without type parameters.
+func TestGenericMovedVariables(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+var sink func() int
+
+type big struct{ a [20]int64 }
+
+type box[T any] struct {
+	v T
+	n int
+}
+
+func (b *box[T]) bump() { b.n++ }
+
+func Keep[T any](x T, n int) {
+	k := n
+	sink = func() int { _ = x; return k }
+}
+
+func Fields[T any](x T) {
+	var c box[T]
+	var d box[T]
+	var e box[T]
+	p := &e
+	sink = func() int { _ = x; c.n++; d.bump(); return c.n + d.n + p.n }
+}
+
+func Plain[T any](n int) {
+	var m [20]int64
+	m[0] = int64(n)
+	sink = func() int { return int(m[0]) }
+}
+
+func main() {
+	Keep(1, 2)
+	Keep(big{}, 2)
+	Fields(1)
+	Fields(big{})
+	Plain[int](1)
+}
+`
+	for name, text := range map[string]string{"go.mod": "module example.com/gmoved\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ':' || a.col || ' ' || a.type || ' ' || coalesce(a.heap, 'NULL') FROM allocations a
+		WHERE a.kind = 'variable' ORDER BY a.line, a.col`)
+	want := []string{"14:18 T NULL", "19:20 T NULL", "20:6 main.box[T] 1", "21:6 main.box[T] 1", "22:6 main.box[T] 1", "28:6 [20]int64 1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("moved variables: %q, want %q", got, want)
+	}
+}
+
 // TestBoxedBy: the runtime function that boxes a value of each type, as
 // cmd/compile's walk.dataWordFuncName chooses it on a 64-bit system.
 func TestBoxedBy(t *testing.T) {

@@ -138,6 +138,7 @@ type collector struct {
 	allocList  []*allocation
 	texts      []textMethod                  // the rows of text_methods
 	vars       map[lineCol]*localVar         // the local variables, for "moved to heap"
+	reassigned map[*types.Var]bool           // MarkReassigned's, over the walked code
 	exprs      map[lineCol]*exprAt           // expressions where the compiler names them, when its escapes are read
 	boxed      map[ast.Expr]bool             // expressions a call's argument or an assignment converts to an interface, then
 	methods    map[string][]*types.Signature // the module's methods by name (mayRunInModule)
@@ -158,6 +159,7 @@ func newCollector(fset *token.FileSet, root, modulePath string) *collector {
 		regions:    map[posKey]*region{},
 		allocs:     map[posKey]*allocation{},
 		vars:       map[lineCol]*localVar{},
+		reassigned: map[*types.Var]bool{},
 	}
 }
 
@@ -335,6 +337,7 @@ func (c *collector) walk(info *types.Info, n ast.Node, owner *function, via stri
 			return true
 		}
 		c.alloc.visit(n, owner)
+		markReassigned(info, n, c.reassigned)
 		switch n := n.(type) {
 		case *ast.Ident:
 			c.localVar(info, n, owner)

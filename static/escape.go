@@ -124,7 +124,15 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 			if al := at.about(p, msg); al != nil {
 				al.heap = 1
 			} else if v := c.vars[p]; v != nil {
-				at[p] = []*allocation{c.variable(v.key, v.v, v.owner, v.where, v.sizes)}
+				al := c.variable(v.key, v.v, v.owner, v.where, v.sizes)
+				if v.owner != nil && v.owner.generic && hasTypeParam(v.v.Type(), map[types.Type]bool{}) && !c.reassigned[v.v] {
+					// Moved because a closure captures it by reference,
+					// which the compiler does for an instantiation whose
+					// type argument makes it over 128 bytes, by value
+					// for the others: undecided.
+					al.heap = -1
+				}
+				at[p] = []*allocation{al}
 			}
 		case strings.HasSuffix(msg, " escapes to heap"):
 			al, again := at.about(p, msg), seen[diagAt{p, msg}]

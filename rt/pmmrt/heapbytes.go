@@ -59,3 +59,32 @@ func HeapBytes(n uintptr, pointers bool) uintptr {
 	}
 	return uintptr(sizeClasses[lo])
 }
+
+// Captured is a variable a closure captures: the size and alignment of
+// its type, and whether the compiler may capture it by value (it is
+// never assigned after its declaration, nor its address taken).
+type Captured struct {
+	Size, Align uintptr
+	ByValue     bool
+}
+
+// ClosureBytes is the size of the object a closure in a generic
+// function allocates: its code pointer, then the variables it captures
+// in order, each by value when the compiler may and it is at most 128
+// bytes (cmd/compile's escape analysis, which decides by the size of
+// the instantiation's shape, the type argument's own size), else as a
+// pointer, then the dictionary of the instantiation, which the
+// compiler captures last (cmd/compile/internal/noder's funcLit).
+func ClosureBytes(vars ...Captured) int64 {
+	off, align := uintptr(ptrSize), uintptr(ptrSize) // the code pointer
+	for _, v := range vars {
+		size, a := v.Size, v.Align
+		if !v.ByValue || size > 128 {
+			size, a = ptrSize, ptrSize
+		}
+		off = (off+a-1)&^(a-1) + size
+		align = max(align, a)
+	}
+	off = (off+ptrSize-1)&^(ptrSize-1) + ptrSize // the dictionary
+	return int64((off + align - 1) &^ (align - 1))
+}
