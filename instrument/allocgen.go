@@ -251,6 +251,13 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if isChan {
 		elements, bytes, pointers = "elems", "n", false
 		chanParts = chanObjects(rt, t.Underlying().(*types.Chan).Elem(), sizes(fi))
+	} else if isBox && static.LayoutHasTypeParam(t) {
+		// The instantiation's type decides whether it boxes, and the
+		// object's size (pmmrt.BoxBytes: 0 for none).
+		if pointersOf, err = sg.typeName(t); err != nil {
+			return err
+		}
+		elements, bytes = "1", "int64("+rt+".BoxBytes(v))"
 	} else if isBox || isMethodValue {
 		size, ptrs, sk, err := valueAllocation(info, e, t, sizes(fi), unsafeName)
 		if err != nil {

@@ -153,7 +153,13 @@ func (a *allocFinder) visit(n ast.Node, owner *function) {
 // there, whose value is neither a constant nor an interface.
 func (a *allocFinder) expression(e ast.Expr, owner *function) {
 	tv, ok := a.info.Types[e]
-	if !ok || tv.Value != nil || tv.Type == nil || !tv.IsValue() || types.IsInterface(tv.Type) {
+	if !ok || tv.Value != nil || tv.Type == nil || !tv.IsValue() {
+		return
+	}
+	// A value of a type parameter's type is no interface: its
+	// instantiations box it (go/types has its constraint as its
+	// underlying type).
+	if _, tparam := types.Unalias(tv.Type).(*types.TypeParam); types.IsInterface(tv.Type) && !tparam {
 		return
 	}
 	p := a.c.fset.Position(CompilerPos(e))

@@ -428,6 +428,45 @@ func main() {
 	}
 }
 
+// TestTypeParamBoxSites: a value of a type parameter's type converted to
+// an interface is a site of kind interface and of the type parameter's
+// type, on the heap where a shape's diagnostic says so (go/types gives
+// a type parameter its constraint as underlying type: it was taken for
+// an interface, and such boxes were no sites at all, silently).
+func TestTypeParamBoxSites(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+var sink any
+
+func Box[T any](x T) { sink = x }
+
+func Field[T any](p struct{ v T }) { sink = p.v }
+
+func Kept[T any](x T) bool { var i any = x; _, ok := i.(int); return ok }
+
+func main() {
+	Box(700)
+	Box("s")
+	Box(&sink)
+	Field(struct{ v int }{900})
+	Kept(1)
+}
+`
+	for name, text := range map[string]string{"go.mod": "module example.com/tbox\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ':' || a.col || ' ' || a.kind || ' ' || a.type || ' ' || coalesce(a.heap, 'NULL') FROM allocations a
+		WHERE a.kind = 'interface' AND a.line < 10 ORDER BY a.line, a.col`)
+	want := []string{"5:31 interface T 1", "7:45 interface T 1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("boxes of type parameters' values: %q, want %q", got, want)
+	}
+}
+
 // TestBoxedBy: the runtime function that boxes a value of each type, as
 // cmd/compile's walk.dataWordFuncName chooses it on a 64-bit system.
 func TestBoxedBy(t *testing.T) {

@@ -83,7 +83,9 @@ func ClosureBytes(vars ...Captured) int64 {
 			size, a = ptrSize, ptrSize
 		}
 		off = (off+a-1)&^(a-1) + size
-		align = max(align, a)
+		if a > align {
+			align = a
+		}
 	}
 	off = (off+ptrSize-1)&^(ptrSize-1) + ptrSize // the dictionary
 	return int64((off + align - 1) &^ (align - 1))

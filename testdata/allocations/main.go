@@ -445,6 +445,28 @@ func GenericClosure() {
 	countBy(sinkStrs, "s")
 }
 
+//go:noinline
+func boxAny[T any](v T) { sinkBox = v }
+
+// GenericBoxes converts values of a type parameter's type to
+// interfaces: each instantiation's type decides whether the runtime
+// boxes it. A pair (16 bytes), a string's header (16) and a slice's
+// (24) are boxed: 3 objects, 56 bytes. A pointer, a zero-size value, a
+// byte, an int under 256, "" and a nil slice are not.
+//
+//go:noinline
+func GenericBoxes() {
+	boxAny(pair{1, 2})
+	boxAny(text)
+	boxAny(sinkInts64)
+	boxAny(&text)
+	boxAny(struct{}{})
+	boxAny(byte(200))
+	boxAny(7)
+	boxAny("")
+	boxAny([]int64(nil))
+}
+
 var (
 	sinkInts64 []int64
 	sinkStrs   []string
@@ -541,6 +563,7 @@ func main() {
 	Channels()
 	Generic()
 	GenericClosure()
+	GenericBoxes()
 	Results()
 	ForInit()
 	ch := make(chan *Node, 1)
@@ -566,6 +589,7 @@ func main() {
 	measure("ForInit", ForInit)
 	measure("Generic", Generic)
 	measure("GenericClosure", GenericClosure)
+	measure("GenericBoxes", GenericBoxes)
 	sinkNodes = []*Node{{}, {}}
 	measure("Moved", func() { Moved(ch) })
 	measure("Outer", Outer)
