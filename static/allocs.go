@@ -156,10 +156,7 @@ func (a *allocFinder) expression(e ast.Expr, owner *function) {
 	if !ok || tv.Value != nil || tv.Type == nil || !tv.IsValue() {
 		return
 	}
-	// A value of a type parameter's type is no interface: its
-	// instantiations box it (go/types has its constraint as its
-	// underlying type).
-	if _, tparam := types.Unalias(tv.Type).(*types.TypeParam); types.IsInterface(tv.Type) && !tparam {
+	if isInterface(tv.Type) {
 		return
 	}
 	p := a.c.fset.Position(CompilerPos(e))
@@ -253,9 +250,17 @@ func (a *allocFinder) converts(n ast.Node) {
 	}
 }
 
+// isInterface reports whether t is an interface type. A type
+// parameter's type is not (go/types has its constraint as its
+// underlying type): its instantiations box its values.
+func isInterface(t types.Type) bool {
+	_, tparam := types.Unalias(t).(*types.TypeParam)
+	return types.IsInterface(t) && !tparam
+}
+
 // convertedTo notes x if giving it to a t converts it to an interface.
 func (a *allocFinder) convertedTo(t types.Type, x ast.Expr) {
-	if t != nil && types.IsInterface(t) && !types.IsInterface(a.info.TypeOf(x)) {
+	if t != nil && isInterface(t) && !isInterface(a.info.TypeOf(x)) {
 		a.c.boxed[ast.Unparen(x)] = true
 	}
 }
