@@ -458,6 +458,15 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			sg.edits = append(sg.edits,
 				Edit{Off: from, End: from, Text: strings.TrimSuffix(text, ";") + " != nil && (", Order: outerFirst(from, to+1)},
 				Edit{Off: to, End: to, Text: ")", Order: orderOuterEnd})
+		case movedAt.switchStmt != nil:
+			kw, init, after, end := switchParts(movedAt.switchStmt)
+			if sg.holdsSite(fi.pkg.Fset.Position(kw), fi.pkg.Fset.Position(init)) {
+				return fmt.Errorf("a variable of a switch's init moved to the heap, where another site begins at the switch, is not instrumented yet")
+			}
+			sg.edits = append(sg.edits,
+				Edit{Off: fi.tf.Offset(kw), End: fi.tf.Offset(init), Text: "{", Order: orderMoved},
+				Edit{Off: fi.tf.Offset(after), End: fi.tf.Offset(end), Text: "; " + text + " switch ", Order: orderMoved},
+				Edit{Off: fi.tf.Offset(movedAt.switchStmt.End()), End: fi.tf.Offset(movedAt.switchStmt.End()), Text: "}", Order: orderWrapEnd})
 		case movedAt.afterStmt:
 			sg.edits = append(sg.edits, Edit{Off: movedAt.off, End: movedAt.off, Text: ";" + text, Order: orderMoved})
 		default:
@@ -513,9 +522,10 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 // there (afterStmt) or before the first statement of a body; or before
 // an if's condition cond.
 type movedPoint struct {
-	off       int
-	afterStmt bool
-	cond      ast.Expr
+	off        int
+	afterStmt  bool
+	cond       ast.Expr
+	switchStmt ast.Stmt // a switch or type switch whose init declares it
 }
 
 // variableAllocation finds where the runtime allocates the variable id
@@ -563,8 +573,22 @@ func variableAllocation(fi *fileInfo, path []ast.Node, id *ast.Ident) (movedPoin
 			return movedPoint{cond: holder.Cond}, ""
 		case *ast.IfStmt:
 			return movedPoint{cond: holder.Cond}, ""
+		case *ast.SwitchStmt, *ast.TypeSwitchStmt:
+			// switch x := f(); tag { becomes { x := f(); pmm__alloc8(&x); switch tag {,
+			// a block of the same scope, unless a label names the
+			// switch (a break of it would name the block).
+			if sw, ok := holder.(*ast.SwitchStmt); ok && sw.Init != stmt {
+				break
+			}
+			if sw, ok := holder.(*ast.TypeSwitchStmt); ok && sw.Init != stmt {
+				break
+			}
+			if _, labeled := parentOf(path, holder).(*ast.LabeledStmt); labeled {
+				return movedPoint{}, "a variable of a labeled switch's init moved to the heap is not instrumented yet"
+			}
+			return movedPoint{switchStmt: holder.(ast.Stmt)}, ""
 		}
-		return movedPoint{}, "a variable of a switch's init moved to the heap is not instrumented yet"
+		return movedPoint{}, "a variable moved to the heap declared where pmm does not record it yet"
 	case *ast.RangeStmt:
 		if v := fi.pkg.TypesInfo.FileVersions[fi.file]; v != "" && version.Compare(v, "go1.22") < 0 {
 			return movedPoint{}, "before Go 1.22 a range statement's variables are one for the whole loop, allocated before it: not instrumented"
@@ -572,6 +596,23 @@ func variableAllocation(fi *fileInfo, path []ast.Node, id *ast.Ident) (movedPoin
 		return movedPoint{off: at(p.Body.Lbrace) + 1}, ""
 	}
 	return movedPoint{}, "a variable moved to the heap declared where pmm does not record it yet"
+}
+
+// switchParts are the positions of switch statement st with an init:
+// its keyword, its init, the init's end, and what follows the ";" after
+// it (the tag, the type switch's guard, or the body's brace).
+func switchParts(st ast.Stmt) (kw, init, after, next token.Pos) {
+	switch st := st.(type) {
+	case *ast.SwitchStmt:
+		next = st.Body.Lbrace
+		if st.Tag != nil {
+			next = st.Tag.Pos()
+		}
+		return st.Switch, st.Init.Pos(), st.Init.End(), next
+	case *ast.TypeSwitchStmt:
+		return st.Switch, st.Init.Pos(), st.Init.End(), st.Assign.Pos()
+	}
+	panic("pmm bug: no switch")
 }
 
 // makeCap is the capacity of a make of a slice whose capacity (or

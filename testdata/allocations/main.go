@@ -339,8 +339,9 @@ var (
 // analysis moves them to the heap: a node (16 bytes), a Big (200 bytes,
 // 208 on the heap), a parameter of moveParam (16), the variable of each
 // of two iterations of a range loop and of a select's case (8 each),
-// and three nodes two if statements' inits declare (16 each): nine
-// objects, 312 bytes.
+// three nodes two if statements' inits declare (16 each), a node a
+// switch's init declares (16) and a pointer a type switch's init
+// declares (8): eleven objects, 336 bytes.
 //
 //go:noinline
 func Moved(ch chan *Node) {
@@ -362,6 +363,15 @@ func Moved(ch chan *Node) {
 	}
 	if y, z := *sinkNode, *sinkNode; y.v >= z.v {
 		sinkNodes[0], sinkNodes[1] = &y, &z
+	}
+	switch y := *sinkNode; y.v {
+	case -1:
+	default:
+		sinkNode = &y
+	}
+	switch p := sinkNode; sinkBox.(type) {
+	default:
+		sinkRef = &p
 	}
 }
 
