@@ -467,6 +467,21 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 				Edit{Off: fi.tf.Offset(kw), End: fi.tf.Offset(init), Text: "{", Order: orderMoved},
 				Edit{Off: fi.tf.Offset(after), End: fi.tf.Offset(end), Text: "; " + text + " switch ", Order: orderMoved},
 				Edit{Off: fi.tf.Offset(movedAt.switchStmt.End()), End: fi.tf.Offset(movedAt.switchStmt.End()), Text: "}", Order: orderWrapEnd})
+		case movedAt.loop != nil:
+			l := movedAt.loop
+			next := l.Body.Lbrace
+			if l.Post != nil {
+				next = l.Post.Pos()
+			}
+			sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(l.Init.End()), End: fi.tf.Offset(next), Text: "; " + strings.TrimSuffix(text, ";") + " != nil; ", Order: orderMoved})
+			if movedAt.endless {
+				var stmt ast.Node = l
+				if lab, ok := parentOf(path, l).(*ast.LabeledStmt); ok {
+					stmt = lab
+				}
+				end := fi.tf.Offset(stmt.End())
+				sg.edits = append(sg.edits, Edit{Off: end, End: end, Text: `; panic("pmm: unreachable")`, Order: orderWrapEnd})
+			}
 		case movedAt.afterStmt:
 			sg.edits = append(sg.edits, Edit{Off: movedAt.off, End: movedAt.off, Text: ";" + text, Order: orderMoved})
 		default:
@@ -526,6 +541,8 @@ type movedPoint struct {
 	afterStmt  bool
 	cond       ast.Expr
 	switchStmt ast.Stmt // a switch or type switch whose init declares it
+	loop       *ast.ForStmt // a for statement without a condition whose init declares it
+	endless    bool         // no break leaves loop
 }
 
 // variableAllocation finds where the runtime allocates the variable id
@@ -568,7 +585,15 @@ func variableAllocation(fi *fileInfo, path []ast.Node, id *ast.Ident) (movedPoin
 				return movedPoint{}, "before Go 1.22 a for statement's variables are one for the whole loop: not instrumented"
 			}
 			if holder.Cond == nil {
-				return movedPoint{}, "a variable of a for statement's init moved to the heap, in a loop without a condition, is not instrumented yet"
+				// A condition that always holds, pmm__alloc9(&i) != nil,
+				// evaluated as often: after the init and each post. A
+				// loop no break leaves was a terminating statement; a
+				// panic after it keeps the function's end unreachable.
+				label := ""
+				if l, ok := parentOf(path, holder).(*ast.LabeledStmt); ok {
+					label = l.Label.Name
+				}
+				return movedPoint{loop: holder, endless: !breaks(holder, label)}, ""
 			}
 			return movedPoint{cond: holder.Cond}, ""
 		case *ast.IfStmt:

@@ -383,10 +383,32 @@ func moveParam(n Node) { sinkNode = &n }
 // iterations (the tiny allocator's: MemStats counts their objects, not
 // their bytes exactly).
 //
+//
+// Without a condition, the same: j's loop breaks after one post
+// statement (2 objects), firstOver(1)'s k returns after two (3 objects,
+// the loop a terminating statement): 8 objects in all.
+//
 //go:noinline
 func ForInit() {
 	for i := 0; i < 2; i++ {
 		sinkIndex = &i
+	}
+	for j := 0; ; j++ {
+		sinkIndex = &j
+		if j == 1 {
+			break
+		}
+	}
+	firstOver(1)
+}
+
+//go:noinline
+func firstOver(n int) int {
+	for k := 0; ; k++ {
+		sinkIndex = &k
+		if k > n {
+			return k
+		}
 	}
 }
 
