@@ -111,7 +111,6 @@ func typeSwitchVar(fi *fileInfo, start int) (ast.Expr, []ast.Node) {
 // allocNotRecorded are the kinds of allocation sites (static.db's
 // allocations table) pmm does not record yet, and why.
 var allocNotRecorded = map[string]string{
-	"make-map":      "a map's allocations (its header and groups, and more as it grows) are not instrumented yet",
 	"concat-assign": "a string's s += t is not instrumented yet: escape analysis says nothing of it",
 	"range-func": "a range over a function allocates at its for statement (the closure of the loop's body, the loop's state, " +
 		"and the variables of an inlined iterator's loop, moved to the heap): not instrumented yet",
@@ -180,8 +179,24 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			return fmt.Errorf("%s", why)
 		}
 	}
-	if _, ok := t.Underlying().(*types.Map); ok && !isBox {
-		return fmt.Errorf("%s", allocNotRecorded["make-map"])
+	// A map's make, literal or assignment to an element: its objects
+	// are read from the map (mapgen.go).
+	isMapAssign := s.Label == "map-assign"
+	var assignment mapAssignment
+	if isMapAssign {
+		var why string
+		if assignment, why = mapAssignmentOf(info, path, e.(*ast.IndexExpr)); why != "" {
+			return fmt.Errorf("%s", why)
+		}
+		t = info.TypeOf(assignment.ix.X)
+	}
+	if _, ok := t.(*types.TypeParam); ok && !isBox && !isVariable {
+		return fmt.Errorf("an allocation of a type parameter's type (a make, a literal, an append or a map's assignment of %s) is not instrumented yet", t)
+	}
+	_, isMap := t.Underlying().(*types.Map)
+	isMap = isMap && !isBox
+	if isMap && !runtimeLayoutKnown(g.opt.GoVersion) {
+		return fmt.Errorf("a map's objects are not instrumented for %s: pmm knows the layout of the runtime's maps for Go 1.26", goVersionOrUnknown(g.opt.GoVersion))
 	}
 	if isBox && static.BoxedBy(sizes(fi), t) == "" {
 		// A pointer-shaped, zero-size or one-byte value: never boxed
@@ -205,7 +220,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	isAppend := s.Label == "append"
 	// A variadic call's slice is made as the call is evaluated, and so
 	// is its helper's: at the end of the call's arguments.
-	if why := evaluatedEarlier(info, path, e); why != "" && !isVariadic && !isVariable {
+	if why := evaluatedEarlier(info, path, e); why != "" && !isVariadic && !isVariable && !isMapAssign {
 		return fmt.Errorf("%s", why)
 	}
 	if isAppend {
@@ -217,8 +232,18 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if err := sg.typeParams(tps); err != nil {
 		return err
 	}
+	rt := sg.pc.importName(g.rtPath)
 	if isAppend {
 		sg.declare("capBefore", "int")
+	}
+	if isMapAssign {
+		// The map's state before the assignment, and the key it takes.
+		keyType, err := sg.typeName(t.Underlying().(*types.Map).Key())
+		if err != nil {
+			return err
+		}
+		sg.declare("mapWrite", rt+".MapWrite")
+		sg.declare("mapKey", keyType)
 	}
 	sg.common()
 	sg.takeClocks()
@@ -235,7 +260,6 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if err != nil {
 		return err
 	}
-	rt := sg.pc.Imports[g.rtPath]
 	// elements and bytes are the allocation's, as Go expressions over
 	// the value v; pointers whether the object holds pointers; none are
 	// events when skip. In a generic function, an object whose layout
@@ -245,12 +269,25 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	var elements, bytes, skip, pointersOf string
 	var pointers bool
 	unsafeName := func() string { return sg.pc.importName("unsafe") }
-	// A channel's objects, one or two: their bytes are n, then rest, in
-	// a loop over the event's statements (chanParts).
-	var chanParts []string
+	// Several objects, a channel's or a map's: the event's statements
+	// in a loop (objectsLoop, its first lines) after objectsPrelude, of
+	// n bytes, elems elements and pointers each.
+	var objectsPrelude, objectsLoop []string
 	if isChan {
+		// One or two: their bytes are n, then rest.
 		elements, bytes, pointers = "elems", "n", false
-		chanParts = chanObjects(rt, t.Underlying().(*types.Chan).Elem(), sizes(fi))
+		objectsPrelude = chanObjects(rt, t.Underlying().(*types.Chan).Elem(), sizes(fi))
+		objectsLoop = []string{"for ; n != 0; n, rest, elems, pointers = rest, 0, int64(cap(v)), true {"}
+	} else if isMap {
+		elements, bytes = "elems", "n"
+		objects := fmt.Sprintf("%s.MapMade(v, %t)", rt, !s.InFrame)
+		if isMapAssign {
+			objects = "s.mapWrite.After(v)"
+		}
+		objectsPrelude = []string{"objects := " + objects}
+		objectsLoop = []string{"for objects.Next() {",
+			"\tn, elems, pointers := objects.Bytes, objects.Elements, objects.Pointers",
+			"\t_, _, _ = n, elems, pointers // (read only where a question asks for them)"}
 	} else if isBox && static.LayoutHasTypeParam(t) {
 		// The instantiation's type decides whether it boxes, and the
 		// object's size (pmmrt.BoxBytes: 0 for none).
@@ -315,8 +352,8 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if skip != "" {
 		body = append(body, "if "+skip+" {", "\treturn v", "}")
 	}
-	if chanParts != nil {
-		body = append(body, chanParts...)
+	if objectsLoop != nil {
+		body = append(body, objectsPrelude...)
 	} else if _, err := strconv.ParseInt(bytes, 10, 64); err != nil {
 		body = append(body, "var n int64 = "+bytes, "if n == 0 {", "\treturn v // the runtime allocates no zero-size object", "}")
 		bytes = "n"
@@ -332,7 +369,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		heap := fmt.Sprintf("int64(%s.HeapBytes(%s, %t))", rt, bytes, pointers)
 		if pointersOf != "" {
 			heap = fmt.Sprintf("int64(%s.HeapBytesOf[%s](uintptr(n)))", rt, pointersOf)
-		} else if chanParts != nil {
+		} else if objectsLoop != nil {
 			heap = fmt.Sprintf("int64(%s.HeapBytes(uintptr(n), pointers))", rt)
 		} else if bytes == "n" {
 			heap = fmt.Sprintf("int64(%s.HeapBytes(uintptr(n), %t))", rt, pointers)
@@ -358,8 +395,8 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		sg.decls = append(sg.decls, decls...)
 	}
 	st := "&s"
-	if isAppend {
-		st = "s" // the state at the top of the body
+	if isAppend || isMapAssign {
+		st = "s" // the state in the user's code
 	}
 	calls := []string{enter + "(" + st + ")", exit + "(" + st + ")"}
 	if !emits {
@@ -371,6 +408,9 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if sg.caps[plan.CapLive] && isChan {
 		return fmt.Errorf("the liveness of a channel's objects is not instrumented yet")
 	}
+	if sg.caps[plan.CapLive] && isMap {
+		return fmt.Errorf("the liveness of a map's objects is not instrumented yet")
+	}
 	if sg.caps[plan.CapLive] {
 		// The object's address, the first word of a pointer, slice,
 		// string or func value, for a weak pointer (TrackLive); the
@@ -379,9 +419,9 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		sg.declare("live", unsafe+".Pointer")
 		body = append(body, "s.live = *(*"+unsafe+".Pointer)("+unsafe+".Pointer(&v))")
 		body = append(append(body, calls...), "s.live = nil", "return v")
-	} else if chanParts != nil {
+	} else if objectsLoop != nil {
 		// The event's statements once for each object.
-		loop := []string{"for ; n != 0; n, rest, elems, pointers = rest, 0, int64(cap(v)), true {"}
+		loop := slices.Clone(objectsLoop)
 		for _, st := range append(body[event:], calls...) {
 			loop = append(loop, "\t"+st)
 		}
@@ -419,6 +459,15 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			Edit{Off: at, End: at, Text: "var " + v + " " + state + sg.uargs + ";", Order: orderDefinition},
 			Edit{Off: first, End: first, Text: keep + sg.uargs + "(&" + v + ", ", Order: outerFirst(first, fi.tf.Offset(call.Args[0].End()))},
 			Edit{Off: fi.tf.Offset(call.Args[0].End()), End: fi.tf.Offset(call.Args[0].End()), Text: ")", Order: orderWrapEnd})
+	} else if isMapAssign {
+		v := sg.name("m")
+		mapDecls, err := sg.mapAssignmentEdits(assignment, state, v, ts)
+		if err != nil {
+			return err
+		}
+		decls = append(decls, mapDecls...)
+		params = "s *" + state + sg.targs + ", " + params
+		open += "&" + v + ", "
 	} else if emits {
 		body = append([]string{"var s " + state + sg.targs}, body...)
 	} else {
@@ -493,7 +542,13 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		from, to = fi.tf.Offset(extra[0].Pos()), fi.tf.Offset(extra[len(extra)-1].End())
 		closing, closingOrder = ")...", orderOuterEnd
 	}
-	if !isVariable {
+	switch {
+	case isMapAssign:
+		// After the assignment: the allocations of the map's state
+		// before it and after, and the end of the block.
+		end := fi.tf.Offset(assignment.stmt.End())
+		sg.edits = append(sg.edits, Edit{Off: end, End: end, Text: "; " + open + assignment.mapText + ")}", Order: orderOuterEnd})
+	case !isVariable:
 		sg.edits = append(sg.edits,
 			Edit{Off: from, End: from, Text: open, Order: outerFirst(from, to)},
 			Edit{Off: to, End: to, Text: closing, Order: closingOrder})
@@ -504,8 +559,9 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		}
 	}
 	fd := enclosingDecl(path)
-	// (Every copy of a channel's make allocates on the heap.)
-	noinline := fd != nil && !isChan && !g.notInlined[fd] && !hasDirective(fd, "//go:noinline")
+	// (Every copy of a channel's make allocates on the heap, and every
+	// copy of a map's assignment what the map needs.)
+	noinline := fd != nil && !isChan && !isMapAssign && !g.notInlined[fd] && !hasDirective(fd, "//go:noinline")
 	if noinline {
 		// An inlined copy of the function may keep the value on the
 		// stack, where the helper would still record it: not inlined,
@@ -540,7 +596,7 @@ type movedPoint struct {
 	off        int
 	afterStmt  bool
 	cond       ast.Expr
-	switchStmt ast.Stmt // a switch or type switch whose init declares it
+	switchStmt ast.Stmt     // a switch or type switch whose init declares it
 	loop       *ast.ForStmt // a for statement without a condition whose init declares it
 	endless    bool         // no break leaves loop
 }
@@ -800,15 +856,16 @@ func chanRecorded(goVersion string, t types.Type) string {
 	if static.LayoutHasTypeParam(t.Underlying().(*types.Chan).Elem()) {
 		return "a channel of a type parameter's elements is not instrumented yet: each instantiation's elements decide its objects"
 	}
-	if !chanHeaderKnown(goVersion) {
+	if !runtimeLayoutKnown(goVersion) {
 		return fmt.Sprintf("a channel's objects are not instrumented for %s: pmm knows the size of the runtime's channel header for Go 1.26", goVersionOrUnknown(goVersion))
 	}
 	return ""
 }
 
-// chanHeaderKnown reports whether rt/pmmrt's ChanHeader is the size of
-// the channel header of the runtime of Go goVersion ("go1.26.1").
-func chanHeaderKnown(goVersion string) bool {
+// runtimeLayoutKnown reports whether rt/pmmrt's ChanHeader is the size
+// of the channel header of the runtime of Go goVersion ("go1.26.1"),
+// and its maps.go reads that runtime's maps.
+func runtimeLayoutKnown(goVersion string) bool {
 	return version.Lang(goVersion) == "go1.26"
 }
 

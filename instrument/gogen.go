@@ -418,6 +418,9 @@ func (g *generator) node(s *plan.Site) (*fileInfo, ast.Node, []ast.Node, error) 
 		if s.Label == "interface" || s.Label == "method-value" {
 			e, path = valueExpr(fi, start, end)
 		}
+		if s.Label == "map-assign" {
+			e, path = mapElementExpr(fi, start, end)
+		}
 		if id, ok := e.(*ast.Ident); s.Label == "variable" && (!ok || fi.pkg.TypesInfo.Defs[id] == nil) {
 			e, path = typeSwitchVar(fi, start)
 		}

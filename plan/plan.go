@@ -77,6 +77,7 @@ type Site struct {
 	Function    string // definition and region sites: the function; call sites: the first target; go sites: the function started
 	Label       string // region sites: the label of the statement; blocking sites: the kind of operation
 	Operand     string // blocking sites: the operand as written
+	InFrame     bool   // allocation sites: the compiler keeps the object in the frame (a map's header)
 	FuncID      int64
 	Targets     []*Target
 	// CallTargets are, for a call that may run several functions, all
@@ -721,7 +722,7 @@ func (b *builder) site(s sites.Site) *Site {
 	k := siteKey{s.Kind, span, s.Label}
 	site, ok := b.sites[k]
 	if !ok {
-		site = &Site{Kind: s.Kind, Span: span, Label: s.Label, Operand: s.Operand,
+		site = &Site{Kind: s.Kind, Span: span, Label: s.Label, Operand: s.Operand, InFrame: s.InFrame,
 			Via: s.Via, CallerID: s.CallerID, Function: s.Function, FuncID: s.FuncID, CallTargets: s.CallTargets}
 		b.sites[k] = site
 	}

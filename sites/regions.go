@@ -38,6 +38,9 @@ type bodyEvents struct {
 	table   string
 	columns []string
 	where   string // a condition on the table's rows, if any
+	// inFrame, if any, is whether the compiler keeps a row's object in
+	// the frame (a map's header: Site.InFrame).
+	inFrame string
 	what    string // the rows, in messages
 	reason  string // why a row's site is chosen, before its label
 	// operandWord comes between the label and the operand in reason.
@@ -59,20 +62,18 @@ type bodyGap struct{ where, reason string }
 // (docs/MEMORY.md).
 var allocationGaps = []bodyGap{
 	{"r.kind = 'concat-assign'", "a string's s += t may allocate on the heap, but the compiler's escape analysis says nothing of it, so pmm cannot tell whether it does: it is not recorded (s = s + t is)"},
-	{"r.kind = 'map-assign'", "an assignment to a map's element may allocate on the heap as the map grows (the runtime's groups and tables), " +
-		"which the compiler's diagnostics do not say: it is not recorded"},
 	{"r.heap IS NULL AND r.kind = 'interface'", "a value converted to an interface here may allocate on the heap, but the compiler's diagnostics do not tell it apart " +
 		"from an inlined callee's conversion at the same call, or from another instantiation of a generic function: it is not recorded"},
 	{"r.heap IS NULL AND r.kind = 'variable'", "a variable of a type parameter's type that a closure captures is moved to the heap only in the instantiations that make it over 128 bytes " +
 		"(the closure captures it by reference there, by value elsewhere), and the compiler's diagnostics do not say which: it is not recorded"},
-	{"r.heap IS NULL AND r.kind NOT IN ('interface', 'variable')", "the compiler's escape analysis did not decide whether this allocation site is on the heap (a test file, which go build does not compile): it is not recorded"},
+	{"r.heap IS NULL AND r.kind NOT IN ('interface', 'variable', 'map-assign')", "the compiler's escape analysis did not decide whether this allocation site is on the heap (a test file, which go build does not compile): it is not recorded"},
 	{"r.heap = 0 AND (r.kind IN ('append', 'conversion', 'concat') OR r.kind = 'make-slice' AND r.elements IS NULL)",
 		"the compiler's escape analysis keeps this allocation in the frame, but only what fits a buffer of 32 bytes there: a longer string or slice, " +
 			"an append that grows past it, a make of a size not constant, the runtime puts on the heap; pmm does not record it"},
 	{"r.heap = 0 AND r.heap_inlined = 1", "the compiler keeps this allocation on the stack in its function's own body, where pmm records allocations, " +
 		"but on the heap in a copy of the function inlined into a caller: those are not recorded"},
 	// Recorded, but of a program that differs from the plain one.
-	{"r.heap = 1 AND r.inlinable = 1 AND r.kind <> 'make-chan'", "the compiler may inline this allocation's function into callers, where copies of it may stay on the stack: " +
+	{"r.heap = 1 AND r.inlinable = 1 AND r.kind NOT IN ('make-chan', 'map-assign')", "the compiler may inline this allocation's function into callers, where copies of it may stay on the stack: " +
 		"pmm keeps a declared function from being inlined (//go:noinline), so the instrumented program allocates on the heap at every call, and pmm counts those " +
 		"(a function literal it cannot keep so: pmm may count copies on the stack)"},
 }
@@ -84,7 +85,10 @@ var bodyEventsOf = map[string]bodyEvents{
 		what: "labeled for or range loop, nor loop a //pmm:region comment marks,", reason: "the body of the loop labeled "},
 	spec.TypeBlocking: {table: "blocking", columns: []string{"kind", "operand"},
 		what: "blocking operation", reason: "the blocking operation ", operandWord: "on"},
-	spec.TypeAllocation: {table: "allocations", columns: []string{"kind", "type"}, where: "r.heap = 1",
+	// A map kept in the frame (its header, and its first group) may
+	// still have its tables on the heap: its make or literal is a site.
+	spec.TypeAllocation: {table: "allocations", columns: []string{"kind", "type"},
+		where: "(r.heap = 1 OR r.heap = 0 AND r.heap_inlined = 0 AND r.kind IN ('make-map', 'map-literal'))", inFrame: "r.heap = 0",
 		what: "allocation site that the compiler puts on the heap", reason: "the allocation ", operandWord: "of", gaps: allocationGaps},
 }
 
@@ -127,7 +131,11 @@ func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error)
 	if len(be.columns) > 1 {
 		operand = "r." + be.columns[1]
 	}
-	rows, err := s.db.QueryContext(s.ctx, "SELECT f.id, f.name, f.in_module, r."+be.columns[0]+", "+operand+", r.file, r.line, r.col, r.end_line, r.end_col "+
+	inFrame := "0"
+	if be.inFrame != "" {
+		inFrame = be.inFrame
+	}
+	rows, err := s.db.QueryContext(s.ctx, "SELECT f.id, f.name, f.in_module, r."+be.columns[0]+", "+operand+", "+inFrame+", r.file, r.line, r.col, r.end_line, r.end_col "+
 		"FROM "+be.table+" r JOIN functions f ON f.id = r.function_id WHERE r.id IN ("+vs.SQL+") ORDER BY r.file, r.line, r.col")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", vs.SQL, err)
@@ -137,7 +145,7 @@ func (s *selector) regionVariable(v, typ string, all []*spec.Atom) (*Var, error)
 	for rows.Next() {
 		var f Function
 		site := Site{Kind: kind}
-		if err := rows.Scan(&f.ID, &f.Name, &f.InModule, &site.Label, &site.Operand, &site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol); err != nil {
+		if err := rows.Scan(&f.ID, &f.Name, &f.InModule, &site.Label, &site.Operand, &site.InFrame, &site.File, &site.Line, &site.Col, &site.EndLine, &site.EndCol); err != nil {
 			return nil, err
 		}
 		site.Function, site.FuncID = f.Name, f.ID

@@ -83,17 +83,21 @@ type Site struct {
 	Function string        `json:"function"`          // for a region site, the function it lies in; for a go site, the function it starts
 	Label    string        `json:"label,omitempty"`   // for a region site, its label; for a blocking one, its kind
 	Operand  string        `json:"operand,omitempty"` // for a blocking site, its operand as written
-	FuncID   int64         `json:"function_id"`
-	CallID   int64         `json:"call_id,omitempty"`
-	Caller   string        `json:"caller,omitempty"` // for a call or go site, the function it lies in
-	CallerID int64         `json:"caller_id,omitempty"`
-	Via      string        `json:"via,omitempty"` // for a call site: call, go or defer
-	File     string        `json:"file"`
-	Line     int           `json:"line"`
-	Col      int           `json:"col"`
-	EndLine  int           `json:"end_line"`
-	EndCol   int           `json:"end_col"`
-	Reason   string        `json:"reason"`
+	// InFrame, for an allocation site, says the compiler keeps its
+	// object in the frame: a map's header (its tables may still be on
+	// the heap).
+	InFrame  bool   `json:"in_frame,omitempty"`
+	FuncID   int64  `json:"function_id"`
+	CallID   int64  `json:"call_id,omitempty"`
+	Caller   string `json:"caller,omitempty"` // for a call or go site, the function it lies in
+	CallerID int64  `json:"caller_id,omitempty"`
+	Via      string `json:"via,omitempty"` // for a call site: call, go or defer
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	EndLine  int    `json:"end_line"`
+	EndCol   int    `json:"end_col"`
+	Reason   string `json:"reason"`
 	// CallTargets are, for a call site that may run several functions,
 	// all of them (not only those the variable selects).
 	CallTargets []string `json:"call_targets,omitempty"`

@@ -11,19 +11,22 @@ import (
 // The kinds of allocation sites (the allocations table's kind column).
 const (
 	allocNew       = "new"        // new(T)
-	allocComposite = "composite"  // &T{...}, or a slice or map literal
+	allocComposite = "composite"  // &T{...}, or a slice literal
 	allocMakeSlice = "make-slice" // make([]T, len[, cap])
 	allocMakeMap   = "make-map"   // make(map[K]V[, hint])
-	allocMakeChan  = "make-chan"  // make(chan T[, n])
-	allocAppend    = "append"     // append(s, ...): allocates only when it grows
-	allocConcat    = "concat"     // a + b of non-constant strings
+	// allocMapLiteral is a map literal: the runtime allocates its
+	// header where it escapes, and its groups as make and assignments do.
+	allocMapLiteral = "map-literal"
+	allocMakeChan   = "make-chan" // make(chan T[, n])
+	allocAppend     = "append"    // append(s, ...): allocates only when it grows
+	allocConcat     = "concat"    // a + b of non-constant strings
 	// allocConcatAssign is s += t of strings: the compiler's diagnostics
 	// say nothing of its escape, so whether it allocates on the heap is
 	// not known (sites/ says so where a question could count it).
 	allocConcatAssign = "concat-assign"
 	// allocMapAssign is an assignment to a map's element (m[k] = v,
-	// m[k] += v, m[k]++): the runtime allocates as the map grows, and
-	// the compiler says nothing of it (sites/ says so).
+	// m[k] += v, m[k]++): the runtime allocates as the map grows, on the
+	// heap, and the compiler says nothing of it.
 	allocMapAssign = "map-assign"
 	// allocInterface is a value converted to an interface (sink = x,
 	// fmt.Println(x)) that escape analysis puts on the heap, and
@@ -102,13 +105,13 @@ func (a *allocFinder) visit(n ast.Node, owner *function) {
 			a.add(n.OpPos, n.End(), owner, allocComposite, t, nil, -1)
 		}
 	case *ast.CompositeLit:
-		switch t := a.info.TypeOf(n); under := t.Underlying().(type) {
+		switch t := a.info.TypeOf(n); under := CoreType(t).(type) {
 		case *types.Pointer: // {...} for &T{...}, in a literal of []*T or map[K]*T
 			a.add(n.Lbrace, n.End(), owner, allocComposite, t, nil, -1)
 		case *types.Slice:
 			a.add(n.Lbrace, n.End(), owner, allocComposite, t, under.Elem(), literalLen(a.info, n))
 		case *types.Map:
-			a.add(n.Lbrace, n.End(), owner, allocComposite, t, nil, -1)
+			a.add(n.Lbrace, n.End(), owner, allocMapLiteral, t, nil, -1)
 		}
 	case *ast.BinaryExpr:
 		tv := a.info.Types[n]
@@ -302,7 +305,7 @@ func (a *allocFinder) mapAssign(x ast.Expr, owner *function) {
 		return
 	}
 	if t := a.info.TypeOf(ix.X); t != nil {
-		if _, ok := t.Underlying().(*types.Map); ok {
+		if _, ok := CoreType(t).(*types.Map); ok {
 			a.add(ix.Lbrack, ix.End(), owner, allocMapAssign, t, nil, -1)
 		}
 	}
@@ -339,7 +342,7 @@ func (a *allocFinder) call(e *ast.CallExpr, owner *function) {
 		}
 	case "make":
 		t := a.info.TypeOf(e.Args[0])
-		switch under := t.Underlying().(type) {
+		switch under := CoreType(t).(type) {
 		case *types.Slice:
 			n := int64(-1)
 			if size := e.Args[len(e.Args)-1]; len(e.Args) > 1 {
@@ -354,7 +357,7 @@ func (a *allocFinder) call(e *ast.CallExpr, owner *function) {
 	case "append":
 		t := a.info.TypeOf(e)
 		var elem types.Type
-		if s, ok := t.Underlying().(*types.Slice); ok {
+		if s, ok := CoreType(t).(*types.Slice); ok {
 			elem = s.Elem()
 		}
 		a.add(e.Lparen, e.End(), owner, allocAppend, t, elem, -1)
@@ -681,4 +684,52 @@ func markReassigned(info *types.Info, n ast.Node, changed map[*types.Var]bool) {
 			mark(n.X)
 		}
 	}
+}
+
+// CoreType is t's underlying type, or, for a type parameter, the
+// underlying type every type of its constraint's type set has (a
+// slice, map or chan a make, a literal or an index may be of), or nil.
+func CoreType(t types.Type) types.Type {
+	tp, ok := t.(*types.TypeParam)
+	if !ok {
+		return t.Underlying()
+	}
+	var core types.Type
+	same := func(u types.Type) bool {
+		if core == nil {
+			core = u
+		}
+		return types.Identical(core, u)
+	}
+	var walk func(iface *types.Interface) bool
+	walk = func(iface *types.Interface) bool {
+		for e := range iface.EmbeddedTypes() {
+			switch e := e.(type) {
+			case *types.Union:
+				for term := range e.Terms() {
+					if !same(term.Type().Underlying()) {
+						return false
+					}
+				}
+			case *types.TypeParam:
+				if c := CoreType(e); c == nil || !same(c) {
+					return false
+				}
+			default:
+				if i, ok := e.Underlying().(*types.Interface); ok {
+					if !walk(i) {
+						return false
+					}
+				} else if !same(e.Underlying()) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	iface, ok := tp.Constraint().Underlying().(*types.Interface)
+	if !ok || !walk(iface) {
+		return nil
+	}
+	return core
 }

@@ -238,7 +238,8 @@ func TestEscapeTestOnlyPackage(t *testing.T) {
 }
 
 // TestMapAssignSites: an assignment to a map's element is a site (the
-// runtime allocates as the map grows), the compiler says nothing of it;
+// runtime allocates as the map grows, on the heap: heap 1), the
+// compiler says nothing of it;
 // an assignment to a slice's element is none.
 func TestMapAssignSites(t *testing.T) {
 	dir := t.TempDir()
@@ -262,8 +263,42 @@ func main() {
 	}
 	_, db := build(t, dir, Config{Escape: true})
 	got := rows(t, db, `SELECT a.line || ':' || a.col || ' ' || a.heap FROM allocations a WHERE a.kind = 'map-assign' ORDER BY a.line`)
-	if want := []string{"7:3 0", "8:3 0", "9:3 0"}; !slices.Equal(got, want) {
+	if want := []string{"7:3 1", "8:3 1", "9:3 1"}; !slices.Equal(got, want) {
 		t.Errorf("map-assign sites: %q, want %q", got, want)
+	}
+}
+
+// TestTypeParamCoreSites: a make, a literal, an append and a map's
+// assignment of a type parameter's type are sites of the kind its core
+// type gives (go/types gives a type parameter its constraint as its
+// underlying type: they were no sites at all, and not said).
+func TestTypeParamCoreSites(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+func add[M ~map[K]V, K comparable, V any](m M, k K, v V) { m[k] = v }
+
+func grow[S ~[]E, E any](s S, e E) S { return append(s, e) }
+
+func mk[S ~[]E, E any](n int) S { return make(S, n) }
+
+func lit[M interface{ ~map[string]int }]() M { return M{"a": 1} }
+
+func main() {
+	m := map[int]bool{}
+	add(m, 1, true)
+	println(len(grow([]int{1}, 2)), len(mk[[]byte](100)), len(lit[map[string]int]()), len(m))
+}
+`
+	for name, text := range map[string]string{"go.mod": "module example.com/core\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ' ' || a.kind || ' ' || a.type FROM allocations a WHERE a.line < 10 ORDER BY a.line`)
+	if want := []string{"3 map-assign M", "5 append S", "7 make-slice S", "9 map-literal M"}; !slices.Equal(got, want) {
+		t.Errorf("sites of type parameters' types: %q, want %q", got, want)
 	}
 }
 

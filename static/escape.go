@@ -90,8 +90,10 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		p := lineCol{al.key.file, al.where.Line, al.where.Col}
 		at[p] = append(at[p], al)
 		al.heap, al.heapInlined, al.inlinable = 0, 0, 0
-		if al.kind == allocMakeChan {
-			al.heap = 1 // the compiler never puts a channel on the stack
+		if al.kind == allocMakeChan || al.kind == allocMapAssign {
+			// The compiler never puts a channel on the stack, nor what
+			// the runtime allocates as a map grows.
+			al.heap = 1
 		}
 	}
 	// The functions the compiler may inline: "can inline F" at the line

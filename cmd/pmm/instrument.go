@@ -389,8 +389,10 @@ func instrumentModule(ctx context.Context, e *env, patterns, files []string, ana
 	}
 	pg.Step("generating the code of " + plural(len(pkgs), "package"))
 	opts := instrument.Options{Twin: mode.twin, Nested: nested, Quiet: acc.quiet, Known: acc.known}
-	if slices.ContainsFunc(p.Sites, func(s *plan.Site) bool { return s.Kind == spec.SiteAllocation && s.Label == "make-chan" }) {
-		opts.GoVersion = toolchainVersion(res.Root) // a channel's objects depend on it
+	if slices.ContainsFunc(p.Sites, func(s *plan.Site) bool {
+		return s.Kind == spec.SiteAllocation && slices.Contains([]string{"make-chan", "make-map", "map-literal", "map-assign"}, s.Label)
+	}) {
+		opts.GoVersion = toolchainVersion(res.Root) // a channel's and a map's objects depend on it
 	}
 	p, gen, err := generate(p, pkgs, res.Root, res.ModulePath+"/"+runtimeDir, opts)
 	if err != nil {

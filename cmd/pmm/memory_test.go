@@ -30,12 +30,7 @@ func TestDefinitionSitesAllocateNothing(t *testing.T) {
 		t.Skip("builds and runs an instrumented program")
 	}
 	dir := copyModule(t, "../../testdata/allocs")
-	plain := exec.Command("go", "run", ".")
-	plain.Dir = dir
-	want, err := plain.Output()
-	if err != nil {
-		t.Fatalf("go run: %v", err)
-	}
+	want := plainOutput(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "every.pmm"), []byte(everyFunction), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +41,7 @@ func TestDefinitionSitesAllocateNothing(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("pmm run: exit %d\n%s", code, errOut)
 	}
-	wantLines := strings.Split(strings.TrimSpace(string(want)), "\n")
+	wantLines := strings.Split(strings.TrimSpace(want), "\n")
 	var gotLines []string
 	for _, line := range strings.Split(got, "\n") {
 		if f := strings.Fields(line); len(f) == 3 && slices.ContainsFunc(wantLines, func(w string) bool { return strings.HasPrefix(w, f[0]+" ") }) {
@@ -72,7 +67,9 @@ func TestDefinitionSitesAllocateNothing(t *testing.T) {
 // at its call (testdata/callescapes, which calls in every form the
 // wrapper passes a receiver). Only the copies the plain build inlines of
 // a function whose body now has pmm's code (mk, in Inlined) may be
-// missing: pmm's code keeps it from being inlined.
+// missing: pmm's code keeps it from being inlined. Maps' assignments
+// (testdata/mapescapes) pass their key, value and map through pmm's
+// helpers: nothing more escapes.
 func TestCallSitesKeepEscapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds instrumented programs")
@@ -84,20 +81,25 @@ func TestCallSitesKeepEscapes(t *testing.T) {
 		}
 		sameEscapes(t, dir, "every.pmm", 20)
 	})
+	t.Run("mapescapes", func(t *testing.T) {
+		// Maps' assignments: their key, value and map pass through
+		// pmm's helpers.
+		dir := copyModule(t, "../../testdata/mapescapes")
+		want := plainOutput(t, dir)
+		sameEscapes(t, dir, "questions.pmm", 10)
+		if code, got, errOut := runPMM(t, dir, "run", "."); code != exitOK || !strings.Contains(got, want) {
+			t.Errorf("pmm run: exit %d, printed\n%s%s\nwant what the plain program prints:\n%s", code, got, errOut, want)
+		}
+	})
 	t.Run("callescapes", func(t *testing.T) {
 		dir := copyModule(t, "../../testdata/callescapes")
-		plain := exec.Command("go", "run", ".")
-		plain.Dir = dir
-		want, err := plain.Output()
-		if err != nil {
-			t.Fatalf("go run: %v", err)
-		}
+		want := plainOutput(t, dir)
 		sameEscapes(t, dir, "questions.pmm", 2)
 		code, got, errOut := runPMM(t, dir, "run", ".")
 		if code != exitOK {
 			t.Fatalf("pmm run: exit %d\n%s", code, errOut)
 		}
-		if !strings.Contains(got, string(want)) {
+		if !strings.Contains(got, want) {
 			t.Errorf("pmm run printed\n%s\nwant what the plain program prints:\n%s", got, want)
 		}
 		// use makes 15 calls, and main calls it 3 times.
@@ -124,6 +126,18 @@ func TestCallSitesKeepEscapes(t *testing.T) {
 // and fails for every value escape analysis moves to the heap in one
 // build and not the other, in main.go; the plain build must report at
 // least least such decisions.
+// plainOutput is what the program in dir prints, built without pmm.
+func plainOutput(t *testing.T, dir string) string {
+	t.Helper()
+	plain := exec.Command("go", "run", ".")
+	plain.Dir = dir
+	out, err := plain.Output()
+	if err != nil {
+		t.Fatalf("go run: %v", err)
+	}
+	return string(out)
+}
+
 func sameEscapes(t *testing.T, dir, file string, least int) {
 	t.Helper()
 	escapes := func(args ...string) (heap map[string]bool, inlined []string) {
@@ -135,12 +149,15 @@ func sameEscapes(t *testing.T, dir, file string, least int) {
 		}
 		heap = map[string]bool{}
 		diag := regexp.MustCompile(`^\./main\.go:(\d+):\d+: (.*)$`)
+		// A value an allocation's helper takes: the helper's call is
+		// what the compiler names.
+		helper := regexp.MustCompile(`^pmm__alloc\d+\((.*)\)( escapes to heap)$`)
 		for _, l := range strings.Split(string(out), "\n") {
 			m := diag.FindStringSubmatch(l)
 			switch {
 			case m == nil:
 			case strings.HasSuffix(m[2], "escapes to heap") || strings.HasPrefix(m[2], "moved to heap:"):
-				heap[m[1]+": "+m[2]] = true
+				heap[m[1]+": "+helper.ReplaceAllString(m[2], "$1$2")] = true
 			case strings.HasPrefix(m[2], "inlining call to "):
 				inlined = append(inlined, m[1]+": "+strings.TrimPrefix(m[2], "inlining call to "))
 			}

@@ -210,6 +210,12 @@ func (fc frameClasses) add(prof *profile.Profile, figures string, calls map[load
 				stack = append(stack, frame{fn: l.Function.Name, file: file, line: l.Line, class: class})
 			}
 		}
+		// The runtime's packages that pprof does not hide, as it hides
+		// runtime's: a map's groups and tables, which the module's map
+		// sites record (instrument's mapgen.go).
+		for len(stack) > 0 && strings.HasPrefix(stack[0].fn, "internal/runtime/") {
+			stack = stack[1:]
+		}
 		if len(stack) == 0 || stack[0].class != frameOther {
 			continue // the module's own allocation, or pmm's
 		}

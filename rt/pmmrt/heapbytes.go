@@ -21,7 +21,7 @@ const (
 // 32-bit ones. makechan allocates it with the buffer in one object
 // without pointers, or, for a buffer of elements with pointers, apart
 // from it. pmm instruments a make of a channel only for a toolchain
-// whose header it knows (instrument.chanHeaderKnown); TestChanHeader
+// whose header it knows (instrument.runtimeLayoutKnown); TestChanHeader
 // measures it.
 const ChanHeader = 64 + (ptrSize-4)*12
 

@@ -11,6 +11,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -329,6 +330,65 @@ func Channels() {
 }
 
 var (
+	sinkMap   map[int]int
+	sinkMemo  map[int]int
+	sinkNames map[string]int
+	sinkBigs  map[int]Big
+	sinkNaNs  map[float64]int
+	sinkNest  map[string]map[string]int
+)
+
+// Maps makes maps and assigns their elements, which the runtime
+// allocates for as the maps grow (Go 1.26's swiss tables): a map of
+// 2,000 ints (its header, first group, tables as they grow and split,
+// and directories), a memo that a recursion fills (each element put
+// after the calls that put others), a literal of three elements and
+// one of ten, a map kept in the frame that outgrows its group, counts
+// by ++ and +=, values over 128 bytes (kept apart: an object each), NaN
+// keys and a map of maps. The program measures its objects and bytes.
+//
+//go:noinline
+func Maps() {
+	m := make(map[int]int)
+	for i := range 2000 {
+		m[i] = i
+	}
+	sinkMap = m
+	sinkMemo = map[int]int{0: 0, 1: 1}
+	fibMemo(sinkMemo, 40)
+	sinkNames = map[string]int{"a": 1, "b": 2, "c": 3}
+	words := []string{"d", "e", "f", "g", "h", "i", "j", "k", "l", "m"}
+	for _, w := range words {
+		sinkNames[w]++
+		sinkNames[w] += len(w)
+	}
+	local := map[int]bool{1: true}
+	for i := range 20 {
+		local[i] = i%2 == 0
+	}
+	sinkBigs = map[int]Big{1: {}, 2: {}, 3: {}, 4: {}, 5: {}, 6: {}, 7: {}, 8: {}, 9: {}, 10: {}}
+	sinkBigs[11] = Big{}
+	sinkNaNs = make(map[float64]int, len(local))
+	for i := range 12 {
+		sinkNaNs[math.NaN()] = i
+	}
+	sinkNest = map[string]map[string]int{}
+	for _, w := range words[:3] {
+		sinkNest[w] = map[string]int{}
+		sinkNest[w][w] = 1
+	}
+}
+
+// fibMemo is the n-th Fibonacci number, memoized in memo.
+func fibMemo(memo map[int]int, n int) int {
+	if v, ok := memo[n]; ok {
+		return v
+	}
+	memo[n] = fibMemo(memo, n-1) + fibMemo(memo, n-2)
+	return memo[n]
+}
+
+var (
 	sinkNode  *Node
 	sinkRefs  [2]**Node
 	sinkRef   **Node
@@ -382,7 +442,6 @@ func moveParam(n Node) { sinkNode = &n }
 // variable before each post statement: three objects of 8 bytes for two
 // iterations (the tiny allocator's: MemStats counts their objects, not
 // their bytes exactly).
-//
 //
 // Without a condition, the same: j's loop breaks after one post
 // statement (2 objects), firstOver(1)'s k returns after two (3 objects,
@@ -593,6 +652,7 @@ func main() {
 	Boxed("abc", sinkBytes, pair{1, 2})
 	BoxedSmall(7)
 	Channels()
+	Maps()
 	Generic()
 	GenericClosure()
 	GenericBoxes()
@@ -618,6 +678,7 @@ func main() {
 	measure("Boxed", func() { Boxed("abc", bs, pair{1, 2}) })
 	measure("BoxedSmall", func() { BoxedSmall(7) })
 	measure("Channels", Channels)
+	measure("Maps", Maps)
 	measure("ForInit", ForInit)
 	measure("Generic", Generic)
 	measure("GenericClosure", GenericClosure)

@@ -2,7 +2,7 @@
 // and in the standard library, for cmd/pmm's TestAllocationsOutside:
 // Pure allocates only at its own sites (and counts with sync/atomic,
 // which never allocates), Mixed also in strings.Repeat, which pmm does
-// not record, and Tables makes a map, which pmm does not record either.
+// not record, and Tables makes a map, whose objects pmm reads from it.
 // It measures each function itself, with one goroutine and the
 // collector off: runtime.MemStats's Mallocs around a call, printed as
 // "want NAME VALUE" lines (and TotalAlloc, for strings.Repeat). Then Big

@@ -1,0 +1,3 @@
+module example.com/mapescapes
+
+go 1.26
