@@ -512,9 +512,15 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 			if sg.holdsSite(fi.pkg.Fset.Position(kw), fi.pkg.Fset.Position(init)) {
 				return fmt.Errorf("a variable of a switch's init moved to the heap, where another site begins at the switch, is not instrumented yet")
 			}
+			keyword := " switch "
+			if l := movedAt.label; l != nil {
+				// The label goes into the block, on the switch.
+				keyword = " " + l.Label.Name + ": switch "
+				sg.edits = append(sg.edits, Edit{Off: fi.tf.Offset(l.Pos()), End: fi.tf.Offset(l.Colon) + 1, Text: "", Order: orderMoved})
+			}
 			sg.edits = append(sg.edits,
 				Edit{Off: fi.tf.Offset(kw), End: fi.tf.Offset(init), Text: "{", Order: orderMoved},
-				Edit{Off: fi.tf.Offset(after), End: fi.tf.Offset(end), Text: "; " + text + " switch ", Order: orderMoved},
+				Edit{Off: fi.tf.Offset(after), End: fi.tf.Offset(end), Text: "; " + text + keyword, Order: orderMoved},
 				Edit{Off: fi.tf.Offset(movedAt.switchStmt.End()), End: fi.tf.Offset(movedAt.switchStmt.End()), Text: "}", Order: orderWrapEnd})
 		case movedAt.loop != nil:
 			l := movedAt.loop
@@ -596,9 +602,10 @@ type movedPoint struct {
 	off        int
 	afterStmt  bool
 	cond       ast.Expr
-	switchStmt ast.Stmt     // a switch or type switch whose init declares it
-	loop       *ast.ForStmt // a for statement without a condition whose init declares it
-	endless    bool         // no break leaves loop
+	switchStmt ast.Stmt         // a switch or type switch whose init declares it
+	label      *ast.LabeledStmt // switchStmt's label, if any
+	loop       *ast.ForStmt     // a for statement without a condition whose init declares it
+	endless    bool             // no break leaves loop
 }
 
 // variableAllocation finds where the runtime allocates the variable id
@@ -656,18 +663,21 @@ func variableAllocation(fi *fileInfo, path []ast.Node, id *ast.Ident) (movedPoin
 			return movedPoint{cond: holder.Cond}, ""
 		case *ast.SwitchStmt, *ast.TypeSwitchStmt:
 			// switch x := f(); tag { becomes { x := f(); pmm__alloc8(&x); switch tag {,
-			// a block of the same scope, unless a label names the
-			// switch (a break of it would name the block).
+			// a block of the same scope. A label of the switch goes
+			// into the block with it (a break of it would name the
+			// block), unless a goto names it (it would jump into the
+			// block).
 			if sw, ok := holder.(*ast.SwitchStmt); ok && sw.Init != stmt {
 				break
 			}
 			if sw, ok := holder.(*ast.TypeSwitchStmt); ok && sw.Init != stmt {
 				break
 			}
-			if _, labeled := parentOf(path, holder).(*ast.LabeledStmt); labeled {
-				return movedPoint{}, "a variable of a labeled switch's init moved to the heap is not instrumented yet"
+			label, _ := parentOf(path, holder).(*ast.LabeledStmt)
+			if label != nil && gotoTarget(enclosingBody(path), label.Label.Name) {
+				return movedPoint{}, "a variable of the init of a switch a goto names moved to the heap is not instrumented yet"
 			}
-			return movedPoint{switchStmt: holder.(ast.Stmt)}, ""
+			return movedPoint{switchStmt: holder.(ast.Stmt), label: label}, ""
 		}
 		return movedPoint{}, "a variable moved to the heap declared where pmm does not record it yet"
 	case *ast.RangeStmt:

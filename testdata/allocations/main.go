@@ -400,8 +400,9 @@ var (
 // 208 on the heap), a parameter of moveParam (16), the variable of each
 // of two iterations of a range loop and of a select's case (8 each),
 // three nodes two if statements' inits declare (16 each), a node a
-// switch's init declares (16) and a pointer a type switch's init
-// declares (8): eleven objects, 336 bytes.
+// switch's init declares (16), a pointer a type switch's init
+// declares (8) and a node a labeled switch's init declares (16): twelve
+// objects, 352 bytes.
 //
 //go:noinline
 func Moved(ch chan *Node) {
@@ -432,6 +433,13 @@ func Moved(ch chan *Node) {
 	switch p := sinkNode; sinkBox.(type) {
 	default:
 		sinkRef = &p
+	}
+pick:
+	switch y := *sinkNode; y.v {
+	case -1:
+	default:
+		sinkNode = &y
+		break pick
 	}
 }
 

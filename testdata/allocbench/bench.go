@@ -51,3 +51,29 @@ func List(n int) {
 	sinkStr = word + word
 	sinkFn = func() int64 { return head.v }
 }
+
+var (
+	sinkIndex map[int64]int
+	keys      = func() []int64 {
+		k := make([]int64, 64)
+		for i := range k {
+			k[i] = int64(i) * 7919
+		}
+		return k
+	}()
+)
+
+// Index counts 64 keys, each twice, in a new map: 128 assignments to
+// its elements, of which those that grow it allocate (its header, its
+// group, its first table and three tables of twice the slots: 11
+// objects).
+func Index() {
+	m := make(map[int64]int)
+	for _, k := range keys {
+		m[k]++
+	}
+	for _, k := range keys {
+		m[k] += 2
+	}
+	sinkIndex = m
+}

@@ -19,3 +19,9 @@ func BenchmarkList(b *testing.B) {
 		List(8)
 	}
 }
+
+func BenchmarkIndex(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Index()
+	}
+}
