@@ -53,7 +53,7 @@ const (
 	classRecorded   = "at a site pmm records"
 	classMixed      = "at a line with a site pmm records and one it does not"
 	classSkipped    = "at a site pmm does not record (the answer says so)"
-	classStack      = "at a site pmm does not consider (kept in the frame by escape analysis, or undecided: a map assignment, s += t), said"
+	classStack      = "at a site pmm does not consider (kept in the frame by escape analysis, or undecided: s += t), said"
 	classNoSite     = "in the module, at no allocation site (the runtime's for its operations)"
 	classTestFile   = "in a test file"
 	classOutside    = "outside the module"
@@ -302,8 +302,8 @@ func classify(frames []profile.Line, modPath string, sites siteLines) (string, s
 // does not consider, where the runtime may still allocate (the answer
 // says so too): those the compiler's escape analysis keeps in the frame
 // (an append that grows past the frame's buffer, a make of a size not
-// constant, a conversion or concatenation of over 32 bytes), and
-// assignments to a map's element and s += t, of which it says nothing.
+// constant, a conversion or concatenation of over 32 bytes), and s +=
+// t, of which it says nothing.
 //
 // boxing are the lines where the compiler reports an escape at no
 // allocation site's position (an inlined callee's allocation, a value
@@ -350,7 +350,7 @@ func allocationLines(t *testing.T, dir string) siteLines {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, l := range queryStringsDB(t, db, "SELECT file || ':' || line FROM allocations WHERE heap = 0 AND kind IN ('append', 'make-slice', 'conversion', 'concat', 'concat-assign', 'map-assign')") {
+	for _, l := range queryStringsDB(t, db, "SELECT file || ':' || line FROM allocations WHERE heap = 0 AND kind IN ('append', 'make-slice', 'conversion', 'concat', 'concat-assign')") {
 		sites.stack[l] = true
 	}
 	return sites
