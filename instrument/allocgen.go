@@ -190,11 +190,13 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		}
 		t = info.TypeOf(assignment.ix.X)
 	}
-	if _, ok := t.(*types.TypeParam); ok && !isBox && !isVariable {
-		return fmt.Errorf("an allocation of a type parameter's type (a make, a literal, an append or a map's assignment of %s) is not instrumented yet", t)
-	}
-	_, isMap := t.Underlying().(*types.Map)
+	// A map of a type parameter's type is read as any map is (its core
+	// type gives its key); other objects of one are not recorded yet.
+	mapType, isMap := static.CoreType(t).(*types.Map)
 	isMap = isMap && !isBox
+	if _, ok := t.(*types.TypeParam); ok && !isBox && !isVariable && !isMap {
+		return fmt.Errorf("an allocation of a type parameter's type (a make, a literal or an append of %s) is not instrumented yet", t)
+	}
 	if isMap && !runtimeLayoutKnown(g.opt.GoVersion) {
 		return fmt.Errorf("a map's objects are not instrumented for %s: pmm knows the layout of the runtime's maps for Go 1.26", goVersionOrUnknown(g.opt.GoVersion))
 	}
@@ -238,7 +240,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	if isMapAssign {
 		// The map's state before the assignment, and the key it takes.
-		keyType, err := sg.typeName(t.Underlying().(*types.Map).Key())
+		keyType, err := sg.typeName(mapType.Key())
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+
+	"pmm.dev/pmm/static"
 )
 
 // Maps (issue 13): what the runtime allocates for a map, which the
@@ -185,7 +187,7 @@ func mayHoldNaN(t types.Type) bool {
 // after it (allocationSite's).
 func (sg *siteGen) mapAssignmentEdits(ma mapAssignment, state, v, ts string) ([]string, error) {
 	fi, info := sg.fi, sg.fi.pkg.TypesInfo
-	mt := info.TypeOf(ma.ix.X).Underlying().(*types.Map)
+	mt := static.CoreType(info.TypeOf(ma.ix.X)).(*types.Map)
 	keyType, err := sg.typeName(mt.Key())
 	if err != nil {
 		return nil, err

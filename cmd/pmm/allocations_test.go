@@ -27,7 +27,7 @@ func TestAllocations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs instrumented programs")
 	}
-	measured := []string{"Fig3", "List", "Grow", "Strings", "Closure", "Stack", "Inlined", "Zero", "Variadic", "Boxed", "Channels", "Maps", "Generic", "GenericClosure", "GenericBoxes", "Moved", "Outer", "Inner"}
+	measured := []string{"Fig3", "List", "Grow", "Strings", "Closure", "Stack", "Inlined", "Zero", "Variadic", "Boxed", "Channels", "Maps", "GenericMaps", "Generic", "GenericClosure", "GenericBoxes", "Moved", "Outer", "Inner"}
 	// last is the last execution of function f (the program measures
 	// five alike), in the rows of view as alias.
 	last := func(view, alias, f string) string {

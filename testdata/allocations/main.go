@@ -379,6 +379,41 @@ func Maps() {
 	}
 }
 
+// GenericMaps fills, makes and writes maps of type parameters' types
+// (generic functions over M ~map[K]V): 100 elements put one by one in a
+// map of its caller's (header, group, first table, three growths), a make
+// of 100 and a literal of two. The program measures its objects.
+//
+//go:noinline
+func GenericMaps() {
+	m := map[int]string{}
+	sinkMapAny = m
+	fill(m, sinkKeys[:], "x")
+	sinkMapAny = mkmap[map[int]int](100)
+	sinkMapAny = mapLit[map[string]int](1)
+}
+
+var (
+	sinkMapAny any
+	sinkKeys   [100]int
+)
+
+func init() {
+	for i := range sinkKeys {
+		sinkKeys[i] = i
+	}
+}
+
+func fill[M ~map[K]V, K comparable, V any](m M, ks []K, v V) {
+	for _, k := range ks {
+		m[k] = v
+	}
+}
+
+func mkmap[M ~map[K]V, K comparable, V any](n int) M { return make(M, n) }
+
+func mapLit[M ~map[string]V, V any](v V) M { return M{"a": v, "b": v} }
+
 // fibMemo is the n-th Fibonacci number, memoized in memo.
 func fibMemo(memo map[int]int, n int) int {
 	if v, ok := memo[n]; ok {
@@ -661,6 +696,7 @@ func main() {
 	BoxedSmall(7)
 	Channels()
 	Maps()
+	GenericMaps()
 	Generic()
 	GenericClosure()
 	GenericBoxes()
@@ -687,6 +723,7 @@ func main() {
 	measure("BoxedSmall", func() { BoxedSmall(7) })
 	measure("Channels", Channels)
 	measure("Maps", Maps)
+	measure("GenericMaps", GenericMaps)
 	measure("ForInit", ForInit)
 	measure("Generic", Generic)
 	measure("GenericClosure", GenericClosure)
