@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -276,6 +277,9 @@ func classify(frames []profile.Line, modPath string, sites siteLines) (string, s
 		inModule := strings.HasPrefix(name, modPath+".") || strings.HasPrefix(name, modPath+"/")
 		file := f.Function.Filename
 		line := fmt.Sprintf("%s:%d", moduleFile(file), f.Line)
+		if first, ok := sites.literalOf[line]; ok {
+			line = first
+		}
 		switch {
 		case strings.Contains(name, "/_pmmrt.") || strings.Contains(name, "internal/_pmmrt"):
 			return classPMMRuntime, line
@@ -310,7 +314,15 @@ func classify(frames []profile.Line, modPath string, sites siteLines) (string, s
 // converted to an interface that static.db names where its expression
 // begins, not at its operator) and those where the instrumented program
 // allocates more than the plain one (boxingLines).
-type siteLines struct{ recorded, skipped, stack, boxing map[string]bool }
+//
+// literalOf maps the lines of a map literal written over several, but
+// its first, to its first: the runtime allocates its first group as it
+// puts the first element, at that element's line; pmm's site (and
+// allocation-line) is the literal's.
+type siteLines struct {
+	recorded, skipped, stack, boxing map[string]bool
+	literalOf                        map[string]string
+}
 
 // allocationLines reads .pmm/plan.json (the sites pmm records and those
 // it skips) and .pmm/static.db (those escape analysis keeps in the
@@ -352,6 +364,17 @@ func allocationLines(t *testing.T, dir string) siteLines {
 	defer db.Close()
 	for _, l := range queryStringsDB(t, db, "SELECT file || ':' || line FROM allocations WHERE heap = 0 AND kind IN ('append', 'make-slice', 'conversion', 'concat', 'concat-assign')") {
 		sites.stack[l] = true
+	}
+	sites.literalOf = map[string]string{}
+	for _, r := range queryStringsDB(t, db, "SELECT file || char(9) || line || char(9) || end_line FROM allocations WHERE kind = 'map-literal' AND end_line > line") {
+		f := strings.Split(r, "\t")
+		first, _ := strconv.Atoi(f[1])
+		last, _ := strconv.Atoi(f[2])
+		for l := first + 1; l <= last; l++ {
+			if at := fmt.Sprintf("%s:%d", f[0], l); !sites.recorded[at] && !sites.skipped[at] {
+				sites.literalOf[at] = fmt.Sprintf("%s:%d", f[0], first)
+			}
+		}
 	}
 	return sites
 }
