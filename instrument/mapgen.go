@@ -15,7 +15,7 @@ import (
 // (maps.go): a make's or a literal's objects from the made map, an
 // assignment's from the map before and after it:
 //
-//	m[k] = f(x)  →  {var pmm__m9 pmm__state9; m[pmm__key9(&pmm__m9, k)] = pmm__before9(&pmm__m9, m, f(x)); pmm__alloc9(&pmm__m9, m)}
+//	m[k] = f(x)  →  {var pmm__m9 pmm__state9; m[pmm__key9(&pmm__m9, k)] = pmm__mapstate9(&pmm__m9, m, f(x)); pmm__alloc9(&pmm__m9, m)}
 //	m[k]++       →  {var pmm__m9 pmm__state9; m[pmm__key9(&pmm__m9, m, k)]++; pmm__alloc9(&pmm__m9, m)}
 //
 // The key is evaluated once, as written, and kept for its hash; the
@@ -192,7 +192,7 @@ func (sg *siteGen) mapAssignmentEdits(ma mapAssignment, state, v, ts string) ([]
 	if err != nil {
 		return nil, err
 	}
-	key, before := sg.name("key"), sg.name("before")
+	key, before := sg.name("key"), sg.name("mapstate")
 	st := "s *" + state + sg.targs
 	takeState := fmt.Sprintf("s.mapWrite.Before(m, %s.Pointer(&s.mapKey), %t)", sg.pc.importName("unsafe"), mayHoldNaN(mt.Key()))
 	at := func(p token.Pos) int { return fi.tf.Offset(p) }

@@ -591,3 +591,55 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// everyAllocation counts every allocation at the module's sites, by
+// function and kind of site.
+const everyAllocation = `; Every allocation at the module's sites, per function and kind.
+(defevent allocated :definition ((a f k) s.t. (exists (t) (allocation a f k t))))
+(defquestion allocations-per-site-kind :definition (count allocated (output input input)))
+`
+
+// TestModulesAllocations instruments every module of TestModules, test
+// files included, for every allocation at its sites (maps' makes,
+// literals and assignments among them: what rewrites the module's
+// statements most), and runs its tests instrumented: the generated code
+// must compile and the tests pass as they do plainly (the same tests
+// left out). Exactness is TestAllocationsExact's; this is the breadth.
+func TestModulesAllocations(t *testing.T) {
+	if os.Getenv("PMM_REAL_MODULES") == "" {
+		t.Skip("slow: set PMM_REAL_MODULES=1 (go test ./e2e/realmodules -run TestModulesAllocations -v)")
+	}
+	kinds := map[string]int64{} // allocations by kind, over the modules
+	for _, m := range modules {
+		t.Run(m.Path, func(t *testing.T) {
+			dir := fetch(t, m)
+			if err := os.WriteFile(filepath.Join(dir, "q.pmm"), []byte(everyAllocation), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, errOut, err := pmm(dir, "instrument", "--tests", "./...", "q.pmm"); err != nil {
+				t.Fatalf("pmm instrument: %v\n%s%s", err, out, errOut)
+			}
+			args := append(append(append([]string{"test"}, m.packages()...), "--"), m.TestFlags...)
+			if out, errOut, err := pmm(dir, args...); err != nil {
+				t.Fatalf("pmm test: %v (the module's tests fail instrumented)\n%s%s", err, tail(out, 60), tail(errOut, 60))
+			}
+			db, err := sql.Open("sqlite", filepath.Join(dir, ".pmm", "pmm.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var per []string
+			for _, r := range queryStringsDB(t, db, "SELECT k || char(9) || sum(count) FROM allocations_per_site_kind GROUP BY k ORDER BY k") {
+				f := strings.Split(r, "\t")
+				n, _ := strconv.ParseInt(f[1], 10, 64)
+				kinds[f[0]] += n
+				per = append(per, f[0]+" "+f[1])
+			}
+			t.Logf("%s@%s: allocations by kind: %s", m.Path, m.Version, strings.Join(per, ", "))
+		})
+	}
+	t.Logf("over the modules: %v", kinds)
+	if kinds["map-assign"] == 0 || kinds["make-map"] == 0 {
+		t.Errorf("no map's allocation recorded in any module: %v", kinds)
+	}
+}
