@@ -181,6 +181,9 @@ var constructs = map[string]string{
 	"appends that grow":     "append(make([]int, 1), a)",
 	"moved variables":       "v := cell{n: a}\n",
 	"moved range variables": "for _, v := range [2]cell{",
+	"maps made":             "sink.Store(&cell{m: m})",
+	"maps in the frame":     "m[j] = a",
+	"map literals":          "&cell{m: map[int]int{",
 	// Heap walks (internal/progen/walks.go).
 	"lists to walk": "w3c.next = &w3a",
 	// Packages (internal/progen/packages.go).

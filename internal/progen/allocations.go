@@ -14,13 +14,15 @@ import (
 // the mid's own body: &cell{...}, new(cell), a make([]int, n) and a
 // concatenation with two non-empty constants (which always allocates)
 // held by a cell, and an append to a slice of capacity 1 (which always
-// grows); an int stored in the atomic.Value boxSink, which the runtime
+// grows); maps of ints, made or written as literals, held by a cell or
+// kept in the frame, into which 2 to 9 keys are put (the runtime's
+// objects for them are those of Go 1.26's swiss tables: trAM, trAMW); an int stored in the atomic.Value boxSink, which the runtime
 // boxes by allocating unless it is under 256. The channels a function
 // makes for its blocking operations are allocations too (makeChans).
 // An allocating function is not inlined (//go:noinline): the
 // compiler might keep an inlined copy's allocations on the stack, and pmm
 // says so. The twin wraps each allocating expression in a helper that
-// records it once it is made (trAP, trAS, trAStr, trABox, trAC): its kind, its type
+// records it once it is made (trAP, trAS, trAStr, trABox, trAC, trAM, trAMW): its kind, its type
 // as pmm's static.db writes it, its elements, requested bytes and heap
 // bytes (every object is under 512 bytes: no malloc header). They are
 // drawn from a random source of their own, so that the rest of a
@@ -39,7 +41,7 @@ func (s *allocStmt) print(p *printer) {
 }
 
 // allocDecls declare the cell and the sink.
-var allocDecls = []string{"type cell struct {\n\tn  int\n\ts  string\n\txs []int\n\tp  *cell\n}", "var sink atomic.Pointer[cell]", "var boxSink atomic.Value"}
+var allocDecls = []string{"type cell struct {\n\tn  int\n\ts  string\n\txs []int\n\tp  *cell\n\tm  map[int]int\n}", "var sink atomic.Pointer[cell]", "var boxSink atomic.Value"}
 
 // allocSource is the random source of a seed's allocations.
 func allocSource(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed*104729 + 3)) }
@@ -75,7 +77,7 @@ func (g *gen) alloc(f *Func) stmt {
 	store := func(text, twin string) stmt {
 		return &allocStmt{text: "sink.Store(" + text + ")", twin: "sink.Store(" + twin + ")"}
 	}
-	switch g.ra.Intn(8) {
+	switch g.ra.Intn(11) {
 	case 0:
 		return store("new(cell)", p("new(cell)", "new"))
 	case 1:
@@ -97,6 +99,22 @@ func (g *gen) alloc(f *Func) stmt {
 		// An int converted to an interface: boxed by allocating unless
 		// under 256.
 		return &allocStmt{text: "boxSink.Store(a * 97)", twin: "boxSink.Store(trABox(a*97, " + fn + "))"}
+	case 7:
+		// A map made on the heap, then 2 to 9 keys put in it: the
+		// ninth grows it from a group to a table.
+		loop := "for i := 0; i < a&7+2; i++ { %s }"
+		return &allocStmt{text: "{ m := make(map[int]int); " + fmt.Sprintf(loop, "m[i] = a") + "; sink.Store(&cell{m: m}) }",
+			twin: fmt.Sprintf("{ m := trAM(make(map[int]int), %s, \"make-map\"); ", fn) + fmt.Sprintf(loop, "n := len(m); m[i] = a; trAMW(n, "+fn+", false)") +
+				"; sink.Store(" + p("&cell{m: m}", "composite") + ") }"}
+	case 8:
+		// A map kept in the frame: its first group is there too, but
+		// a ninth key's table is on the heap.
+		loop := "for j := 0; j < a&7+2; j++ { %s }"
+		return &allocStmt{text: "{ m := make(map[int]int); " + fmt.Sprintf(loop, "m[j] = a") + " }",
+			twin: "{ m := make(map[int]int); " + fmt.Sprintf(loop, "n := len(m); m[j] = a; trAMW(n, "+fn+", true)") + " }"}
+	case 9:
+		lit := "map[int]int{a: 1, a + 1: 2}"
+		return store("&cell{m: "+lit+"}", p(fmt.Sprintf("&cell{m: trAM(%s, %s, \"map-literal\")}", lit, fn), "composite"))
 	}
 	mk := "make([]int, 1)"
 	return store("&cell{xs: append("+mk+", a)}",

@@ -409,6 +409,37 @@ func trAC[E any](v chan E, fn, typ string, pointers bool) chan E {
 	return v
 }
 
+// trAM records the objects of the map v of type map[int]int, made
+// (kind make-map) or written as a literal (map-literal) in fn, that
+// escapes, and returns v. In Go 1.26: its header (a Map, 48 bytes) and,
+// for a literal of 8 elements or fewer, its first group (a control
+// word and 8 slots of an int key and value: 136 bytes), which the
+// runtime allocates as it puts the first element.
+func trAM(v map[int]int, fn, kind string) map[int]int {
+	trAlloc(fn, kind, "map[int]int", 1, 48)
+	if len(v) > 0 {
+		trAlloc(fn, kind, "map[int]int", 8, 136)
+	}
+	return v
+}
+
+// trAMW records what the runtime allocated for a new key put in fn into
+// a map[int]int of n elements before it, made with no hint: where the
+// map is not in the frame (whose first group is in the frame too), its
+// first group as it puts the first element; at the ninth (a small map
+// of 8 is full), a table of 16 slots: a directory of one, the table's
+// struct (32 bytes) and its two groups.
+func trAMW(n int, fn string, frame bool) {
+	switch {
+	case n == 0 && !frame:
+		trAlloc(fn, "map-assign", "map[int]int", 8, 136)
+	case n == 8:
+		trAlloc(fn, "map-assign", "map[int]int", 1, 8)
+		trAlloc(fn, "map-assign", "map[int]int", 1, 32)
+		trAlloc(fn, "map-assign", "map[int]int", 16, 2*136)
+	}
+}
+
 // trABox records the int v converted to an interface in fn, and returns
 // it: the runtime boxes a value under 256 without allocating.
 func trABox(v int, fn string) int {
