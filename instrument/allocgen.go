@@ -190,12 +190,13 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		}
 		t = info.TypeOf(assignment.ix.X)
 	}
-	// A map of a type parameter's type is read as any map is (its core
-	// type gives its key); other objects of one are not recorded yet.
+	// A map or a slice of a type parameter's type is read as any map or
+	// slice is, by its core type; a channel of one is not recorded yet.
 	mapType, isMap := static.CoreType(t).(*types.Map)
 	isMap = isMap && !isBox
-	if _, ok := t.(*types.TypeParam); ok && !isBox && !isVariable && !isMap {
-		return fmt.Errorf("an allocation of a type parameter's type (a make, a literal or an append of %s) is not instrumented yet", t)
+	_, isSlice := static.CoreType(t).(*types.Slice)
+	if _, ok := t.(*types.TypeParam); ok && !isBox && !isVariable && !isMap && !isSlice {
+		return fmt.Errorf("an allocation of a type parameter's type (a make of %s) is not instrumented yet", t)
 	}
 	if isMap && !runtimeLayoutKnown(g.opt.GoVersion) {
 		return fmt.Errorf("a map's objects are not instrumented for %s: pmm knows the layout of the runtime's maps for Go 1.26", goVersionOrUnknown(g.opt.GoVersion))
@@ -215,7 +216,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if isVariadic {
 		madeCap, constCap = int64(len(extra)), true
 	}
-	if sl, ok := t.Underlying().(*types.Slice); ok && constCap && !isBox && !static.LayoutHasTypeParam(sl.Elem()) && madeCap*sizes(fi).Sizeof(sl.Elem()) == 0 {
+	if sl, ok := static.CoreType(t).(*types.Slice); ok && constCap && !isBox && !static.LayoutHasTypeParam(sl.Elem()) && madeCap*sizes(fi).Sizeof(sl.Elem()) == 0 {
 		g.done[s] = true // likewise
 		return nil
 	}
@@ -304,7 +305,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		}
 		elements, bytes, pointers, skip = "1", strconv.FormatInt(size, 10), ptrs, sk
 	} else {
-		switch u := t.Underlying().(type) {
+		switch u := static.CoreType(t).(type) {
 		case *types.Pointer:
 			if static.LayoutHasTypeParam(u.Elem()) {
 				elements, bytes = "1", "int64("+unsafeName()+".Sizeof(*v))"
@@ -852,7 +853,7 @@ func allocInexact(info *types.Info, kind string, e ast.Expr, path []ast.Node, sz
 			return ""
 		}
 		// (In a generic function, an instantiation's elements may be.)
-		if sl, ok := v.Type().Underlying().(*types.Slice); ok && (static.LayoutHasTypeParam(sl.Elem()) || sz.Sizeof(sl.Elem()) <= stackAppendBytes) {
+		if sl, ok := static.CoreType(v.Type()).(*types.Slice); ok && (static.LayoutHasTypeParam(sl.Elem()) || sz.Sizeof(sl.Elem()) <= stackAppendBytes) {
 			return "Go may keep the first growths of this append (to 32 bytes) on the stack and move the slice to the heap where it escapes; " +
 				"through pmm's helper it allocates each growth on the heap: pmm counts those of the instrumented program"
 		}

@@ -414,6 +414,40 @@ func mkmap[M ~map[K]V, K comparable, V any](n int) M { return make(M, n) }
 
 func mapLit[M ~map[string]V, V any](v V) M { return M{"a": v, "b": v} }
 
+// GenericSlices makes, writes and grows slices of type parameters'
+// types (generic functions over S ~[]E): a make of 10 strings, one of a
+// constant 3 ints, one of 0 (which allocates nothing), a literal of two
+// pointers, a make of 100 pointers (800 bytes: a malloc header), and 100
+// strings appended one by one (a growth each time the capacity is full;
+// not ints, whose first slice of 8 bytes the tiny allocator would pack
+// into a block MemStats counts whole). The program measures its objects.
+//
+//go:noinline
+func GenericSlices() {
+	sinkStrs = mkslice[[]string](10)
+	sinkIntSlice = mk3[[]int]()
+	sinkIntSlice = mkslice[[]int](0)
+	sinkNodes = sliceLit[[]*Node](sinkNode)
+	sinkNodes = mkslice[[]*Node](100)
+	sinkStrs = appendAll[[]string](100, "s")
+}
+
+var sinkIntSlice []int
+
+func mkslice[S ~[]E, E any](n int) S { return make(S, n) }
+
+func mk3[S ~[]int]() S { return make(S, 3) }
+
+func sliceLit[S ~[]E, E any](v E) S { return S{v, v} }
+
+func appendAll[S ~[]E, E any](n int, v E) S {
+	var s S
+	for range n {
+		s = append(s, v)
+	}
+	return s
+}
+
 // fibMemo is the n-th Fibonacci number, memoized in memo.
 func fibMemo(memo map[int]int, n int) int {
 	if v, ok := memo[n]; ok {
@@ -697,6 +731,7 @@ func main() {
 	Channels()
 	Maps()
 	GenericMaps()
+	GenericSlices()
 	Generic()
 	GenericClosure()
 	GenericBoxes()
@@ -724,6 +759,7 @@ func main() {
 	measure("Channels", Channels)
 	measure("Maps", Maps)
 	measure("GenericMaps", GenericMaps)
+	measure("GenericSlices", GenericSlices)
 	measure("ForInit", ForInit)
 	measure("Generic", Generic)
 	measure("GenericClosure", GenericClosure)
