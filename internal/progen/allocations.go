@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -34,11 +35,16 @@ type allocStmt struct{ text, twin string }
 
 func (s *allocStmt) print(p *printer) {
 	if p.tw {
-		p.line("%s", s.twin)
+		p.line("%s", strings.ReplaceAll(s.twin, fnName, strconv.Quote(p.fns[len(p.fns)-1].Name)))
 		return
 	}
 	p.line("%s", s.text)
 }
+
+// fnName stands, in a twin's statement, for the name of the function
+// whose body holds it, as a Go string: a literal's name is known only
+// once the literals are numbered in source order, after its body is.
+const fnName = "\x00fn\x00"
 
 // allocDecls declare the cell and the sink.
 var allocDecls = []string{"type cell struct {\n\tn  int\n\ts  string\n\txs []int\n\tp  *cell\n\tm  map[int]int\n}", "var sink atomic.Pointer[cell]", "var boxSink atomic.Value"}
@@ -70,7 +76,7 @@ func (g *gen) allocs(f *Func, at int) {
 
 // alloc is one statement with allocations in f.
 func (g *gen) alloc(f *Func) stmt {
-	fn := fmt.Sprintf("%q", f.Name)
+	fn := fnName
 	cell := f.pkg.prefix() + ".cell"
 	p := func(e, kind string) string { return fmt.Sprintf("trAP(%s, %s, %q, %q)", e, fn, kind, cell) }
 	s := func(e, kind string) string { return fmt.Sprintf("trAS(%s, %s, %q, \"[]int\")", e, fn, kind) }

@@ -302,7 +302,7 @@ func (g *gen) makeChans(f *Func, text string) stmt {
 	f.allocs = true // kept from being inlined, as every allocating function
 	twin := madeChan.ReplaceAllStringFunc(text, func(m string) string {
 		elem := madeChan.FindStringSubmatch(m)[1]
-		return fmt.Sprintf("trAC(%s, %q, \"chan %s\", %t)", m, f.Name, elem, elem == "string")
+		return fmt.Sprintf("trAC(%s, %s, \"chan %s\", %t)", m, fnName, elem, elem == "string")
 	})
 	return &allocStmt{text: text, twin: twin}
 }
