@@ -132,6 +132,12 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	// takes the value, which the conversion then boxes, or the method
 	// value, whose closure is made before.
 	isBox, isMethodValue := s.Label == "interface", s.Label == "method-value"
+	// f(g()): the helper takes g's results and passes them on, and the
+	// call converts them as it did (resultBoxes).
+	results, _ := info.TypeOf(e).(*types.Tuple)
+	if results != nil && !isBox {
+		return fmt.Errorf("pmm bug: the allocation at %s is a call's results", s.Position())
+	}
 	var movedAt movedPoint // where a moved variable's allocation is recorded
 	if isVariable {
 		v, ok := info.Defs[e.(*ast.Ident)].(*types.Var)
@@ -152,16 +158,24 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		t = types.NewPointer(v.Type())
 	}
 	var extra []ast.Expr // a variadic call's extra arguments
+	resultsOf := 0       // or, f(g()), the number of g's results
 	if isVariadic {
 		call := e.(*ast.CallExpr)
 		sig, ok := info.TypeOf(call.Fun).Underlying().(*types.Signature)
 		if !ok || !sig.Variadic() || call.Ellipsis.IsValid() {
 			return fmt.Errorf("pmm bug: the variadic site at %s is no variadic call", s.Position())
 		}
-		if _, multi := info.TypeOf(call.Args[0]).(*types.Tuple); multi && len(call.Args) == 1 {
-			return fmt.Errorf("the slice of a variadic call of another call's results, f(g()), is not instrumented")
-		}
 		fixed := sig.Params().Len() - 1
+		if results, multi := info.TypeOf(call.Args[0]).(*types.Tuple); multi && len(call.Args) == 1 {
+			// f(g()): g's results are the slice's elements, passed
+			// to the helper as they would be to f. Where f has
+			// parameters before its variadic one, g's first results
+			// go to them: no helper can take those and give a slice.
+			if fixed > 0 {
+				return fmt.Errorf("the slice of a variadic call of another call's results, f(g()), where f has parameters before its variadic one, is not instrumented")
+			}
+			resultsOf = results.Len()
+		}
 		extra, t = call.Args[fixed:], sig.Params().At(fixed).Type()
 	}
 	// An element {...} of a literal, whose type the literal's gives, is
@@ -214,7 +228,7 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	}
 	madeCap, constCap := makeCap(info, e)
 	if isVariadic {
-		madeCap, constCap = int64(len(extra)), true
+		madeCap, constCap = int64(max(len(extra), resultsOf)), true
 	}
 	if sl, ok := static.CoreType(t).(*types.Slice); ok && constCap && !isBox && !static.LayoutHasTypeParam(sl.Elem()) && madeCap*sizes(fi).Sizeof(sl.Elem()) == 0 {
 		g.done[s] = true // likewise
@@ -259,7 +273,12 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 	if err := sg.action(); err != nil {
 		return err
 	}
-	ts, err := sg.typeName(t)
+	var ts string
+	if results != nil {
+		ts, err = sg.tupleName(results)
+	} else {
+		ts, err = sg.typeName(t)
+	}
 	if err != nil {
 		return err
 	}
@@ -291,6 +310,15 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		objectsLoop = []string{"for objects.Next() {",
 			"\tn, elems, pointers := objects.Bytes, objects.Elements, objects.Pointers",
 			"\t_, _, _ = n, elems, pointers // (read only where a question asks for them)"}
+	} else if results != nil {
+		elements, bytes = "elems", "n"
+		if objectsPrelude, err = resultBoxes(info, path, e, results, sizes(fi), unsafeName); err != nil {
+			return err
+		}
+		objectsLoop = []string{"for _, box := range boxes {",
+			"\tn, elems, pointers := box.n, int64(1), box.pointers",
+			"\t_, _ = elems, pointers // (read only where a question asks for them)",
+			"\tif n == 0 {", "\t\tcontinue // not boxed by allocating", "\t}"}
 	} else if isBox && static.LayoutHasTypeParam(t) {
 		// The instantiation's type decides whether it boxes, and the
 		// object's size (pmmrt.BoxBytes: 0 for none).
@@ -483,6 +511,23 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		// The function's account cache, first: its address.
 		params = accountCache(set) + " *int, " + params
 		open = strings.Replace(open, "(", "(&"+accountCache(set)+", ", 1)
+	}
+	if results != nil {
+		// The results in, the same results out.
+		var ps, vs []string
+		for i := range results.Len() {
+			rt, err := sg.typeName(results.At(i).Type())
+			if err != nil {
+				return err
+			}
+			ps, vs = append(ps, fmt.Sprintf("v%d %s", i, rt)), append(vs, fmt.Sprintf("v%d", i))
+		}
+		params = strings.Join(ps, ", ")
+		for i, st := range body {
+			if r, _, _ := strings.Cut(strings.TrimLeft(st, "\t"), " //"); r == "return v" {
+				body[i] = strings.Replace(st, "return v", "return "+strings.Join(vs, ", "), 1)
+			}
+		}
 	}
 	decls = append(decls, fmt.Sprintf("func %s%s(%s) %s {\n\t%s\n}", name, sg.tparam, params, ts, strings.Join(body, "\n\t")))
 	if elided {
@@ -906,6 +951,43 @@ func chanObjects(rt string, elem types.Type, sz types.Sizes) []string {
 			"}")
 	}
 	return lines
+}
+
+// resultBoxes are the statements of a helper of f(g()) (its parameters
+// v0, v1, ... g's results) that set boxes: for each result f's
+// variadic parameter of interface type boxes by allocating, its bytes
+// (0 where the value is one the runtime boxes without allocating) and
+// pointers. Only a call whose parameters are one variadic slice: its
+// elements escape together, as the one site's heap says of them all.
+func resultBoxes(info *types.Info, path []ast.Node, e ast.Expr, results *types.Tuple, sz types.Sizes, unsafeName func() string) ([]string, error) {
+	call, ok := parentOf(path, e).(*ast.CallExpr)
+	var sig *types.Signature
+	if ok {
+		sig, ok = info.TypeOf(call.Fun).Underlying().(*types.Signature)
+	}
+	if !ok || !sig.Variadic() || sig.Params().Len() != 1 || call.Ellipsis.IsValid() {
+		return nil, fmt.Errorf("the values of a call's results converted to interfaces, f(g()), are not instrumented where f has parameters besides one variadic")
+	}
+	boxed := types.IsInterface(sig.Params().At(0).Type().(*types.Slice).Elem())
+	var lines []string
+	for i := range results.Len() {
+		t := results.At(i).Type()
+		if !boxed || types.IsInterface(t) || static.BoxedBy(sz, t) == "" {
+			continue
+		}
+		size, pointers, skip, err := valueAllocation(info, e, t, sz, unsafeName)
+		if err != nil {
+			return nil, err
+		}
+		v := fmt.Sprintf("v%d", i)
+		k := len(lines)
+		if skip == "" {
+			lines = append(lines, fmt.Sprintf("boxes[%d] = pmm__box{%d, %t}", k, size, pointers))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("if !(%s) {\n\t\tboxes[%d] = pmm__box{%d, %t}\n\t}", strings.ReplaceAll(skip, "(&v)", "(&"+v+")"), k, size, pointers))
+	}
+	return append([]string{"type pmm__box struct {\n\t\tn        int64\n\t\tpointers bool\n\t}", fmt.Sprintf("var boxes [%d]pmm__box", len(lines))}, lines...), nil
 }
 
 // valueAllocation is the object the runtime allocates for e, a value

@@ -769,6 +769,20 @@ func (sg *siteGen) typeName(t types.Type) (string, error) {
 	return ts, nil
 }
 
+// tupleName writes the types of a call's results, as a function's
+// results: (T0, T1).
+func (sg *siteGen) tupleName(results *types.Tuple) (string, error) {
+	var ts []string
+	for i := range results.Len() {
+		t, err := sg.typeName(results.At(i).Type())
+		if err != nil {
+			return "", err
+		}
+		ts = append(ts, t)
+	}
+	return "(" + strings.Join(ts, ", ") + ")", nil
+}
+
 // isReceiverType says whether t is the type of the receiver of the
 // method whose type parameters the site has, or a pointer to it: a
 // generic type whose type arguments are those parameters, in order.

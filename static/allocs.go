@@ -156,10 +156,10 @@ func (a *allocFinder) visit(n ast.Node, owner *function) {
 // there, whose value is neither a constant nor an interface.
 func (a *allocFinder) expression(e ast.Expr, owner *function) {
 	tv, ok := a.info.Types[e]
-	if !ok || tv.Value != nil || tv.Type == nil || !tv.IsValue() {
+	if !ok || tv.Value != nil || tv.Type == nil || !tv.IsValue() && !spreadsResults(a.info, e) {
 		return
 	}
-	if isInterface(tv.Type) {
+	if isInterface(tv.Type) && !spreadsResults(a.info, e) {
 		return
 	}
 	p := a.c.fset.Position(CompilerPos(e))
@@ -167,6 +167,18 @@ func (a *allocFinder) expression(e ast.Expr, owner *function) {
 	if a.c.exprs[at] == nil {
 		a.c.exprs[at] = &exprAt{expr: e, owner: owner, info: a.info, sizes: a.sizes}
 	}
+}
+
+// spreadsResults reports whether e is a call f(g()) of another call's
+// results, which f's interface parameters may box (resultsBoxed), of
+// any result type of f's.
+func spreadsResults(info *types.Info, e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	_, ok = info.TypeOf(call.Args[0]).(*types.Tuple)
+	return ok
 }
 
 // converts notes the operands n converts to an interface (what a

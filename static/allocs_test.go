@@ -502,6 +502,46 @@ func main() {
 	}
 }
 
+// TestResultsBoxedSites: f(g()), where f's parameters are interfaces,
+// boxes g's results without an expression of their own (the compiler
+// names temporaries at f's "("): one site of kind interface at g(), of
+// g's results' type, where they escape; none where they do not (they
+// were no site at all, silently).
+func TestResultsBoxedSites(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+var sink []any
+var s1, s2 any
+
+func keep(xs ...any) { sink = xs }
+
+func two(a, b any) { s1, s2 = a, b }
+
+func strs() (string, string) { return "a", "b" }
+
+func local(xs ...any) int { return len(xs) }
+
+func main() {
+	keep(strs())
+	two(strs())
+	_ = local(strs())
+}
+`
+	for name, text := range map[string]string{"go.mod": "module example.com/rbox\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ':' || a.col || ' ' || a.kind || ' ' || a.type || ' ' || coalesce(a.heap, 'NULL') FROM allocations a
+		WHERE a.kind = 'interface' ORDER BY a.line, a.col`)
+	want := []string{"15:7 interface (string, string) 1", "16:6 interface (string, string) 1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("boxes of a call's results: %q, want %q", got, want)
+	}
+}
+
 // TestBoxedBy: the runtime function that boxes a value of each type, as
 // cmd/compile's walk.dataWordFuncName chooses it on a 64-bit system.
 func TestBoxedBy(t *testing.T) {

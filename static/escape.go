@@ -215,6 +215,13 @@ func (c *collector) unknownEscape(p lineCol, msg string) *allocation {
 	if e == nil || e.owner == nil || strings.HasPrefix(msg, "... argument") {
 		return nil
 	}
+	if call, ok := e.expr.(*ast.CallExpr); ok && len(call.Args) == 1 && strings.HasPrefix(msg, ".autotmp_") {
+		// f(g()): g's results converted to f's interface parameters,
+		// each a temporary named at f's "(".
+		if results, ok := e.info.TypeOf(call.Args[0]).(*types.Tuple); ok {
+			return c.resultsBoxed(e, call.Args[0], results)
+		}
+	}
 	if call, ok := e.expr.(*ast.CallExpr); ok && !strings.HasPrefix(msg, types.ExprString(call.Fun)+"(") && !strings.HasPrefix(msg, "~r") {
 		return nil // not the call's result, named so, or an inlined callee's ~r0
 	}
@@ -235,6 +242,25 @@ func (c *collector) unknownEscape(p lineCol, msg string) *allocation {
 	al := &allocation{
 		key: k, owner: e.owner, where: c.span(e.expr.Pos(), e.expr.End()), kind: kind,
 		typ: typeString(e.info.TypeOf(e.expr)), elements: -1, bytes: -1, heap: 1, heapInlined: 0, inlinable: -1,
+	}
+	c.allocs[k] = al
+	c.allocList = append(c.allocList, al)
+	return al
+}
+
+// resultsBoxed is the site of the values of g's results that f(g())
+// converts to interfaces on the heap, one site for all of them at g()
+// (the compiler names each by a temporary at f's "("), of g's results'
+// type.
+func (c *collector) resultsBoxed(e *exprAt, g ast.Expr, results *types.Tuple) *allocation {
+	k := c.key(g.Pos())
+	if c.allocs[k] != nil {
+		return nil // the site of another of its results
+	}
+	e.owner.used = true
+	al := &allocation{
+		key: k, owner: e.owner, where: c.span(g.Pos(), g.End()), kind: allocInterface,
+		typ: typeString(results), elements: -1, bytes: -1, heap: 1, heapInlined: 0, inlinable: -1,
 	}
 	c.allocs[k] = al
 	c.allocList = append(c.allocList, al)

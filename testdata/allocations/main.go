@@ -212,9 +212,11 @@ func keepNodes(ns ...*Node) { sinkNodes = ns }
 // Variadic makes the slices of variadic calls: three ints (24 bytes),
 // two values as any (32 bytes; a small integer and a constant string
 // are boxed without allocating), two ints over three lines (16), two
-// nodes and their slice (16 each), two ints of a deferred call (16);
-// none where there is no extra argument (a nil slice) or the slice is
-// passed on.
+// nodes and their slice (16 each), two ints of a deferred call (16),
+// the three results of one call as any (48; small integers are boxed
+// without allocating), and three others (48, and 16 for the one string
+// boxed by allocating: "" and an error are not); none where there is no
+// extra argument (a nil slice) or the slice is passed on.
 //
 //go:noinline
 func Variadic() {
@@ -228,6 +230,8 @@ func Variadic() {
 	keepNodes(&Node{v: 1}, &Node{v: 2})
 	keepInts(0)
 	keepInts(0, sinkRest...)
+	keepAny(triple())
+	keepAny(twoStrings())
 }
 
 // pair is 16 bytes without pointers; named holds only a string, so the
@@ -671,6 +675,13 @@ func Generic() {
 func Results() { keepInts(triple()) }
 
 func triple() (int, int, int) { return 1, 2, 3 }
+
+var twoS = [2]string{"a", ""}
+
+// twoStrings' first result is boxed by allocating, not its second, "".
+//
+//go:noinline
+func twoStrings() (string, string, error) { return twoS[0], twoS[1], nil }
 
 // count is the allocations and elements of one type of slice.
 type count struct{ allocs, elements int }
