@@ -542,6 +542,59 @@ func main() {
 	}
 }
 
+// TestUncompiledGenericSites: the compiler compiles a generic
+// function's code only where it is instantiated, so the sites of one no
+// package instantiates (only tests do, as golang-lru's simplelru.NewLRU)
+// have no diagnostic: undecided (NULL), not kept in the frame (0, as
+// they were: never recorded, and not said); an instantiated one's are
+// decided, and a map's growth is on the heap either way.
+func TestUncompiledGenericSites(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/ugen\n\ngo 1.26\n",
+		"lib/lib.go": `package lib
+
+type Box[T any] struct{ v T }
+
+func New[T any](v T) *Box[T] { return &Box[T]{v: v} }
+
+func Index[K comparable](ks []K) map[K]int {
+	m := make(map[K]int)
+	for i, k := range ks {
+		m[k] = i
+	}
+	return m
+}
+
+func Used[T any](v T) *Box[T] { return &Box[T]{v: v} }
+`,
+		"main.go": `package main
+
+import "example.com/ugen/lib"
+
+var sink *lib.Box[int]
+
+func main() { sink = lib.Used(1) }
+`,
+	}
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ' ' || a.kind || ' ' || coalesce(a.heap, 'NULL') FROM allocations a WHERE a.file = 'lib/lib.go' ORDER BY a.line, a.col`)
+	want := []string{"5 composite NULL", "8 make-map NULL", "10 map-assign 1", "15 composite 1"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("sites of generic functions: %q, want %q", got, want)
+	}
+}
+
 // TestBoxedBy: the runtime function that boxes a value of each type, as
 // cmd/compile's walk.dataWordFuncName chooses it on a 64-bit system.
 func TestBoxedBy(t *testing.T) {

@@ -101,6 +101,7 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	inlinable := map[lineCol][]string{}
 	var fromGlobal []lineCol // conversions to an interface that allocate nothing
 	seen := map[diagAt]bool{}
+	diagLines := map[string][]int{} // the lines of each file with a diagnostic
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -115,6 +116,7 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 			file = filepath.Join(cfg.Dir, file)
 		}
 		p, msg := lineCol{filepath.Clean(file), line, col}, m[4]
+		diagLines[p.file] = append(diagLines[p.file], p.line)
 		switch {
 		case strings.HasPrefix(msg, "can inline "):
 			at := lineCol{p.file, p.line, 0}
@@ -186,6 +188,7 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 			}
 		}
 	}
+	c.uncompiledGeneric(at, diagLines)
 	for _, al := range slices.Concat(slices.Collect(maps.Values(at))...) {
 		al.inlinable = 0
 		if o := al.owner; o != nil {
@@ -201,6 +204,35 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		}
 	}
 	return c.inlinedEscapes(jsonDir, at)
+}
+
+// uncompiledGeneric makes undecided the sites of the generic functions
+// the build compiled no instantiation of: the compiler compiles a
+// generic function's code only where a package instantiates it, so one
+// instantiated only in test files (golang-lru's simplelru.NewLRU) or in
+// other modules has no diagnostic at all, and its sites were taken as
+// kept in the frame, and not recorded, silently. (A make of a channel and
+// a map's growth are on the heap whatever escape analysis says.)
+func (c *collector) uncompiledGeneric(at sitesAt, diagLines map[string][]int) {
+	compiled := map[*function]bool{}
+	for _, al := range slices.Concat(slices.Collect(maps.Values(at))...) {
+		top := al.owner
+		for top != nil && top.parent != nil {
+			top = top.parent
+		}
+		if top == nil || !top.generic || al.kind == allocMakeChan || al.kind == allocMapAssign {
+			continue
+		}
+		done, ok := compiled[top]
+		if !ok {
+			file := filepath.Join(c.root, filepath.FromSlash(top.where.File))
+			done = slices.ContainsFunc(diagLines[file], func(l int) bool { return l >= top.where.Line && l <= top.where.EndLine })
+			compiled[top] = done
+		}
+		if !done {
+			al.heap, al.heapInlined = -1, -1
+		}
+	}
 }
 
 // unknownEscape is the site of an escape to the heap the compiler
