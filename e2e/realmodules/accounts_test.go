@@ -49,6 +49,7 @@ func TestAccountsExact(t *testing.T) {
 func checkAccounts(t *testing.T, accountPatterns []string) {
 	m := module{Path: "github.com/pelletier/go-toml/v2", Version: "v2.2.2", Packages: []string{".", "./unstable"}}
 	dir := fetch(t, m)
+	startCollectorEarly(t, dir, m.packages())
 	modPath := modulePath(t, dir)
 	q := fmt.Sprintf(`; Allocations per line and memory account.
 (defevent charged :definition
