@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -210,6 +211,20 @@ func TestAllocationsOutsideProfile(t *testing.T) {
 	for _, s := range []string{"by the module's call (pmm_outside_calls)", fmt.Sprintf("main.Mixed main.go:%s strings.Repeat %d %d", repeat, objects, bytes), "(pmm_outside_functions)"} {
 		if !strings.Contains(shown, s) {
 			t.Errorf("pmm answer -run 2 mixed:\n%s\nwant %q", ans, s)
+		}
+	}
+	// And pmm report, as tables after the answers.
+	if code, out, errOut := runPMM(t, dir, "report", "-run", "2"); code != exitOK {
+		t.Fatalf("pmm report: exit %d\n%s%s", code, out, errOut)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, ".pmm", "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := fmt.Sprintf(`<td>main.Mixed</td><td>main.go:%s</td><td>strings.Repeat</td><td class="n">%d</td><td class="n">%d</td><td>%s</td>`, repeat, objects, bytes, figuresLowerBound)
+	for _, s := range []string{`id="outside-1"`, "by the module&#39;s call (pmm_outside_calls)", row, `id="outside-2"`, "(pmm_outside_functions)"} {
+		if !strings.Contains(string(html), s) {
+			t.Errorf("pmm report -run 2: no %q in the report", s)
 		}
 	}
 }

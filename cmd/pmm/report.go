@@ -33,6 +33,10 @@ last run, a given run or all runs:
   - a chart where the answer suits one: a histogram of the durations of
     an answer with one duration per row, a bar chart of an aggregate
     grouped by some input (its largest 40 groups);
+  - where an answer leaves out what code outside the module allocated,
+    those allocations by the module's call and by its functions on the
+    stack, each figure labeled exact or sampled, as pmm answer shows
+    them;
   - the counters of pmm stats: entries checked and recorded at each
     site, the executions added to cells;
   - what was instrumented: the sites, what run time decides, the sites
@@ -123,6 +127,9 @@ type reportAnswer struct {
 	Incomplete []string
 	Chart      template.HTML // an SVG, or ""
 	ChartNote  string
+	// Outside: a table of allocations outside the module (pmm answer's
+	// outsideSections), not an answer.
+	Outside bool
 }
 
 func buildReport(p *plan.Project, dbPath string, run int64, all bool) (*report, error) {
@@ -176,6 +183,19 @@ func buildReport(p *plan.Project, dbPath string, run int64, all bool) (*report, 
 		a.Incomplete = append(a.Incomplete, noteLabels(notes, all)...)
 		rep.Answers = append(rep.Answers, *a)
 	}
+	// After the answers that leave them out, the allocations outside
+	// the module, as pmm answer shows them.
+	sections, err := outsideSections(ctx, db, p, userQuestions(p))
+	if err != nil {
+		return nil, err
+	}
+	for i, sec := range sections {
+		a, err := reportSectionOf(dbPath, sec, i, run, all)
+		if err != nil {
+			return nil, err
+		}
+		rep.Answers = append(rep.Answers, *a)
+	}
 	for _, r := range rep.Runs {
 		st, err := readStats(p, r.ID)
 		if err != nil {
@@ -218,18 +238,7 @@ func reportAnswerOf(ctx context.Context, dbPath string, p *plan.Project, name st
 	var bars []reportBar
 	for rows.Next() {
 		row := rows.Row()
-		a.Total++
-		if len(a.Rows) < reportRows {
-			cells := make([]reportCell, len(row))
-			for i, v := range row {
-				cells[i].Text = "-"
-				if v != nil {
-					_, isNumber := number(v)
-					cells[i] = reportCell{cellText(v), isNumber}
-				}
-			}
-			a.Rows = append(a.Rows, cells)
-		}
+		a.add(row)
 		switch {
 		case durCol >= 0:
 			if d, ok := row[offset+durCol].(int64); ok {
@@ -261,6 +270,42 @@ func reportAnswerOf(ctx context.Context, dbPath string, p *plan.Project, name st
 			a.ChartNote += fmt.Sprintf(" (the largest %d of %d groups)", reportBars, len(bars))
 		}
 	}
+	return a, nil
+}
+
+// add counts row, and keeps its cells while the report shows rows.
+func (a *reportAnswer) add(row []any) {
+	a.Total++
+	if len(a.Rows) >= reportRows {
+		return
+	}
+	cells := make([]reportCell, len(row))
+	for i, v := range row {
+		cells[i].Text = "-"
+		if v != nil {
+			_, isNumber := number(v)
+			cells[i] = reportCell{cellText(v), isNumber}
+		}
+	}
+	a.Rows = append(a.Rows, cells)
+}
+
+// reportSectionOf reads the i-th table of allocations outside the
+// module, sec.
+func reportSectionOf(dbPath string, sec outsideSection, i int, run int64, all bool) (*reportAnswer, error) {
+	header, rows, done, err := sec.read(dbPath, run, all)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	a := &reportAnswer{Question: sec.Title, Anchor: fmt.Sprintf("outside-%d", i+1), Header: header, Outside: true}
+	for rows.Next() {
+		a.add(rows.Row())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	a.More = a.Total - len(a.Rows)
 	return a, nil
 }
 
@@ -447,7 +492,7 @@ nav a { margin-right: 1em; }
 <tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td{{if .Number}} class="n"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</table>{{if gt (len .Rows) 20}}</details>{{end}}
-{{if .More}}<p class="note">{{.More}} more rows: pmm answer -format csv {{.Question}}</p>{{end}}
+{{if .More}}<p class="note">{{.More}} more rows: {{if .Outside}}pmm answer{{else}}pmm answer -format csv {{.Question}}{{end}}</p>{{end}}
 </section>
 {{end}}
 <section id="stats">
