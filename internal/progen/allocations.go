@@ -16,7 +16,7 @@ import (
 // concatenation with two non-empty constants (which always allocates)
 // held by a cell, and an append to a slice of capacity 1 (which always
 // grows); maps of ints, made or written as literals, held by a cell or
-// kept in the frame, into which 2 to 9 keys are put (the runtime's
+// kept in the frame, into which 1, 5 or 9 keys are put (the runtime's
 // objects for them are those of Go 1.26's swiss tables: trAM, trAMW); an int stored in the atomic.Value boxSink, which the runtime
 // boxes by allocating unless it is under 256. The channels a function
 // makes for its blocking operations are allocations too (makeChans).
@@ -106,16 +106,17 @@ func (g *gen) alloc(f *Func) stmt {
 		// under 256.
 		return &allocStmt{text: "boxSink.Store(a * 97)", twin: "boxSink.Store(trABox(a*97, " + fn + "))"}
 	case 7:
-		// A map made on the heap, then 2 to 9 keys put in it: the
-		// ninth grows it from a group to a table.
-		loop := "for i := 0; i < a&7+2; i++ { %s }"
+		// A map made on the heap, then 1, 5 or 9 keys put in it (a
+		// is mostly 0, 1 or 2): the ninth grows it from a group to a
+		// table.
+		loop := "for i := 0; i < a%%3*4+1; i++ { %s }"
 		return &allocStmt{text: "{ m := make(map[int]int); " + fmt.Sprintf(loop, "m[i] = a") + "; sink.Store(&cell{m: m}) }",
 			twin: fmt.Sprintf("{ m := trAM(make(map[int]int), %s, \"make-map\"); ", fn) + fmt.Sprintf(loop, "n := len(m); m[i] = a; trAMW(n, "+fn+", false)") +
 				"; sink.Store(" + p("&cell{m: m}", "composite") + ") }"}
 	case 8:
 		// A map kept in the frame: its first group is there too, but
 		// a ninth key's table is on the heap.
-		loop := "for j := 0; j < a&7+2; j++ { %s }"
+		loop := "for j := 0; j < a%%3*4+1; j++ { %s }"
 		return &allocStmt{text: "{ m := make(map[int]int); " + fmt.Sprintf(loop, "m[j] = a") + " }",
 			twin: "{ m := make(map[int]int); " + fmt.Sprintf(loop, "n := len(m); m[j] = a; trAMW(n, "+fn+", true)") + " }"}
 	case 9:
