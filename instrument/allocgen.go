@@ -112,8 +112,8 @@ func typeSwitchVar(fi *fileInfo, start int) (ast.Expr, []ast.Node) {
 // allocations table) pmm does not record yet, and why.
 var allocNotRecorded = map[string]string{
 	"concat-assign": "a string's s += t is not instrumented yet: escape analysis says nothing of it",
-	"range-func": "a range over a function allocates at its for statement (the closure of the loop's body, the loop's state, " +
-		"and the variables of an inlined iterator's loop, moved to the heap): not instrumented yet",
+	"range-func": "a range over a function whose iterator Go does not inline (or which is the module's code, which the instrumented program " +
+		"may compile otherwise) allocates at its for statement: the closure of the loop's body and the loop's state; not instrumented yet",
 }
 
 // outerFirst is the order of an insertion that opens a wrapper of the

@@ -72,7 +72,7 @@ var allocationGaps = []bodyGap{
 		"the compiler's escape analysis keeps this allocation in the frame, but only what fits a buffer of 32 bytes there: a longer string or slice, " +
 			"an append that grows past it, a make of a size not constant, the runtime puts on the heap; pmm does not record it"},
 	{"r.heap = 0 AND r.heap_inlined = 1", "the compiler keeps this allocation on the stack in its function's own body, where pmm records allocations, " +
-		"but on the heap in a copy of the function inlined into a caller (or, in the body of a range over a function, in the copy of the body inlined into the iterator): those are not recorded"},
+		"but on the heap in a copy of the function inlined into a caller (or in some of the copies of a body Go compiles only inlined, a range over a function's or a function literal's): those are not recorded"},
 	// Recorded, but of a program that differs from the plain one.
 	{"r.heap = 1 AND r.inlinable = 1 AND r.kind NOT IN ('make-chan', 'map-assign')", "the compiler may inline this allocation's function into callers, where copies of it may stay on the stack: " +
 		"pmm keeps a declared function from being inlined (//go:noinline), so the instrumented program allocates on the heap at every call, and pmm counts those " +

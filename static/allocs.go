@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // The kinds of allocation sites (the allocations table's kind column).
@@ -71,6 +73,39 @@ type allocation struct {
 	// inlinable: the compiler may inline owner into its callers (1),
 	// does not (0), not analysed (-1).
 	inlinable int
+}
+
+// closureBody is the body of a function literal or of a range over a
+// function, which Go compiles as a closure. The compiler may inline
+// such a closure at every call (a literal called where it is written, a
+// loop's body whose iterator is inlined) and then not compile it on its
+// own: its allocations are then only those of the inlined copies.
+type closureBody struct {
+	where Span // the block, from its { to its }
+	vars  Span // a range's variables, the closure's parameters, if any
+	// For a range over a function: the loop's site at its for, and
+	// whether the iterator may be the module's code, which the
+	// instrumented program may compile otherwise (keep from being
+	// inlined): then the loop's own allocations are undecided.
+	loop             *allocation
+	iteratorInModule bool
+}
+
+// contains reports whether s lies in b: its block or its variables.
+func (b *closureBody) contains(s Span) bool {
+	return b.where.Contains(s) || b.vars != (Span{}) && b.vars.Contains(s)
+}
+
+// callsModule reports whether x may run the module's code to make the
+// iterator it ranges over: anything but a call of a function or method
+// of another module.
+func (a *allocFinder) callsModule(x ast.Expr) bool {
+	call, ok := ast.Unparen(x).(*ast.CallExpr)
+	if !ok {
+		return true
+	}
+	callee := typeutil.Callee(a.info, call)
+	return callee == nil || callee.Pkg() == nil || a.c.inModule(callee.Pkg().Path())
 }
 
 // allocFinder finds the allocation sites of one package's bodies (the
@@ -141,9 +176,26 @@ func (a *allocFinder) visit(n ast.Node, owner *function) {
 		if t := a.info.TypeOf(n.X); t != nil {
 			if _, ok := t.Underlying().(*types.Signature); ok {
 				a.add(n.For, n.X.End(), owner, allocRangeFunc, t, nil, -1)
+				if a.c.exprs != nil {
+					b := &closureBody{
+						where: a.c.span(n.Body.Lbrace, n.Body.Rbrace), loop: a.c.allocs[a.c.key(n.For)],
+						iteratorInModule: a.callsModule(n.X),
+					}
+					if n.Key != nil {
+						last := n.Key
+						if n.Value != nil {
+							last = n.Value
+						}
+						b.vars = a.c.span(n.Key.Pos(), last.End())
+					}
+					a.c.bodies = append(a.c.bodies, b)
+				}
 			}
 		}
 	case *ast.FuncLit:
+		if a.c.exprs != nil {
+			a.c.bodies = append(a.c.bodies, &closureBody{where: a.c.span(n.Body.Lbrace, n.Body.Rbrace)})
+		}
 		if captures(a.info, n) {
 			a.add(n.Type.Func, n.End(), owner, allocClosure, a.info.TypeOf(n), nil, -1)
 		}

@@ -595,6 +595,109 @@ func main() { sink = lib.Used(1) }
 	}
 }
 
+// TestInlinedOnlySites: the compiler inlines a range-over-func loop's
+// body into an inlined iterator, and a function literal called where it
+// is written, and then compiles neither on its own; it reports their
+// allocations at the for statement or the call, naming the site in the
+// -json output only. Those sites are on the heap where their copies are
+// (a variable moved, a literal, a boxed value, one of them from a
+// store to a global, which the -json output tells with another code),
+// and the loop allocates nothing itself; but where the iterator is the
+// module's (instrumented, pmm may keep it from being inlined) or is not
+// inlined (the body's closure and the loop's state then escape).
+func TestInlinedOnlySites(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/inl\n\ngo 1.26\n",
+		"main.go": `package main
+
+import "slices"
+
+type T struct{ a, b int }
+
+var (
+	sink  []*T
+	boxes []any
+	last  *T
+)
+
+func F(s []int) int {
+	sum := 0
+	for i, v := range slices.All(s) {
+		p := &T{i, v}
+		q := &T{v, i}
+		sum += q.a
+		var w T
+		sink = append(sink, p, &w)
+		boxes = append(boxes, [2]int{v, i})
+	}
+	return sum
+}
+
+func seq(n int) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func G(n int) {
+	for v := range seq(n) {
+		last = &T{v, v}
+	}
+}
+
+var it func(func(int) bool)
+
+func H() {
+	for v := range it {
+		last = &T{v, v}
+	}
+}
+
+func K(n int) {
+	func() {
+		last = &T{n, n}
+	}()
+}
+
+func main() {
+	it = seq(2)
+	F([]int{1, 2})
+	G(2)
+	H()
+	K(1)
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT a.line || ':' || a.col || ' ' || a.kind || ' ' || coalesce(a.heap, 'NULL') || ' ' || coalesce(a.heap_inlined, 'NULL') || ' ' || coalesce(a.inlinable, 'NULL')
+		FROM allocations a WHERE a.kind NOT IN ('append', 'closure') AND a.line < 56 ORDER BY a.line, a.col`)
+	want := []string{
+		"15:2 range-func 0 0 0", // slices.All is inlined, and so is the body
+		"16:8 composite 1 1 0",
+		"17:8 composite 0 0 0", // q stays in the frame
+		"19:7 variable 1 1 0",
+		"21:25 interface 1 1 0",
+		"37:2 range-func 1 0 0", // seq is the module's
+		"38:10 composite 1 1 0",
+		"45:2 range-func 1 0 0", // it is not inlined: the body is a closure on its own
+		"46:10 composite 1 0 0",
+		"52:10 composite 1 1 0", // K's literal
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sites:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestBoxedBy: the runtime function that boxes a value of each type, as
 // cmd/compile's walk.dataWordFuncName chooses it on a 64-bit system.
 func TestBoxedBy(t *testing.T) {

@@ -136,14 +136,18 @@ type collector struct {
 	callList   []*call
 	allocs     map[posKey]*allocation // allocation sites by position
 	allocList  []*allocation
-	texts      []textMethod                  // the rows of text_methods
-	vars       map[lineCol]*localVar         // the local variables, for "moved to heap"
-	reassigned map[*types.Var]bool           // MarkReassigned's, over the walked code
-	exprs      map[lineCol]*exprAt           // expressions where the compiler names them, when its escapes are read
-	boxed      map[ast.Expr]bool             // expressions a call's argument or an assignment converts to an interface, then
-	methods    map[string][]*types.Signature // the module's methods by name (mayRunInModule)
-	partial    bool                          // a package of the module was loaded without its syntax
-	alloc      *allocFinder                  // of the package being walked
+	texts      []textMethod          // the rows of text_methods
+	vars       map[lineCol]*localVar // the local variables, for "moved to heap"
+	reassigned map[*types.Var]bool   // MarkReassigned's, over the walked code
+	exprs      map[lineCol]*exprAt   // expressions where the compiler names them, when its escapes are read
+	bodies     []*closureBody        // the bodies compiled as closures, when its escapes are read
+	// inlinedCopies are the inlined copies of each site that escape: the
+	// outermost call of each, by the chain of calls that inlined it.
+	inlinedCopies map[*allocation]map[string]lineCol
+	boxed         map[ast.Expr]bool             // expressions a call's argument or an assignment converts to an interface, then
+	methods       map[string][]*types.Signature // the module's methods by name (mayRunInModule)
+	partial       bool                          // a package of the module was loaded without its syntax
+	alloc         *allocFinder                  // of the package being walked
 }
 
 func newCollector(fset *token.FileSet, root, modulePath string) *collector {

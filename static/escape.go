@@ -102,6 +102,9 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	var fromGlobal []lineCol // conversions to an interface that allocate nothing
 	seen := map[diagAt]bool{}
 	diagLines := map[string][]int{} // the lines of each file with a diagnostic
+	// Where escape analysis decided about a compiled body: at its own
+	// positions, or at a call that inlines a copy.
+	var ownCopies []lineCol
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -117,6 +120,9 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		}
 		p, msg := lineCol{filepath.Clean(file), line, col}, m[4]
 		diagLines[p.file] = append(diagLines[p.file], p.line)
+		if escapeVerdict(msg) {
+			ownCopies = append(ownCopies, p)
+		}
 		switch {
 		case strings.HasPrefix(msg, "can inline "):
 			at := lineCol{p.file, p.line, 0}
@@ -189,6 +195,9 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		}
 	}
 	c.uncompiledGeneric(at, diagLines)
+	if err := c.inlinedEscapes(jsonDir, at); err != nil {
+		return err
+	}
 	for _, al := range slices.Concat(slices.Collect(maps.Values(at))...) {
 		al.inlinable = 0
 		if o := al.owner; o != nil {
@@ -203,7 +212,15 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 			}
 		}
 	}
-	return c.inlinedEscapes(jsonDir, at)
+	c.inlinedOnly(at, ownCopies)
+	return nil
+}
+
+// escapeVerdict reports whether msg, a diagnostic of -m, is escape
+// analysis's decision about a value or a parameter of a compiled body.
+func escapeVerdict(msg string) bool {
+	return strings.HasSuffix(msg, " escapes to heap") || strings.HasSuffix(msg, " does not escape") ||
+		strings.HasPrefix(msg, "moved to heap: ") || strings.HasPrefix(msg, "leaking param")
 }
 
 // uncompiledGeneric makes undecided the sites of the generic functions
@@ -384,7 +401,10 @@ type sitesAt map[lineCol][]*allocation
 // about is the site at p that diagnostic msg is about: at a conversion
 // of an append, the append's begin "append ".
 func (at sitesAt) about(p lineCol, msg string) *allocation {
-	sites := at[p]
+	// A range over a function is decided by the -json diagnostics only
+	// (c.loopEscapes): at its for, the compiler also names the copies
+	// of the body inlined there.
+	sites := slices.DeleteFunc(slices.Clone(at[p]), func(al *allocation) bool { return al.kind == allocRangeFunc })
 	if len(sites) == 1 {
 		return sites[0]
 	}
@@ -407,9 +427,14 @@ var diagLine = regexp.MustCompile(`^(.+\.go):(\d+):(\d+): (.*)$`)
 
 // inlinedEscapes reads the -json diagnostics: an escape in a copy of a
 // function inlined elsewhere is reported at the call, with the
-// allocation's own position among its "inlineLoc" locations (the text
-// output names only the call).
+// allocation's own position last among its "inlineLoc" locations (the
+// text output names only the call), and the calls that inlined it
+// before. It sets heapInlined of the sites so named, making the sites
+// the text output could not (a variable moved, a value converted to an
+// interface, in a copy only), and counts each site's inlined copies that
+// escape. It decides the ranges over functions (loopEscapes).
 func (c *collector) inlinedEscapes(dir string, at sitesAt) error {
+	c.inlinedCopies = map[*allocation]map[string]lineCol{}
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
 			return err
@@ -418,30 +443,186 @@ func (c *collector) inlinedEscapes(dir string, at sitesAt) error {
 		if err != nil {
 			return err
 		}
-		for _, line := range bytes.Split(data, []byte("\n")) {
+		lines := bytes.Split(data, []byte("\n"))
+		var header struct {
+			File string `json:"file"`
+		}
+		if len(lines) == 0 || json.Unmarshal(lines[0], &header) != nil || header.File == "" {
+			return nil
+		}
+		for _, line := range lines[1:] {
 			var diag compilerDiag
-			if json.Unmarshal(line, &diag) != nil || diag.Code != "escape" || !strings.HasSuffix(diag.Message, " escapes to heap") {
+			// "escape" where solving the flows finds it, "escapes" where
+			// building them does (a store to a global): the same verdict.
+			if json.Unmarshal(line, &diag) != nil || diag.Code != "escape" && diag.Code != "escapes" || !strings.HasSuffix(diag.Message, " escapes to heap") {
 				continue
 			}
+			// The positions from the outermost call to the allocation.
+			chain := []lineCol{diagLocation{URI: "file://" + filepath.ToSlash(header.File), Range: diag.Range}.lineCol()}
 			for _, rel := range diag.Related {
 				if rel.Message != "inlineLoc" {
-					continue
+					break // the flows that explain it follow, each with its own
 				}
-				if al := at.about(rel.Location.lineCol(), diag.Message); al != nil {
-					al.heapInlined = 1
-					break
-				}
+				chain = append(chain, rel.Location.lineCol())
 			}
+			c.loopEscapes(chain)
+			if len(chain) == 1 {
+				continue // of a body's own copy: the text said it
+			}
+			al := c.inlinedSite(at, chain[len(chain)-1], diag.Message)
+			if al == nil {
+				continue
+			}
+			al.heapInlined = 1
+			if c.inlinedCopies[al] == nil {
+				c.inlinedCopies[al] = map[string]lineCol{}
+			}
+			c.inlinedCopies[al][fmt.Sprint(chain[:len(chain)-1])] = chain[0]
 		}
 		return nil
 	})
 }
 
+// inlinedSite is the site at p that msg is about, in an inlined copy:
+// one the text output named at p, else a variable moved to the heap or
+// a value converted to an interface, which the text output named only
+// at the call. Those are made on the stack in their own body (heap 0):
+// inlinedOnly decides where that body is not compiled.
+func (c *collector) inlinedSite(at sitesAt, p lineCol, msg string) *allocation {
+	if al := at.about(p, msg); al != nil {
+		return al
+	}
+	if len(at[p]) > 0 {
+		return nil // another site of the same position
+	}
+	if v := c.vars[p]; v != nil && msg == v.v.Name()+" escapes to heap" {
+		if al := c.allocs[v.key]; al != nil {
+			return al
+		}
+		al := c.variable(v.key, v.v, v.owner, v.where, v.sizes)
+		al.heap = 0
+		if v.owner != nil && v.owner.generic && hasTypeParam(v.v.Type(), map[types.Type]bool{}) && !c.reassigned[v.v] {
+			al.heap = -1 // as for the text's "moved to heap": undecided
+		}
+		at[p] = []*allocation{al}
+		return al
+	}
+	if e := c.exprs[p]; e != nil && e.owner != nil && e.owner.generic {
+		return nil // maybe another instantiation's: the text output decides
+	}
+	box := c.unknownEscape(p, msg)
+	if box != nil {
+		box.heap = 0
+		at[p] = append(at[p], box)
+	}
+	return box
+}
+
+// loopEscapes decides the ranges over functions from one escape's chain
+// of positions (outermost first): the loop allocates on the heap itself
+// (its body's closure, its state, an inlined iterator's variables) when
+// the chain passes its for and does not go on into its body. In the
+// loop's own function's compiled body it is heap, in a copy of that
+// function inlined elsewhere heap_inlined.
+func (c *collector) loopEscapes(chain []lineCol) {
+	for _, b := range c.bodies {
+		if b.loop == nil {
+			continue
+		}
+		at := b.loop.where
+		i := slices.IndexFunc(chain, func(p lineCol) bool {
+			return c.relative(p.file) == at.File && p.line == at.Line && p.col == at.Col
+		})
+		if i < 0 || i+1 < len(chain) && b.contains(c.point(chain[len(chain)-1])) {
+			continue
+		}
+		if i == 0 {
+			b.loop.heap = 1
+		} else {
+			b.loop.heapInlined = 1
+		}
+	}
+}
+
+// point is the empty span at p.
+func (c *collector) point(p lineCol) Span {
+	return Span{c.relative(p.file), p.line, p.col, p.line, p.col}
+}
+
+// inlinedOnly decides the sites of closure bodies the compiler did not
+// compile on their own, having inlined them at every call: a literal
+// called where it is written, a loop's body whose iterator is inlined.
+// Their sites have no diagnostic at their own positions (heap 0); they
+// allocate on the heap where their inlined copies do (heap_inlined 1).
+// A body is compiled on its own when escape analysis decided about some
+// position in it but not in a body nested in it. Only the copies in the
+// body of the declared function around the site count: the
+// instrumented program keeps that function from being inlined
+// (instrument's //go:noinline), so they are the copies it runs. A site
+// is decided when it escapes in as many of them as any other site of its
+// body does (a copy that keeps it on the stack is not in the -json
+// output), and then every copy of it is the function's own
+// (inlinable 0). A loop whose iterator may be the module's own code is
+// taken as on the heap: the instrumented program may compile it
+// otherwise (keep the iterator from being inlined).
+func (c *collector) inlinedOnly(at sitesAt, ownCopies []lineCol) {
+	innermost := func(s Span) *closureBody {
+		var in *closureBody
+		for _, b := range c.bodies {
+			if b.contains(s) && (in == nil || in.where.Contains(b.where)) {
+				in = b
+			}
+		}
+		return in
+	}
+	compiled := map[*closureBody]bool{}
+	for _, p := range ownCopies {
+		if b := innermost(c.point(p)); b != nil {
+			compiled[b] = true
+		}
+	}
+	// The copies of each site in its declared function's own body.
+	ownBody := func(al *allocation) int {
+		top := al.owner
+		for top != nil && top.parent != nil {
+			top = top.parent
+		}
+		n := 0
+		for _, outer := range c.inlinedCopies[al] {
+			if top != nil && top.where.Contains(c.point(outer)) {
+				n++
+			}
+		}
+		return n
+	}
+	most := map[*closureBody]int{}
+	sites := slices.Concat(slices.Collect(maps.Values(at))...)
+	for _, al := range sites {
+		if b := innermost(al.where); b != nil {
+			most[b] = max(most[b], ownBody(al))
+		}
+	}
+	for _, al := range sites {
+		if al.heap != 0 || al.heapInlined != 1 || al.kind == allocRangeFunc {
+			continue
+		}
+		if b := innermost(al.where); b != nil && !compiled[b] && ownBody(al) > 0 && ownBody(al) == most[b] {
+			al.heap, al.inlinable = 1, 0
+		}
+	}
+	for _, b := range c.bodies {
+		if b.loop != nil && b.iteratorInModule {
+			b.loop.heap = 1
+		}
+	}
+}
+
 // compilerDiag is one line of the compiler's -json output (LSP
 // diagnostics; lines and characters as the text output counts them).
 type compilerDiag struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Range   diagRange `json:"range"`
+	Code    string    `json:"code"`
+	Message string    `json:"message"`
 	Related []struct {
 		Location diagLocation `json:"location"`
 		Message  string       `json:"message"`
@@ -449,13 +630,15 @@ type compilerDiag struct {
 }
 
 type diagLocation struct {
-	URI   string `json:"uri"`
-	Range struct {
-		Start struct {
-			Line      int `json:"line"`
-			Character int `json:"character"`
-		} `json:"start"`
-	} `json:"range"`
+	URI   string    `json:"uri"`
+	Range diagRange `json:"range"`
+}
+
+type diagRange struct {
+	Start struct {
+		Line      int `json:"line"`
+		Character int `json:"character"`
+	} `json:"start"`
 }
 
 func (l diagLocation) lineCol() lineCol {

@@ -27,7 +27,7 @@ func TestAllocations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs instrumented programs")
 	}
-	measured := []string{"Fig3", "List", "Grow", "Strings", "Closure", "Stack", "Inlined", "Zero", "Variadic", "Boxed", "Channels", "Maps", "GenericMaps", "GenericSlices", "Generic", "GenericClosure", "GenericBoxes", "Moved", "Outer", "Inner"}
+	measured := []string{"Fig3", "List", "Grow", "Strings", "Closure", "Stack", "Inlined", "Zero", "Variadic", "Boxed", "Channels", "Maps", "GenericMaps", "GenericSlices", "Generic", "GenericClosure", "GenericBoxes", "RangeFunc", "Moved", "Outer", "Inner"}
 	// last is the last execution of function f (the program measures
 	// five alike), in the rows of view as alias.
 	last := func(view, alias, f string) string {
@@ -54,11 +54,34 @@ func TestAllocations(t *testing.T) {
 	}
 	var combined []string              // perSite("allocs") in the combined mode
 	var combinedWant map[string]string // what the program measured there
+	// The program without pmm. RangeFunc's answer is its measure: pmm's
+	// helper for the call of slices.All keeps Go from inlining the
+	// iterator and the loop's body, so the instrumented program also
+	// allocates the body's closure, the loop's state and the iterator's
+	// closure: pmm's own, as its runtime's are, which it does not count.
+	// (The body's sites allocate in both programs: a site that escapes
+	// in an inlined copy escapes in the body compiled on its own.)
+	plainRun := exec.Command("go", "run", ".")
+	plainRun.Dir = "../../testdata/allocations"
+	plainOut, err := plainRun.Output()
+	if err != nil {
+		t.Fatalf("go run: %v", err)
+	}
+	plainWant := wantLines(string(plainOut))
+	perturbed := []string{"RangeFunc_objects", "RangeFunc_bytes"}
 	for _, mode := range []string{modeStraightforward, modeStatic, modeRuntime, modeCombined} {
 		t.Run(mode, func(t *testing.T) {
 			out, db := instrumentInMode(t, "../../testdata/allocations", mode,
 				"main.Results not instrumented: the slice of a variadic call of another call's results")
 			want := wantLines(out)
+			for _, name := range perturbed {
+				if p, _ := strconv.Atoi(plainWant[name]); strconv.Itoa(p) != want[name] && p > 0 {
+					if i, _ := strconv.Atoi(want[name]); i <= p {
+						t.Errorf("%s: the instrumented program measured %s, the plain one %d: the helper no longer perturbs it (the test should compare with the instrumented one)", name, want[name], p)
+					}
+				}
+				want[name] = plainWant[name]
+			}
 			if mode == modeCombined {
 				combined, combinedWant = queryStrings(t, db, perSite("allocs")), want
 			}
@@ -98,13 +121,7 @@ func TestAllocations(t *testing.T) {
 			if mode != modeCombined {
 				return
 			}
-			plain := exec.Command("go", "run", ".")
-			plain.Dir = "../../testdata/allocations"
-			b, err := plain.Output()
-			if err != nil {
-				t.Fatalf("go run: %v", err)
-			}
-			for name, v := range wantLines(string(b)) {
+			for name, v := range plainWant {
 				if !strings.HasPrefix(name, "Grow_") && !strings.HasPrefix(name, "Inlined_") && !strings.HasPrefix(name, "GenericSlices_") && want[name] != v {
 					t.Errorf("%s: the plain program measured %s, the instrumented one %s", name, v, want[name])
 				}

@@ -14,6 +14,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 )
 
@@ -708,6 +709,28 @@ func fig3() {
 	}
 }
 
+var (
+	rangeNodes = make([]*Node, 8)
+	rangeBoxes = make([]any, 8)
+)
+
+// RangeFunc allocates in the body of a range over a function whose
+// iterator Go inlines, slices.All: the body is inlined into the loop
+// and has no compiled copy of its own, and the compiler reports its
+// allocations at the for statement. Per element: a variable moved to
+// the heap, a &Node{...} and a [2]int64 boxed into an interface.
+//
+//go:noinline
+func RangeFunc(xs []int) {
+	for i, v := range slices.All(xs) {
+		var n Node
+		n.v = int64(v)
+		rangeNodes[i] = &Node{next: &n}
+		pair := [2]int64{int64(v), int64(i)}
+		rangeBoxes[i] = pair
+	}
+}
+
 // measure prints the heap objects and bytes one call of f allocates:
 // the least of five calls, since pmm's runtime, when instrumented,
 // allocates now and then on a goroutine of its own (a log segment made
@@ -748,6 +771,7 @@ func main() {
 	GenericBoxes()
 	Results()
 	ForInit()
+	RangeFunc([]int{1, 2, 3})
 	ch := make(chan *Node, 1)
 	sinkNodes = []*Node{{}, {}}
 	Moved(ch)
@@ -772,6 +796,8 @@ func main() {
 	measure("GenericMaps", GenericMaps)
 	measure("GenericSlices", GenericSlices)
 	measure("ForInit", ForInit)
+	rangeXs := []int{1, 2, 3}
+	measure("RangeFunc", func() { RangeFunc(rangeXs) })
 	measure("Generic", Generic)
 	measure("GenericClosure", GenericClosure)
 	measure("GenericBoxes", GenericBoxes)
