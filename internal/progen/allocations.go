@@ -15,7 +15,8 @@ import (
 // the mid's own body: &cell{...}, new(cell), a make([]int, n) and a
 // concatenation with two non-empty constants (which always allocates)
 // held by a cell, and an append to a slice of capacity 1 (which always
-// grows); maps of ints, made or written as literals, held by a cell or
+// grows), some of them in a loop of two iterations, counted or over
+// slices.Values; maps of ints, made or written as literals, held by a cell or
 // kept in the frame, into which 1, 5 or 9 keys are put (the runtime's
 // objects for them are those of Go 1.26's swiss tables: trAM, trAMW); an int stored in the atomic.Value boxSink, which the runtime
 // boxes by allocating unless it is under 256. The channels a function
@@ -52,6 +53,11 @@ var allocDecls = []string{"type cell struct {\n\tn  int\n\ts  string\n\txs []int
 // allocSource is the random source of a seed's allocations.
 func allocSource(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed*104729 + 3)) }
 
+// rangeLoopSource is the random source of whether a loop of a seed's
+// allocations ranges over a function: a source of its own, so that the
+// other draws are those of the programs before such loops were drawn.
+func rangeLoopSource(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed*7919 + 11)) }
+
 // allocs adds statements with allocations to f's body, after its first
 // at statements (a mid's acc := 0), some of them in a loop.
 func (g *gen) allocs(f *Func, at int) {
@@ -68,7 +74,14 @@ func (g *gen) allocs(f *Func, at int) {
 		ss = append(ss, g.alloc(f))
 	}
 	if g.ra.Intn(3) == 0 {
-		ss = []stmt{&block{head: "for i := 0; i < 2; i++ {", body: ss}}
+		head := "for i := 0; i < 2; i++ {"
+		if g.rl.Intn(2) == 0 {
+			// The same two iterations, over a function: slices.Values
+			// is inlined, and the loop's body into it, so the compiler
+			// reports the body's allocations at the for statement.
+			head = "for range slices.Values([]int{0, 1}) {"
+		}
+		ss = []stmt{&block{head: head, body: ss}}
 	}
 	f.allocs = true
 	f.body = append(append(slices.Clip(f.body[:at]), ss...), f.body[at:]...)

@@ -157,7 +157,7 @@ func imports(src string, k *pkg, all []*pkg) []string {
 	if err != nil {
 		panic("progen: generated code does not parse: " + err.Error() + "\n" + src)
 	}
-	std := map[string]string{"sync": "sync", "atomic": "sync/atomic", "unsafe": "unsafe"}
+	std := map[string]string{"sync": "sync", "atomic": "sync/atomic", "unsafe": "unsafe", "slices": "slices"}
 	mod := map[string]string{}
 	for _, o := range all {
 		if o != k && !o.isMain() {

@@ -182,7 +182,7 @@ type Program struct {
 }
 
 // GoMod is the go.mod of a generated program (and of its twin).
-const GoMod = "module " + ModulePath + "\n\ngo 1.22\n"
+const GoMod = "module " + ModulePath + "\n\ngo 1.23\n"
 
 // TraceEnv names the environment variable that gives the traced twin the
 // path of its trace file.
@@ -243,7 +243,7 @@ func findFunc(fs []*Func, name string) *Func {
 
 // Generate builds the program of seed with the features of feat.
 func Generate(seed int64, feat Features) *Program {
-	g := &gen{r: rand.New(rand.NewSource(seed)), ra: allocSource(seed), feat: feat}
+	g := &gen{r: rand.New(rand.NewSource(seed)), ra: allocSource(seed), rl: rangeLoopSource(seed), feat: feat}
 	g.setPackages(seed)
 	g.build()
 	g.nameServe()
@@ -258,6 +258,7 @@ func Generate(seed int64, feat Features) *Program {
 type gen struct {
 	r     *rand.Rand
 	ra    *rand.Rand // the allocations' draws (allocSource)
+	rl    *rand.Rand // whether their loops range over a function (rangeLoopSource)
 	feat  Features
 	funcs []*Func
 	rp    *rand.Rand // the packages' draws (pkgSource)
