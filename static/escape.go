@@ -198,21 +198,25 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	if err := c.inlinedEscapes(jsonDir, at); err != nil {
 		return err
 	}
-	for _, al := range slices.Concat(slices.Collect(maps.Values(at))...) {
-		al.inlinable = 0
-		if o := al.owner; o != nil {
-			names := inlinable[lineCol{filepath.Join(c.root, filepath.FromSlash(o.where.File)), o.where.Line, 0}]
-			// The name without its package: main's is "main.F".
-			short := strings.TrimPrefix(o.name, o.pkg+".")
-			if short == o.name {
-				short = strings.TrimPrefix(o.name, "main.")
-			}
-			if slices.Contains(names, short) {
-				al.inlinable = 1
-			}
+	canInline := func(o *function) int {
+		if o == nil {
+			return 0
 		}
+		names := inlinable[lineCol{filepath.Join(c.root, filepath.FromSlash(o.where.File)), o.where.Line, 0}]
+		// The name without its package: main's is "main.F".
+		short := strings.TrimPrefix(o.name, o.pkg+".")
+		if short == o.name {
+			short = strings.TrimPrefix(o.name, "main.")
+		}
+		if slices.Contains(names, short) {
+			return 1
+		}
+		return 0
 	}
-	c.inlinedOnly(at, ownCopies)
+	for _, al := range slices.Concat(slices.Collect(maps.Values(at))...) {
+		al.inlinable = canInline(al.owner)
+	}
+	c.inlinedOnly(at, ownCopies, canInline)
 	return nil
 }
 
@@ -561,11 +565,12 @@ func (c *collector) point(p lineCol) Span {
 // (instrument's //go:noinline), so they are the copies it runs. A site
 // is decided when it escapes in as many of them as any other site of its
 // body does (a copy that keeps it on the stack is not in the -json
-// output), and then every copy of it is the function's own
-// (inlinable 0). A loop whose iterator may be the module's own code is
+// output); those copies are the declared function's, which the plain
+// program may inline into callers where they stay on the stack:
+// inlinable is that function's. A loop whose iterator may be the module's own code is
 // taken as on the heap: the instrumented program may compile it
 // otherwise (keep the iterator from being inlined).
-func (c *collector) inlinedOnly(at sitesAt, ownCopies []lineCol) {
+func (c *collector) inlinedOnly(at sitesAt, ownCopies []lineCol, canInline func(*function) int) {
 	innermost := func(s Span) *closureBody {
 		var in *closureBody
 		for _, b := range c.bodies {
@@ -581,12 +586,16 @@ func (c *collector) inlinedOnly(at sitesAt, ownCopies []lineCol) {
 			compiled[b] = true
 		}
 	}
-	// The copies of each site in its declared function's own body.
-	ownBody := func(al *allocation) int {
+	declared := func(al *allocation) *function {
 		top := al.owner
 		for top != nil && top.parent != nil {
 			top = top.parent
 		}
+		return top
+	}
+	// The copies of each site in its declared function's own body.
+	ownBody := func(al *allocation) int {
+		top := declared(al)
 		n := 0
 		for _, outer := range c.inlinedCopies[al] {
 			if top != nil && top.where.Contains(c.point(outer)) {
@@ -607,7 +616,7 @@ func (c *collector) inlinedOnly(at sitesAt, ownCopies []lineCol) {
 			continue
 		}
 		if b := innermost(al.where); b != nil && !compiled[b] && ownBody(al) > 0 && ownBody(al) == most[b] {
-			al.heap, al.inlinable = 1, 0
+			al.heap, al.inlinable = 1, canInline(declared(al))
 		}
 	}
 	for _, b := range c.bodies {
