@@ -182,7 +182,7 @@ func (s *selector) outsideCalls() ([]outsideCall, error) {
 				WHERE t.call_id = c.id AND f.in_module = 0 AND f.pkg NOT IN (`+allowed+`)), ''),
 			EXISTS (SELECT 1 FROM call_targets t WHERE t.call_id = c.id)
 		FROM calls c
-		WHERE NOT EXISTS (SELECT 1 FROM functions f WHERE f.id = c.caller_id AND f.reached = 0)
+		WHERE NOT EXISTS (SELECT 1 FROM functions f WHERE f.id = c.caller_id AND f.reached = 0) AND coalesce(c.allocates, 1) <> 0
 		ORDER BY c.file, c.line, c.col, c.id`)
 	if err != nil {
 		return nil, fmt.Errorf("reading the calls outside the module: %w", err)

@@ -698,6 +698,73 @@ func main() {
 	}
 }
 
+// TestInlinedIteratorsAllocateNothing: a range over each of
+// inlinedIterators, inlined, allocates nothing (the program measures it
+// with testing.AllocsPerRun), and its call is marked so (calls.allocates
+// 0); a call whose iterator escapes (kept in a variable of the package)
+// is not.
+func TestInlinedIteratorsAllocateNothing(t *testing.T) {
+	dir := t.TempDir()
+	var loops strings.Builder
+	for _, name := range inlinedIterators {
+		arg := "xs"
+		if strings.HasPrefix(name, "maps.") {
+			arg = "m"
+		}
+		fmt.Fprintf(&loops, "\tfmt.Println(%q, testing.AllocsPerRun(100, func() { n := 0; for range %s(%s) { n++ }; sum += n }))\n", name, name, arg)
+	}
+	src := `package main
+
+import (
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"testing"
+)
+
+var (
+	xs   = []int{1, 2, 3}
+	m    = map[int]int{1: 1, 2: 2}
+	sum  int
+	kept iter.Seq[int]
+)
+
+func main() {
+` + loops.String() + `	kept = slices.Values(xs)
+}
+`
+	files := map[string]string{"go.mod": "module example.com/iters\n\ngo 1.26\n", "main.go": src}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := exec.Command("go", "run", ".")
+	run.Dir = dir
+	out, err := run.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if name, allocs, _ := strings.Cut(l, " "); allocs != "0" {
+			t.Errorf("a range over %s allocates %s objects", name, allocs)
+		}
+	}
+	_, db := build(t, dir, Config{Escape: true})
+	got := rows(t, db, `SELECT c.callee || ' ' || coalesce(c.allocates, 'NULL') FROM calls c WHERE c.callee LIKE 'slices.%' OR c.callee LIKE 'maps.%' ORDER BY c.line, c.col`)
+	var want []string
+	for _, name := range inlinedIterators {
+		want = append(want, name+"[...] 0")
+	}
+	want = append(want, "slices.Values[...] NULL")
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("calls:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestBoxedBy: the runtime function that boxes a value of each type, as
 // cmd/compile's walk.dataWordFuncName chooses it on a 64-bit system.
 func TestBoxedBy(t *testing.T) {

@@ -85,21 +85,26 @@ type function struct {
 
 // call is a row of the calls table.
 type call struct {
-	id        int
-	key       posKey // the position of "(", which SSA reports for the call
-	caller    *function
-	where     Span
-	kind      string // static, interface, funcvalue, implicit
-	via       string // call, go, defer
-	loops     int    // the loops of the caller's body that run it each iteration
-	callee    *function
-	method    string      // the abstract method of an interface call
-	abstract  *types.Func // and its object
-	calleeFn  *types.Func // static callee, resolved once every package is walked
-	calleeLit posKey      // static callee when the called expression is a function literal
-	targets   map[*function]bool
-	callbacks map[*function]string // in-module functions the callee may call back, and how they were found
-	lost      map[*funcSet]bool    // and those of the types of the values whose trace was lost
+	id     int
+	key    posKey // the position of "(", which SSA reports for the call
+	caller *function
+	where  Span
+	kind   string // static, interface, funcvalue, implicit
+	via    string // call, go, defer
+	loops  int    // the loops of the caller's body that run it each iteration
+	lparen lineCol
+	// allocatesNothing: a call of an iterator of the standard library
+	// (inlinedIterators) the compiler inlines there, nothing of which
+	// escapes (calls.allocates 0; NULL, unknown, for the others).
+	allocatesNothing bool
+	callee           *function
+	method           string      // the abstract method of an interface call
+	abstract         *types.Func // and its object
+	calleeFn         *types.Func // static callee, resolved once every package is walked
+	calleeLit        posKey      // static callee when the called expression is a function literal
+	targets          map[*function]bool
+	callbacks        map[*function]string // in-module functions the callee may call back, and how they were found
+	lost             map[*funcSet]bool    // and those of the types of the values whose trace was lost
 }
 
 // region is a row of the regions table: a labeled statement whose
@@ -141,6 +146,9 @@ type collector struct {
 	reassigned map[*types.Var]bool   // MarkReassigned's, over the walked code
 	exprs      map[lineCol]*exprAt   // expressions where the compiler names them, when its escapes are read
 	bodies     []*closureBody        // the bodies compiled as closures, when its escapes are read
+	// escapesAt are the positions an escape's chain of inlined calls
+	// passes (the -json output's).
+	escapesAt map[lineCol]bool
 	// inlinedCopies are the inlined copies of each site that escape: the
 	// outermost call of each, by the chain of calls that inlined it.
 	inlinedCopies map[*allocation]map[string]lineCol
@@ -536,7 +544,9 @@ func (c *collector) addCall(info *types.Info, e *ast.CallExpr, owner *function, 
 	if c.calls[k] != nil {
 		return
 	}
-	site := &call{key: k, caller: owner, where: c.span(e.Pos(), e.End()), via: via, loops: loops, targets: map[*function]bool{}}
+	lp := c.fset.Position(e.Lparen)
+	site := &call{key: k, caller: owner, where: c.span(e.Pos(), e.End()), via: via, loops: loops, targets: map[*function]bool{},
+		lparen: lineCol{filepath.Clean(lp.Filename), lp.Line, lp.Column}}
 	if lit, ok := fun.(*ast.FuncLit); ok {
 		site.kind, site.calleeLit = "static", c.key(lit.Type.Func)
 	} else if fn := typeutil.StaticCallee(info, e); fn != nil {

@@ -99,7 +99,8 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	// The functions the compiler may inline: "can inline F" at the line
 	// of F's name (where "func" is), F without its package.
 	inlinable := map[lineCol][]string{}
-	var fromGlobal []lineCol // conversions to an interface that allocate nothing
+	inlinedCalls := map[lineCol][]string{} // "inlining call to F" at a call's "(", F without type arguments
+	var fromGlobal []lineCol               // conversions to an interface that allocate nothing
 	seen := map[diagAt]bool{}
 	diagLines := map[string][]int{} // the lines of each file with a diagnostic
 	// Where escape analysis decided about a compiled body: at its own
@@ -124,6 +125,9 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 			ownCopies = append(ownCopies, p)
 		}
 		switch {
+		case strings.HasPrefix(msg, "inlining call to "):
+			name, _, _ := strings.Cut(strings.TrimPrefix(msg, "inlining call to "), "[")
+			inlinedCalls[p] = append(inlinedCalls[p], name)
 		case strings.HasPrefix(msg, "can inline "):
 			at := lineCol{p.file, p.line, 0}
 			inlinable[at] = append(inlinable[at], strings.TrimPrefix(msg, "can inline "))
@@ -217,7 +221,31 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		al.inlinable = canInline(al.owner)
 	}
 	c.inlinedOnly(at, ownCopies, canInline)
+	c.inlinedIteratorCalls(inlinedCalls)
 	return nil
+}
+
+// inlinedIterators are the iterators of the standard library whose only
+// allocation is the closure they return, which calls only the loop's
+// body: inlined into a range over it, with nothing escaping, a call of
+// one allocates nothing (TestInlinedIteratorsAllocateNothing).
+var inlinedIterators = []string{"slices.All", "slices.Values", "slices.Backward", "maps.All", "maps.Keys", "maps.Values"}
+
+// inlinedIteratorCalls marks the calls of inlinedIterators the compiler
+// inlines, with no escape through them (in any copy of the caller), as
+// allocating nothing: code outside the module that runs no allocation
+// an answer would miss.
+func (c *collector) inlinedIteratorCalls(inlinedCalls map[lineCol][]string) {
+	for _, site := range c.callList {
+		fn := site.calleeFn
+		if fn == nil || fn.Pkg() == nil {
+			continue
+		}
+		name := fn.Pkg().Path() + "." + fn.Name()
+		if slices.Contains(inlinedIterators, name) && slices.Contains(inlinedCalls[site.lparen], name) && !c.escapesAt[site.lparen] {
+			site.allocatesNothing = true
+		}
+	}
 }
 
 // escapeVerdict reports whether msg, a diagnostic of -m, is escape
@@ -439,6 +467,7 @@ var diagLine = regexp.MustCompile(`^(.+\.go):(\d+):(\d+): (.*)$`)
 // escape. It decides the ranges over functions (loopEscapes).
 func (c *collector) inlinedEscapes(dir string, at sitesAt) error {
 	c.inlinedCopies = map[*allocation]map[string]lineCol{}
+	c.escapesAt = map[lineCol]bool{}
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
 			return err
@@ -468,6 +497,9 @@ func (c *collector) inlinedEscapes(dir string, at sitesAt) error {
 					break // the flows that explain it follow, each with its own
 				}
 				chain = append(chain, rel.Location.lineCol())
+			}
+			for _, p := range chain {
+				c.escapesAt[p] = true
 			}
 			c.loopEscapes(chain)
 			if len(chain) == 1 {

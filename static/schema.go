@@ -49,7 +49,8 @@ CREATE TABLE calls (
 	callee_id INTEGER REFERENCES functions(id),
 	method    TEXT,
 	external  INTEGER,
-	loop_depth INTEGER NOT NULL
+	loop_depth INTEGER NOT NULL,
+	allocates INTEGER
 );
 CREATE INDEX calls_caller ON calls(caller_id);
 CREATE TABLE call_targets (

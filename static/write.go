@@ -128,9 +128,9 @@ func fill(ctx context.Context, path, root string, c *collector, pkgs []*packages
 			callee = site.callee.name
 		}
 		w := site.where
-		ins.row("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		ins.row("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			site.id, idOf(site.caller), w.File, w.Line, w.Col, w.EndLine, w.EndCol,
-			site.kind, site.via, callee, idOf(site.callee), nullable(site.method), site.external(mayRun), site.loops)
+			site.kind, site.via, callee, idOf(site.callee), nullable(site.method), site.external(mayRun), site.loops, site.allocates())
 		for _, t := range sortedTargets(site.targets) {
 			ins.row("INSERT INTO call_targets VALUES (?, ?, ?)", site.id, t.name, t.id)
 		}
@@ -424,6 +424,14 @@ func idOf(f *function) any {
 }
 
 // known is n, or NULL when n is -1 (unknown).
+// allocates is the calls table's allocates column of site.
+func (site *call) allocates() any {
+	if site.allocatesNothing {
+		return 0
+	}
+	return nil
+}
+
 func known(n int64) any {
 	if n < 0 {
 		return nil
