@@ -272,7 +272,7 @@ func TestKnownAccounts(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			// Ranger's range over a function allocates its body's closure
 			// and state, which pmm does not record (said).
-			out, db, dir := instrumentInModeAt(t, module, mode, "a variable moved to the heap", "a range over a function allocates at its for statement")
+			out, db, dir := instrumentInModeAt(t, module, mode, "a variable moved to the heap", "allocates at its for statement: the closure of the loop's body and the loop's state")
 			checkWant(t, db, wantLines(out), queries)
 			overlay := filepath.Join(pmmDir(dir), "overlay")
 			if got := accountReads(t, filepath.Join(overlay, "lib")); !maps.Equal(got, reads) {
