@@ -302,6 +302,24 @@ func TestMonitorBeginEnd(t *testing.T) {
 	}
 }
 
+// TestRunNotMain checks that pmm run of a package that is not main
+// says so, with a hint, and leaves no archive behind (go build -o writes
+// one for such a package; running it used to fail with "permission
+// denied").
+func TestRunNotMain(t *testing.T) {
+	dir := copyModule(t, "../../testdata/allocbench")
+	if code, out, errOut := runPMM(t, dir, "instrument", "./...", "questions.pmm"); code != exitOK {
+		t.Fatalf("pmm instrument: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut := runPMM(t, dir, "run", ".")
+	if code != exitUsage || !strings.Contains(errOut, "is not a main package") || !strings.Contains(errOut, "pmm test .") {
+		t.Errorf("pmm run of a library: exit %d, stderr %q; want %d and a hint of pmm test", code, errOut, exitUsage)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".pmm", "bin", "*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
 // TestModesAgree checks that the four modes give the same answers: on
 // each example program, every deterministic part of every answer (not
 // the durations, which differ between any two runs) is the same in the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -30,8 +31,8 @@ func runCommand() *command {
 		summary: "build an instrumented program, run it, record the answers",
 		usage:   "[-tags T] [-exact-outside] PACKAGE [-- ARGS]",
 		detail: `
-Run builds PACKAGE with the overlay of the last pmm instrument, runs it
-with ARGS (standard input, output and error are the program's), and loads
+Run builds PACKAGE (a main package; for a library's tests, pmm test)
+with the overlay of the last pmm instrument, runs it with ARGS (standard input, output and error are the program's), and loads
 what it recorded into .pmm/pmm.db, tagged with a new run. The answers are
 SQL views named after the questions: see pmm answer.
 
@@ -99,6 +100,11 @@ Example:
 				if err := goCommand(e, append(build, pkgs[0])...); err != nil {
 					fmt.Fprintf(e.stderr, "pmm run: building %s: %v\n", pkgs[0], err)
 					return exitFailure
+				}
+				if isArchive(bin) {
+					// go build -o writes a package archive for a package that is not main.
+					fmt.Fprintf(e.stderr, "pmm run: %s is not a main package: there is no program to run\nhint: give the package of a command (package main), or run the package's tests with pmm test %s\n", pkgs[0], pkgs[0])
+					return exitUsage
 				}
 				cmd := exec.Command(bin, progArgs...)
 				if exactOutside(e, p, "run", *exact) {
@@ -581,4 +587,16 @@ func viewName(stmt string) (string, bool) {
 		return f[2], true
 	}
 	return "", false
+}
+
+// isArchive reports whether file is a Go package archive, not a program.
+func isArchive(file string) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, 8)
+	_, err = io.ReadFull(f, magic)
+	return err == nil && string(magic) == "!<arch>\n"
 }
