@@ -541,6 +541,16 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		if err != nil {
 			return err
 		}
+		if namesOtherPackage(written, sg.self) {
+			// The user's file may not import that package, or not by
+			// that name: an alias in the helpers' file, of the package.
+			if tps != nil && tps.Len() > 0 {
+				return fmt.Errorf("an element {...} of a literal whose type is of another package, in a generic function, is not instrumented yet")
+			}
+			alias := sg.name("type")
+			sg.decls = append(sg.decls, "type "+alias+" = "+tn)
+			tn = alias
+		}
 		open += tn
 	}
 	from, to := fi.tf.Offset(e.Pos()), fi.tf.Offset(e.End())
@@ -592,6 +602,18 @@ func (g *generator) allocationSite(s *plan.Site, fi *fileInfo, e ast.Expr, path 
 		}
 	}
 	closing, closingOrder := ")", orderWrapEnd
+	up := parentOf(path, e)
+	for paren, ok := up.(*ast.ParenExpr); ok; paren, ok = up.(*ast.ParenExpr) {
+		up = parentOf(path, paren)
+	}
+	if amp, ok := up.(*ast.UnaryExpr); ok && amp.Op == token.AND && !elided {
+		// &[]T{...}: the helper's result is no operand of &; its copy,
+		// through a pointer, is (&*ref(v) is ref's v, on the heap where
+		// the pointer escapes, as the literal's header was).
+		ref := sg.name("ref")
+		sg.decls = append(sg.decls, fmt.Sprintf("func %s%s(v %s) *%s {\n\treturn &v\n}", ref, sg.tparam, ts, ts))
+		open, closing = "*"+ref+sg.uargs+"("+open, closing+")"
+	}
 	if isVariadic {
 		from, to = fi.tf.Offset(extra[0].Pos()), fi.tf.Offset(extra[len(extra)-1].End())
 		closing, closingOrder = ")...", orderOuterEnd
@@ -1300,4 +1322,15 @@ func evaluatedEarlier(info *types.Info, path []ast.Node, x ast.Expr) string {
 	}
 	return "Go evaluates this allocation after the call or receive that follows it in its statement, which may change what it reads; " +
 		"pmm's helper, a call, would evaluate it before: not instrumented"
+}
+
+// namesOtherPackage reports whether writing t takes the name of a
+// package other than self.
+func namesOtherPackage(t types.Type, self *types.Package) bool {
+	other := false
+	types.TypeString(t, func(p *types.Package) string {
+		other = other || !samePackage(p, self)
+		return p.Name()
+	})
+	return other
 }

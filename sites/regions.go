@@ -67,7 +67,7 @@ var allocationGaps = []bodyGap{
 	{"r.heap IS NULL AND r.kind = 'variable'", "a variable of a type parameter's type that a closure captures is moved to the heap only in the instantiations that make it over 128 bytes " +
 		"(the closure captures it by reference there, by value elsewhere), and the compiler's diagnostics do not say which: it is not recorded"},
 	{"r.heap IS NULL AND r.kind NOT IN ('interface', 'variable', 'map-assign')", "the compiler's escape analysis did not decide whether this allocation site is on the heap " +
-		"(in a test file, which go build does not compile, or in a generic function no package of the module instantiates but in its tests): it is not recorded"},
+		"(in a generic function neither the module's packages nor, with pmm instrument -tests, its tests instantiate): it is not recorded"},
 	{"r.heap = 0 AND (r.kind IN ('append', 'conversion', 'concat') OR r.kind = 'make-slice' AND r.elements IS NULL)",
 		"the compiler's escape analysis keeps this allocation in the frame, but only what fits a buffer of 32 bytes there: a longer string or slice, " +
 			"an append that grows past it, a make of a size not constant, the runtime puts on the heap; pmm does not record it"},

@@ -135,8 +135,15 @@ func (a *allocFinder) visit(n ast.Node, owner *function) {
 		a.call(n, owner)
 	case *ast.UnaryExpr:
 		if lit, ok := ast.Unparen(n.X).(*ast.CompositeLit); ok && n.Op == token.AND {
-			a.inner[lit] = true
 			t := a.info.TypeOf(lit)
+			switch CoreType(t).(type) {
+			case *types.Slice, *types.Map:
+				// &[]T{...}, &map[K]V{...}: the header the pointer
+				// points to, and the literal's own array or map, a site
+				// of its own (the compiler decides each).
+			default:
+				a.inner[lit] = true
+			}
 			a.add(n.OpPos, n.End(), owner, allocComposite, t, nil, -1)
 		}
 	case *ast.CompositeLit:

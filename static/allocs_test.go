@@ -577,14 +577,7 @@ var sink *lib.Box[int]
 func main() { sink = lib.Used(1) }
 `,
 	}
-	for name, text := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	_, db := build(t, dir, Config{Escape: true})
 	got := rows(t, db, `SELECT a.line || ' ' || a.kind || ' ' || coalesce(a.heap, 'NULL') FROM allocations a WHERE a.file = 'lib/lib.go' ORDER BY a.line, a.col`)
 	want := []string{"5 composite NULL", "8 make-map NULL", "10 map-assign 1", "15 composite 1"}
@@ -800,6 +793,92 @@ func TestBoxedBy(t *testing.T) {
 	} {
 		if got := BoxedBy(sizes, c.t); got != c.want {
 			t.Errorf("BoxedBy(%s) = %q, want %q", c.t, got, c.want)
+		}
+	}
+}
+
+// TestTestPassSites: go build compiles no test file, so the sites of
+// test files are decided by a second pass that compiles the test
+// binaries (internal and external test packages), and so are the sites
+// of a generic function only tests instantiate; a generic function's
+// inlinable is read from its instantiations' "can inline F[...]". Without
+// test files loaded, the generic function's sites stay undecided.
+func TestTestPassSites(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/tpass\n\ngo 1.26\n",
+		"lib/lib.go": `package lib
+
+type T struct{ a, b int }
+
+var Sink *T
+
+func New() *T { return &T{1, 2} }
+
+func Only[E any](e E) *E { p := new(E); *p = e; return p }
+`,
+		"lib/lib_test.go": `package lib
+
+import "testing"
+
+var sink []int
+
+func TestNew(t *testing.T) {
+	Sink = New()
+	sink = make([]int, 10)
+	local := make([]int, 3)
+	_ = local[0]
+	_ = Only(3)
+}
+`,
+		"lib/x_test.go": `package lib_test
+
+import (
+	"testing"
+
+	"example.com/tpass/lib"
+)
+
+var s2 *lib.T
+
+func TestX(t *testing.T) {
+	s2 = &lib.T{}
+	_ = lib.Only("a")
+}
+`,
+	}
+	writeFiles(t, dir, files)
+	const query = `SELECT a.file || ':' || a.line || ' ' || a.kind || ' ' || coalesce(a.heap, 'NULL') || ' ' || coalesce(a.inlinable, 'NULL') FROM allocations a ORDER BY a.file, a.line, a.col`
+	_, db := build(t, dir, Config{Escape: true, Tests: true, Patterns: []string{"./..."}})
+	want := []string{
+		"lib/lib.go:7 composite 1 1",
+		"lib/lib.go:9 new 1 1", // instantiated by the tests only
+		"lib/lib_test.go:9 make-slice 1 1",
+		"lib/lib_test.go:10 make-slice 0 1",
+		"lib/x_test.go:12 composite 1 1",
+	}
+	got := rows(t, db, query)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("sites with tests:\n%q\nwant\n%q", got, want)
+	}
+	_, db = build(t, dir, Config{Escape: true, Patterns: []string{"./..."}})
+	want = []string{"lib/lib.go:7 composite 1 1", "lib/lib.go:9 new NULL 0"}
+	if got := rows(t, db, query); !slices.Equal(got, want) {
+		t.Errorf("sites without tests:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// writeFiles writes files (their text by path) under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

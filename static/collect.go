@@ -149,6 +149,10 @@ type collector struct {
 	// escapesAt are the positions an escape's chain of inlined calls
 	// passes (the -json output's).
 	escapesAt map[lineCol]bool
+	// uncompiled are the generic functions go build compiled no code
+	// of (uncompiledGeneric): the test pass decides their sites where
+	// the tests instantiate them.
+	uncompiled []*function
 	// inlinedCopies are the inlined copies of each site that escape: the
 	// outermost call of each, by the chain of calls that inlined it.
 	inlinedCopies map[*allocation]map[string]lineCol

@@ -42,37 +42,96 @@ type localVar struct {
 // inlined copies) and sets the heap columns of the allocation sites. It
 // compiles the packages again, into a directory of its own: the flags
 // name a new directory each time, so the build cache never answers
-// without running the compiler.
+// without running the compiler. go build compiles no test file: where
+// test files have sites (cfg.Tests), a second pass compiles the test
+// binaries (go test -c) and decides those sites from what it says of
+// the test files.
 func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Package) error {
 	tmp, err := os.MkdirTemp("", "pmm-escape-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	jsonDir := filepath.Join(tmp, "json")
+	c.inlinedCopies = map[*allocation]map[string]lineCol{}
+	c.escapesAt = map[lineCol]bool{}
+	// The loaded packages by import path (test packages are not built).
+	// go build discards what it compiles for several packages; for one,
+	// it writes a binary, which goes to the temporary directory.
+	var paths, tested []string
+	for _, p := range pkgs {
+		// A package of test files only (go-toml's benchmark) is not
+		// built: go build fails on it.
+		built := slices.ContainsFunc(p.GoFiles, func(f string) bool { return !isTestFile(f) })
+		if built && !strings.HasSuffix(p.PkgPath, "_test") && !slices.Contains(paths, p.PkgPath) {
+			paths = append(paths, p.PkgPath)
+		}
+		if p.ForTest != "" && slices.ContainsFunc(p.GoFiles, isTestFile) && !slices.Contains(tested, p.ForTest) {
+			tested = append(tested, p.ForTest)
+		}
+	}
+	build := []string{"build"}
+	if len(paths) == 1 {
+		build = append(build, "-o", filepath.Join(tmp, "out"))
+	}
+	if len(paths) > 0 {
+		out, jsonDir, err := c.compile(ctx, cfg, tmp, "build", build, paths)
+		if err != nil {
+			return err
+		}
+		if err := c.decide(out, jsonDir, cfg.Dir, func(p lineCol) bool { return !isTestFile(p.file) }); err != nil {
+			return err
+		}
+	}
+	// The test pass's: the test files, and the generic functions only
+	// tests instantiate (the build compiled none of their code).
+	inTestPass := func(p lineCol) bool {
+		if isTestFile(p.file) {
+			return true
+		}
+		if len(c.uncompiled) == 0 {
+			return false
+		}
+		at := c.point(p)
+		return slices.ContainsFunc(c.uncompiled, func(f *function) bool { return f.where.Contains(at) })
+	}
+	if len(tested) > 0 && slices.ContainsFunc(c.allocList, func(al *allocation) bool {
+		return inTestPass(lineCol{al.key.file, al.where.Line, al.where.Col})
+	}) {
+		// go test -c writes each package's test binary into a directory
+		// (one of its own, so that a binary of the module's is never
+		// overwritten).
+		bin := filepath.Join(tmp, "bin")
+		if err := os.Mkdir(bin, 0o755); err != nil {
+			return err
+		}
+		out, jsonDir, err := c.compile(ctx, cfg, tmp, "test", []string{"test", "-c", "-o", bin + string(filepath.Separator)}, tested)
+		if err != nil {
+			return err
+		}
+		if err := c.decide(out, jsonDir, cfg.Dir, inTestPass); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isTestFile reports whether file is a test file, which go build does
+// not compile.
+func isTestFile(file string) bool { return strings.HasSuffix(file, "_test.go") }
+
+// compile runs go (args, the build flags, paths) with the escape
+// analysis's diagnostics on, text (returned) and -json (into a
+// directory named after pass under tmp, returned).
+func (c *collector) compile(ctx context.Context, cfg Config, tmp, pass string, args, paths []string) ([]byte, string, error) {
+	jsonDir := filepath.Join(tmp, "json-"+pass)
 	// -d=escapedebug=1 adds walk's "convert:" lines: the conversions to
 	// an interface that take a global (a static or zero value) rather
 	// than allocate, which escape analysis reports as escaping all the
 	// same.
 	flags := fmt.Sprintf("-gcflags=%s/...=-m -d=escapedebug=1 -json=0,file://%s", c.modulePath, filepath.ToSlash(jsonDir))
-	args := []string{"build", flags}
+	args = append(slices.Clone(args), flags)
 	if len(cfg.Tags) > 0 {
 		args = append(args, "-tags="+strings.Join(cfg.Tags, ","))
-	}
-	// The loaded packages by import path (test packages are not built).
-	// go build discards what it compiles for several packages; for one,
-	// it writes a binary, which goes to the temporary directory.
-	var paths []string
-	for _, p := range pkgs {
-		// A package of test files only (go-toml's benchmark) is not
-		// built: go build fails on it.
-		built := slices.ContainsFunc(p.GoFiles, func(f string) bool { return !strings.HasSuffix(f, "_test.go") })
-		if built && !strings.HasSuffix(p.PkgPath, "_test") && !slices.Contains(paths, p.PkgPath) {
-			paths = append(paths, p.PkgPath)
-		}
-	}
-	if len(paths) == 1 {
-		args = append(args, "-o", filepath.Join(tmp, "out"))
 	}
 	args = append(args, paths...)
 	cmd := exec.CommandContext(ctx, "go", args...)
@@ -80,14 +139,25 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("escape analysis (go %s): %v\n%s", strings.Join(args, " "), err, out.Bytes())
+		return nil, "", fmt.Errorf("escape analysis (go %s): %v\n%s", strings.Join(args, " "), err, out.Bytes())
 	}
+	return out.Bytes(), jsonDir, nil
+}
+
+// decide sets the heap columns of the allocation sites in the files
+// inPass selects from one compilation's diagnostics: out, the text
+// output of -m, and jsonDir, the -json output's (dir, the directory the
+// compiler ran in). Only diagnostics in those files count, and inlined
+// copies whose allocation is in one: test files are compiled only with
+// their package's test binary, once, and the module's other files are
+// decided by go build's pass.
+func (c *collector) decide(out []byte, jsonDir, dir string, inPass func(lineCol) bool) error {
 	at := sitesAt{}
 	for _, al := range c.allocList {
-		if strings.HasSuffix(al.key.file, "_test.go") {
-			continue // go build compiles no test file: left unknown
-		}
 		p := lineCol{al.key.file, al.where.Line, al.where.Col}
+		if !inPass(p) {
+			continue
+		}
 		at[p] = append(at[p], al)
 		al.heap, al.heapInlined, al.inlinable = 0, 0, 0
 		if al.kind == allocMakeChan || al.kind == allocMapAssign {
@@ -106,7 +176,7 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	// Where escape analysis decided about a compiled body: at its own
 	// positions, or at a call that inlines a copy.
 	var ownCopies []lineCol
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		m := diagLine.FindStringSubmatch(sc.Text())
@@ -117,9 +187,12 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		col, _ := strconv.Atoi(m[3])
 		file := m[1]
 		if !filepath.IsAbs(file) {
-			file = filepath.Join(cfg.Dir, file)
+			file = filepath.Join(dir, file)
 		}
 		p, msg := lineCol{filepath.Clean(file), line, col}, m[4]
+		if !inPass(p) {
+			continue
+		}
 		diagLines[p.file] = append(diagLines[p.file], p.line)
 		if escapeVerdict(msg) {
 			ownCopies = append(ownCopies, p)
@@ -129,8 +202,11 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 			name, _, _ := strings.Cut(strings.TrimPrefix(msg, "inlining call to "), "[")
 			inlinedCalls[p] = append(inlinedCalls[p], name)
 		case strings.HasPrefix(msg, "can inline "):
+			// A generic function's instantiations are named with their
+			// type arguments (Keep[go.shape.int]).
+			name, _, _ := strings.Cut(strings.TrimPrefix(msg, "can inline "), "[")
 			at := lineCol{p.file, p.line, 0}
-			inlinable[at] = append(inlinable[at], strings.TrimPrefix(msg, "can inline "))
+			inlinable[at] = append(inlinable[at], name)
 		case strings.HasPrefix(msg, "convert: using global for interface value: "),
 			strings.HasPrefix(msg, "convert: using global for zero value interface value: "):
 			fromGlobal = append(fromGlobal, p)
@@ -199,7 +275,7 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		}
 	}
 	c.uncompiledGeneric(at, diagLines)
-	if err := c.inlinedEscapes(jsonDir, at); err != nil {
+	if err := c.inlinedEscapes(jsonDir, at, inPass); err != nil {
 		return err
 	}
 	canInline := func(o *function) int {
@@ -212,6 +288,7 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 		if short == o.name {
 			short = strings.TrimPrefix(o.name, "main.")
 		}
+		short, _, _ = strings.Cut(short, "[") // a generic function's "F[...]"
 		if slices.Contains(names, short) {
 			return 1
 		}
@@ -280,6 +357,9 @@ func (c *collector) uncompiledGeneric(at sitesAt, diagLines map[string][]int) {
 		}
 		if !done {
 			al.heap, al.heapInlined = -1, -1
+			if !slices.Contains(c.uncompiled, top) {
+				c.uncompiled = append(c.uncompiled, top)
+			}
 		}
 	}
 }
@@ -465,9 +545,7 @@ var diagLine = regexp.MustCompile(`^(.+\.go):(\d+):(\d+): (.*)$`)
 // the text output could not (a variable moved, a value converted to an
 // interface, in a copy only), and counts each site's inlined copies that
 // escape. It decides the ranges over functions (loopEscapes).
-func (c *collector) inlinedEscapes(dir string, at sitesAt) error {
-	c.inlinedCopies = map[*allocation]map[string]lineCol{}
-	c.escapesAt = map[lineCol]bool{}
+func (c *collector) inlinedEscapes(dir string, at sitesAt, inPass func(lineCol) bool) error {
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
 			return err
@@ -497,6 +575,9 @@ func (c *collector) inlinedEscapes(dir string, at sitesAt) error {
 					break // the flows that explain it follow, each with its own
 				}
 				chain = append(chain, rel.Location.lineCol())
+			}
+			if !inPass(chain[0]) || !inPass(chain[len(chain)-1]) {
+				continue // another pass's
 			}
 			for _, p := range chain {
 				c.escapesAt[p] = true

@@ -16,6 +16,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+
+	"example.com/allocations/geo"
 )
 
 // Node is 16 bytes on 64-bit systems, with a pointer: never the tiny
@@ -731,6 +733,40 @@ func RangeFunc(xs []int) {
 	}
 }
 
+type ints []int
+
+var (
+	sinkIntsPtr  *ints
+	sinkSlicePtr *[]string
+	sinkMapPtr   *map[string]int
+	sinkEmptyPtr *[]int
+)
+
+// AddrLiterals takes the address of slice and map literals: each is
+// two sites, the header the pointer points to and the literal's own
+// array or map (an empty slice has none). 8 objects: the headers of 24,
+// 24 and 24 bytes, the pointer's cell of 8, the arrays of 32 and 32
+// bytes, the map's header (48) and group (208).
+//
+//go:noinline
+func AddrLiterals() {
+	sinkIntsPtr = &ints{1, 2, 3, 4}
+	sinkSlicePtr = &([]string{"a", "b"})
+	sinkMapPtr = &map[string]int{"a": 1}
+	sinkEmptyPtr = &[]int{}
+}
+
+var sinkPoints []*geo.Point
+
+// ElidedOther makes a slice of pointers to another package's type, its
+// elements' &geo.Point{...} elided: 3 objects, the array of 16 bytes
+// and two points of 16.
+//
+//go:noinline
+func ElidedOther() {
+	sinkPoints = []*geo.Point{{X: 1, Y: 2}, {X: 3, Y: 4}}
+}
+
 // measure prints the heap objects and bytes one call of f allocates:
 // the least of five calls, since pmm's runtime, when instrumented,
 // allocates now and then on a goroutine of its own (a log segment made
@@ -772,6 +808,8 @@ func main() {
 	Results()
 	ForInit()
 	RangeFunc([]int{1, 2, 3})
+	AddrLiterals()
+	ElidedOther()
 	ch := make(chan *Node, 1)
 	sinkNodes = []*Node{{}, {}}
 	Moved(ch)
@@ -798,6 +836,8 @@ func main() {
 	measure("ForInit", ForInit)
 	rangeXs := []int{1, 2, 3}
 	measure("RangeFunc", func() { RangeFunc(rangeXs) })
+	measure("AddrLiterals", AddrLiterals)
+	measure("ElidedOther", ElidedOther)
 	measure("Generic", Generic)
 	measure("GenericClosure", GenericClosure)
 	measure("GenericBoxes", GenericBoxes)
