@@ -800,7 +800,8 @@ func TestBoxedBy(t *testing.T) {
 // TestTestPassSites: go build compiles no test file, so the sites of
 // test files are decided by a second pass that compiles the test
 // binaries (internal and external test packages), and so are the sites
-// of a generic function only tests instantiate; a generic function's
+// of a generic function only tests instantiate; a copy of another site
+// inlined into a test that escapes there marks it heap_inlined; a generic function's
 // inlinable is read from its instantiations' "can inline F[...]". Without
 // test files loaded, the generic function's sites stay undecided.
 func TestTestPassSites(t *testing.T) {
@@ -848,14 +849,14 @@ func TestX(t *testing.T) {
 `,
 	}
 	writeFiles(t, dir, files)
-	const query = `SELECT a.file || ':' || a.line || ' ' || a.kind || ' ' || coalesce(a.heap, 'NULL') || ' ' || coalesce(a.inlinable, 'NULL') FROM allocations a ORDER BY a.file, a.line, a.col`
+	const query = `SELECT a.file || ':' || a.line || ' ' || a.kind || ' ' || coalesce(a.heap, 'NULL') || ' ' || coalesce(a.heap_inlined, 'NULL') || ' ' || coalesce(a.inlinable, 'NULL') FROM allocations a ORDER BY a.file, a.line, a.col`
 	_, db := build(t, dir, Config{Escape: true, Tests: true, Patterns: []string{"./..."}})
 	want := []string{
-		"lib/lib.go:7 composite 1 1",
-		"lib/lib.go:9 new 1 1", // instantiated by the tests only
-		"lib/lib_test.go:9 make-slice 1 1",
-		"lib/lib_test.go:10 make-slice 0 1",
-		"lib/x_test.go:12 composite 1 1",
+		"lib/lib.go:7 composite 1 1 1", // a copy inlined into TestNew escapes
+		"lib/lib.go:9 new 1 1 1",       // instantiated by the tests only
+		"lib/lib_test.go:9 make-slice 1 0 1",
+		"lib/lib_test.go:10 make-slice 0 0 1",
+		"lib/x_test.go:12 composite 1 0 1",
 	}
 	got := rows(t, db, query)
 	slices.Sort(got)
@@ -864,7 +865,7 @@ func TestX(t *testing.T) {
 		t.Errorf("sites with tests:\n%q\nwant\n%q", got, want)
 	}
 	_, db = build(t, dir, Config{Escape: true, Patterns: []string{"./..."}})
-	want = []string{"lib/lib.go:7 composite 1 1", "lib/lib.go:9 new NULL 0"}
+	want = []string{"lib/lib.go:7 composite 1 0 1", "lib/lib.go:9 new NULL NULL 0"}
 	if got := rows(t, db, query); !slices.Equal(got, want) {
 		t.Errorf("sites without tests:\n%q\nwant\n%q", got, want)
 	}

@@ -144,18 +144,19 @@ func (c *collector) compile(ctx context.Context, cfg Config, tmp, pass string, a
 	return out.Bytes(), jsonDir, nil
 }
 
-// decide sets the heap columns of the allocation sites in the files
+// decide sets the heap columns of the allocation sites at the positions
 // inPass selects from one compilation's diagnostics: out, the text
 // output of -m, and jsonDir, the -json output's (dir, the directory the
-// compiler ran in). Only diagnostics in those files count, and inlined
-// copies whose allocation is in one: test files are compiled only with
-// their package's test binary, once, and the module's other files are
-// decided by go build's pass.
+// compiler ran in). Only diagnostics there count (test files are
+// compiled only with their package's test binary, once; the module's
+// other files are decided by go build's pass), and the inlined copies
+// there: a copy of another pass's site marks it heap_inlined.
 func (c *collector) decide(out []byte, jsonDir, dir string, inPass func(lineCol) bool) error {
-	at := sitesAt{}
+	at, others := sitesAt{}, sitesAt{} // this pass's sites, and those another pass decides
 	for _, al := range c.allocList {
 		p := lineCol{al.key.file, al.where.Line, al.where.Col}
 		if !inPass(p) {
+			others[p] = append(others[p], al)
 			continue
 		}
 		at[p] = append(at[p], al)
@@ -275,7 +276,7 @@ func (c *collector) decide(out []byte, jsonDir, dir string, inPass func(lineCol)
 		}
 	}
 	c.uncompiledGeneric(at, diagLines)
-	if err := c.inlinedEscapes(jsonDir, at, inPass); err != nil {
+	if err := c.inlinedEscapes(jsonDir, at, others, inPass); err != nil {
 		return err
 	}
 	canInline := func(o *function) int {
@@ -545,7 +546,7 @@ var diagLine = regexp.MustCompile(`^(.+\.go):(\d+):(\d+): (.*)$`)
 // the text output could not (a variable moved, a value converted to an
 // interface, in a copy only), and counts each site's inlined copies that
 // escape. It decides the ranges over functions (loopEscapes).
-func (c *collector) inlinedEscapes(dir string, at sitesAt, inPass func(lineCol) bool) error {
+func (c *collector) inlinedEscapes(dir string, at, others sitesAt, inPass func(lineCol) bool) error {
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
 			return err
@@ -576,7 +577,7 @@ func (c *collector) inlinedEscapes(dir string, at sitesAt, inPass func(lineCol) 
 				}
 				chain = append(chain, rel.Location.lineCol())
 			}
-			if !inPass(chain[0]) || !inPass(chain[len(chain)-1]) {
+			if !inPass(chain[0]) {
 				continue // another pass's
 			}
 			for _, p := range chain {
@@ -586,7 +587,15 @@ func (c *collector) inlinedEscapes(dir string, at sitesAt, inPass func(lineCol) 
 			if len(chain) == 1 {
 				continue // of a body's own copy: the text said it
 			}
-			al := c.inlinedSite(at, chain[len(chain)-1], diag.Message)
+			var al *allocation
+			if last := chain[len(chain)-1]; inPass(last) {
+				al = c.inlinedSite(at, last, diag.Message)
+			} else {
+				// A copy, in this pass's code, of a site another pass
+				// decided (a test inlining the module's function): it
+				// escapes there.
+				al = others.about(last, diag.Message)
+			}
 			if al == nil {
 				continue
 			}

@@ -388,11 +388,14 @@ func BenchmarkRegionCosts(b *testing.B) {
 // a node and a 100-byte slice; Grid: seed 003's [2][3][5]int as nine
 // slices; List: eight nodes, a concatenation and a closure; Index: a
 // map of 64 keys counted twice, 128 assignments of which 11 allocate), with a
-// question on every allocation and its heap bytes, against the plain
-// build, and the plain build under runtime.MemProfileRate = 1 (the heap
-// profile's exact mode, -test.memprofilerate=1), in interleaved runs of
-// one benchmark run: medians over 7 rounds of instrumented ÷ plain
-// (x-recorded-NAME), profiled ÷ plain (x-memprofile1-NAME), the plain
+// question on every allocation and its heap bytes (a record each), and
+// with the objects and heap bytes of every allocation by function, kind
+// and type (cells.pmm: totals in cells, an addition each), against the
+// plain build, and the plain build under runtime.MemProfileRate = 1 (the
+// heap profile's exact mode, -test.memprofilerate=1), in interleaved
+// runs of one benchmark run: medians over 7 rounds of recorded ÷ plain
+// (x-recorded-NAME), cells ÷ plain (x-cells-NAME), profiled ÷ plain
+// (x-memprofile1-NAME), the plain
 // ns/op (ns-plain-NAME) and what recording adds per allocation
 // (ns-recorded-per-alloc-NAME).
 //
@@ -403,13 +406,20 @@ func BenchmarkAllocations(b *testing.B) {
 		b.Fatalf("pmm instrument: %s%s", out, errOut)
 	}
 	plain, inst := compileBenchBinaries(b, dir)
+	cellsDir := copyModule(b, "../../testdata/allocbench")
+	if code, out, errOut := runPMM(b, cellsDir, "instrument", "./...", "cells.pmm"); code != exitOK {
+		b.Fatalf("pmm instrument: %s%s", out, errOut)
+	}
+	_, cellsInst := compileBenchBinaries(b, cellsDir)
 	metrics := map[string][]float64{}
 	for round := 0; round < 7; round++ {
 		on := runBenchBinary(b, dir, inst, true, "200000x")
 		base := runBenchBinary(b, dir, plain, false, "200000x")
+		cells := runBenchBinary(b, cellsDir, cellsInst, true, "200000x")
 		profiled := runBenchBinary(b, dir, plain, false, "200000x", "-test.memprofilerate", "1")
 		for name, allocs := range map[string]float64{"Work": 2, "Grid": 9, "List": 10, "Index": 11} {
 			metrics["x-recorded-"+name] = append(metrics["x-recorded-"+name], on[name]/base[name])
+			metrics["x-cells-"+name] = append(metrics["x-cells-"+name], cells[name]/base[name])
 			metrics["x-memprofile1-"+name] = append(metrics["x-memprofile1-"+name], profiled[name]/base[name])
 			metrics["ns-plain-"+name] = append(metrics["ns-plain-"+name], base[name])
 			metrics["ns-recorded-per-alloc-"+name] = append(metrics["ns-recorded-per-alloc-"+name], (on[name]-base[name])/allocs)
