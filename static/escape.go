@@ -43,9 +43,10 @@ type localVar struct {
 // compiles the packages again, into a directory of its own: the flags
 // name a new directory each time, so the build cache never answers
 // without running the compiler. go build compiles no test file: where
-// test files have sites (cfg.Tests), a second pass compiles the test
-// binaries (go test -c) and decides those sites from what it says of
-// the test files.
+// test files have sites (cfg.Tests), a second pass compiles the
+// packages' test variants (go list -test -export, which compiles as go
+// test does, without linking) and decides those sites from what it says
+// of the test files.
 func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Package) error {
 	tmp, err := os.MkdirTemp("", "pmm-escape-")
 	if err != nil {
@@ -97,14 +98,9 @@ func (c *collector) escapes(ctx context.Context, cfg Config, pkgs []*packages.Pa
 	if len(tested) > 0 && slices.ContainsFunc(c.allocList, func(al *allocation) bool {
 		return inTestPass(lineCol{al.key.file, al.where.Line, al.where.Col})
 	}) {
-		// go test -c writes each package's test binary into a directory
-		// (one of its own, so that a binary of the module's is never
-		// overwritten).
-		bin := filepath.Join(tmp, "bin")
-		if err := os.Mkdir(bin, 0o755); err != nil {
-			return err
-		}
-		out, jsonDir, err := c.compile(ctx, cfg, tmp, "test", []string{"test", "-c", "-o", bin + string(filepath.Separator)}, tested)
+		// go list -test -export compiles the test variants of the
+		// packages, as go test does, without linking test binaries.
+		out, jsonDir, err := c.compile(ctx, cfg, tmp, "test", []string{"list", "-test", "-export", "-f", "{{.ImportPath}}"}, tested)
 		if err != nil {
 			return err
 		}
